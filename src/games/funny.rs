@@ -1,0 +1,27 @@
+//! A Funny Stone Game (UVa 1378), one stone at a time.
+//!
+//! Piles 0..n−1; a move takes a stone from pile i and puts one on pile j and one on pile k,
+//! i < j ≤ k. Every stone is a game of its own whose value depends only on how many piles lie
+//! to its right: entry r of the table is a stone with r piles to its right. Its options are
+//! pairs of stones with fewer piles to their right, worth the XOR of their two values.
+
+use super::MexSet;
+
+/// The options of a stone with `right` piles to its right: the two stones' `right` counts.
+pub fn options(right: u64) -> impl Iterator<Item = (u64, u64)> {
+    (0..right).flat_map(move |j| (j..right).map(move |k| (j, k)))
+}
+
+/// Scalar reference: values of a stone with 0..len piles to its right.
+pub fn reference(len: u64) -> Vec<u32> {
+    let mut table: Vec<u32> = Vec::with_capacity(len as usize);
+    let mut mex = MexSet::new(2 * len as usize);
+    for right in 0..len {
+        mex.clear();
+        for (j, k) in options(right) {
+            mex.mark((table[j as usize] ^ table[k as usize]) as u64);
+        }
+        table.push(mex.mex() as u32);
+    }
+    table
+}

@@ -1,0 +1,26 @@
+//! Lasker's Nim (HDU 3032, "Nim or not Nim?"): a move takes any positive number of stones from
+//! one heap, or splits a heap into two non-empty heaps.
+
+use super::MexSet;
+
+/// The options of a heap of `heap` stones, each as the pair of heaps left (0 for none).
+pub fn options(heap: u64) -> impl Iterator<Item = (u64, u64)> {
+    let takes = (0..heap).map(|rest| (rest, 0));
+    let splits = (1..=heap / 2).map(move |a| (a, heap - a));
+    takes.chain(splits)
+}
+
+/// Scalar reference: values of heaps 0..len (a pair of heaps is worth the XOR of the two).
+pub fn reference(len: u64) -> Vec<u32> {
+    let mut table: Vec<u32> = Vec::with_capacity(len as usize);
+    // Values stay below 2·len, so XORs of two stay below the next power of two above that.
+    let mut mex = MexSet::new((2 * len + 2).next_power_of_two() as usize);
+    for heap in 0..len {
+        mex.clear();
+        for (a, b) in options(heap) {
+            mex.mark((table[a as usize] ^ table[b as usize]) as u64);
+        }
+        table.push(mex.mex() as u32);
+    }
+    table
+}

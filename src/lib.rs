@@ -1,0 +1,12 @@
+//! sgtab: Sprague–Grundy tables of impartial games.
+//!
+//! Data flows one way: a [`spec::GameSpec`] goes to an [`engine`], which computes a
+//! [`table::Table`], which [`table::format`] stores as a `.sgt` file, which the [`judge`]
+//! answers judge input from (the `sgq` binary).
+
+pub mod engine;
+pub mod games;
+pub mod judge;
+pub mod progress;
+pub mod spec;
+pub mod table;

@@ -1,0 +1,53 @@
+//! Progress on stderr for long builds: silent for the first second, then a line every half
+//! second, and a final line, so that short builds print nothing.
+
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+const QUIET_FOR: Duration = Duration::from_secs(1);
+const EVERY: Duration = Duration::from_millis(500);
+
+/// Reports how far a build is; safe to share between worker threads.
+pub struct Progress {
+    label: String,
+    enabled: bool,
+    start: Instant,
+    last: Mutex<Option<Instant>>,
+}
+
+impl Progress {
+    /// Progress for `label` that prints to stderr once the work has run a second.
+    pub fn new(label: impl Into<String>) -> Progress {
+        Progress { label: label.into(), enabled: true, start: Instant::now(), last: Mutex::new(None) }
+    }
+
+    /// Progress that never prints (tests, library callers).
+    pub fn silent() -> Progress {
+        Progress { label: String::new(), enabled: false, start: Instant::now(), last: Mutex::new(None) }
+    }
+
+    /// Records that `done` of `total` units are finished.
+    pub fn tick(&self, done: u64, total: u64) {
+        if !self.enabled {
+            return;
+        }
+        let now = Instant::now();
+        if now.duration_since(self.start) < QUIET_FOR {
+            return;
+        }
+        let Ok(mut last) = self.last.try_lock() else { return };
+        if last.is_some_and(|t| now.duration_since(t) < EVERY) {
+            return;
+        }
+        *last = Some(now);
+        let pct = if total == 0 { 100.0 } else { done as f64 * 100.0 / total as f64 };
+        eprintln!("{}: {pct:5.1}% ({done}/{total}) after {:.1}s", self.label, now.duration_since(self.start).as_secs_f64());
+    }
+
+    /// Prints the closing line, if anything was printed before.
+    pub fn finish(&self) {
+        if self.enabled && self.last.lock().map(|l| l.is_some()).unwrap_or(false) {
+            eprintln!("{}: done in {:.1}s", self.label, self.start.elapsed().as_secs_f64());
+        }
+    }
+}

@@ -1,0 +1,175 @@
+//! Values bit-packed at a fixed width: value i occupies bits [i·b, (i+1)·b) of a little-endian,
+//! least-significant-bit-first bit stream. This is the `.sgt` payload byte for byte, and the
+//! layout the SIMD and GPU engines write directly (5 bits a value for chess rows).
+
+/// Bytes kept past the payload so that any value can be read with one unaligned 8-byte load.
+const PAD: usize = 8;
+
+/// A packed table of `len` values of `bits` bits each (1..=32).
+#[derive(Clone, PartialEq, Eq)]
+pub struct Packed {
+    bits: u32,
+    len: u64,
+    /// payload_len(len, bits) bytes, then PAD zero bytes.
+    bytes: Vec<u8>,
+}
+
+impl std::fmt::Debug for Packed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Packed {{ bits: {}, len: {} }}", self.bits, self.len)
+    }
+}
+
+/// Bytes that `len` values of `bits` bits take.
+pub fn payload_len(len: u64, bits: u32) -> u64 {
+    (len * bits as u64).div_ceil(8)
+}
+
+/// The fewest bits that hold `max` (at least 1).
+pub fn bits_for(max: u64) -> u32 {
+    (64 - max.leading_zeros()).max(1)
+}
+
+impl Packed {
+    /// Packs `values`, at the fewest bits that hold the largest.
+    pub fn from_values<T: Copy + Into<u64>>(values: &[T]) -> Packed {
+        let max = values.iter().map(|&v| v.into()).max().unwrap_or(0);
+        Packed::with_bits(values, bits_for(max))
+    }
+
+    /// Packs `values` at `bits` bits each; every value must fit.
+    pub fn with_bits<T: Copy + Into<u64>>(values: &[T], bits: u32) -> Packed {
+        assert!((1..=32).contains(&bits));
+        let len = values.len() as u64;
+        let mut bytes = Vec::with_capacity(payload_len(len, bits) as usize + PAD);
+        let (mut acc, mut have) = (0u64, 0u32);
+        for &v in values {
+            let v: u64 = v.into();
+            debug_assert!(v >> bits == 0, "value {v} does not fit {bits} bits");
+            acc |= v << have;
+            have += bits;
+            while have >= 8 {
+                bytes.push(acc as u8);
+                acc >>= 8;
+                have -= 8;
+            }
+        }
+        if have > 0 {
+            bytes.push(acc as u8);
+        }
+        bytes.resize(bytes.len() + PAD, 0);
+        Packed { bits, len, bytes }
+    }
+
+    /// Takes a payload as an engine or a file gives it. `bytes` may already carry the padding
+    /// (it is trimmed or added). Fails if the length is wrong or bits past the last value are set.
+    pub fn from_payload(bits: u32, len: u64, mut bytes: Vec<u8>) -> Result<Packed, String> {
+        if !(1..=32).contains(&bits) {
+            return Err(format!("{bits} bits per value is outside 1..=32"));
+        }
+        let want = payload_len(len, bits) as usize;
+        if bytes.len() < want {
+            return Err(format!("payload holds {} bytes, {len} values of {bits} bits need {want}", bytes.len()));
+        }
+        if bytes[want..].iter().any(|&b| b != 0) {
+            return Err("payload has data past its last value".into());
+        }
+        let used = (len * bits as u64 % 8) as u32;
+        if used != 0 && bytes[want - 1] >> used != 0 {
+            return Err("payload has bits set past its last value".into());
+        }
+        bytes.resize(want + PAD, 0);
+        Ok(Packed { bits, len, bytes })
+    }
+
+    pub fn bits(&self) -> u32 {
+        self.bits
+    }
+
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The payload as stored in a file (no padding).
+    pub fn payload(&self) -> &[u8] {
+        &self.bytes[..self.bytes.len() - PAD]
+    }
+
+    /// Value `i`; `i` must be below `len`.
+    #[inline]
+    pub fn get(&self, i: u64) -> u32 {
+        assert!(i < self.len, "index {i} past the table's {} values", self.len);
+        let bit = i * self.bits as u64;
+        let at = (bit / 8) as usize;
+        let word = u64::from_le_bytes(self.bytes[at..at + 8].try_into().unwrap());
+        ((word >> (bit % 8)) & ((1u64 << self.bits) - 1)) as u32
+    }
+
+    /// Every value in index order.
+    pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
+        (0..self.len).map(|i| self.get(i))
+    }
+
+    /// The largest value (0 for an empty table).
+    pub fn max(&self) -> u32 {
+        self.iter().max().unwrap_or(0)
+    }
+
+    /// The same values at the fewest bits that hold them (engines that compute at a fixed width
+    /// call this so that every backend stores the same bytes).
+    pub fn shrink(self) -> Packed {
+        let bits = bits_for(self.max() as u64);
+        if bits == self.bits {
+            return self;
+        }
+        let values: Vec<u32> = self.iter().collect();
+        Packed::with_bits(&values, bits)
+    }
+
+    /// First index where two tables differ (a length difference counts at the shorter length).
+    pub fn first_difference(&self, other: &Packed) -> Option<u64> {
+        let n = self.len.min(other.len);
+        if self.bits == other.bits && self.payload() == other.payload() {
+            return None;
+        }
+        (0..n).find(|&i| self.get(i) != other.get(i)).or((self.len != other.len).then_some(n))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trip_every_width() {
+        for bits in 1..=32u32 {
+            let mask = if bits == 32 { u32::MAX } else { (1 << bits) - 1 };
+            let values: Vec<u32> = (0..301u32).map(|i| i.wrapping_mul(2654435761) & mask).collect();
+            let p = Packed::with_bits(&values, bits);
+            assert_eq!(p.payload().len() as u64, payload_len(301, bits));
+            assert!(p.iter().eq(values.iter().copied()), "bits {bits}");
+            let q = Packed::from_payload(bits, 301, p.payload().to_vec()).unwrap();
+            assert_eq!(p, q);
+        }
+    }
+
+    #[test]
+    fn fewest_bits() {
+        assert_eq!(Packed::from_values(&[0u32, 0]).bits(), 1);
+        assert_eq!(Packed::from_values(&[0u32, 16]).bits(), 5);
+        assert_eq!(Packed::from_values(&[15u32]).bits(), 4);
+        assert_eq!(Packed::with_bits(&[3u8, 1], 5).shrink().bits(), 2);
+    }
+
+    #[test]
+    fn payload_checks() {
+        assert!(Packed::from_payload(5, 3, vec![0; 1]).is_err());
+        assert!(Packed::from_payload(5, 3, vec![0, 0x80]).is_err());
+        assert!(Packed::from_payload(5, 3, vec![0, 0x40]).is_ok());
+        assert!(Packed::from_payload(0, 3, vec![0, 0]).is_err());
+    }
+}
