@@ -1,1 +1,68 @@
-fn main(){}
+//! `sgq PROBLEM [--tables DIR]`: answers judge input on stdin from table files.
+//!
+//! Kept tiny on purpose: it parses its few arguments by hand (no clap) and references no GPU
+//! code, so it starts in about a millisecond.
+
+use sgtab::judge::{self, JudgeError, Problem};
+use std::io::{self, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+const USAGE: &str = "usage: sgq PROBLEM [--tables DIR] < input
+
+Answers judge input on standard input, writing the judge's output on standard output.
+
+PROBLEM is one of:
+  snim     S-Nim (HDU 1536): the table is built from each case's move set
+  chess    Chess (HDU 5724), from the chess:20 table
+  lasker   Nim or not Nim? (HDU 3032), from the lasker table's stored rule
+  stones   Taking stones 1/3/9 (Nowcoder 122 B), from the sub:1,3,9 table
+  funny    A Funny Stone Game (UVa 1378), from the funny table
+
+Tables are looked for in, first match wins: --tables DIR; $SGTAB_TABLES; ./tables if it
+exists; the tables/ directory of the source tree sgq was built from.
+Make them with `sgtab build`.";
+
+fn main() -> ExitCode {
+    let mut problem = None;
+    let mut tables = None;
+    let mut args = std::env::args_os().skip(1);
+    while let Some(arg) = args.next() {
+        match arg.to_str() {
+            Some("-h" | "--help") => {
+                println!("{USAGE}");
+                return ExitCode::SUCCESS;
+            }
+            Some("--tables") => match args.next() {
+                Some(dir) => tables = Some(PathBuf::from(dir)),
+                None => return usage("--tables needs a directory"),
+            },
+            Some(name) if problem.is_none() && !name.starts_with('-') => match Problem::parse(name) {
+                Some(p) => problem = Some(p),
+                None => return usage(&format!("unknown problem `{name}`")),
+            },
+            _ => return usage(&format!("unexpected argument `{}`", arg.to_string_lossy())),
+        }
+    }
+    let Some(problem) = problem else { return usage("which problem?") };
+    let tables = judge::table_dir(tables);
+
+    let stdout = io::stdout();
+    let mut out = io::BufWriter::with_capacity(1 << 16, stdout.lock());
+    let result = judge::answer(problem, &tables, io::stdin().lock(), &mut out);
+    let flushed = out.flush();
+    match result.and(flushed.map_err(JudgeError::Output)) {
+        Ok(()) => ExitCode::SUCCESS,
+        // A reader that went away (`sgq … | head`) is not an error worth a message.
+        Err(JudgeError::Output(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("sgq {}: error: {e}", problem.name());
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn usage(why: &str) -> ExitCode {
+    eprintln!("sgq: {why}\n{USAGE}");
+    ExitCode::from(2)
+}

@@ -1,1 +1,219 @@
-fn main(){}
+//! `sgtab`: builds, verifies, shows and dumps Sprague–Grundy tables.
+
+use clap::{Parser, Subcommand, ValueEnum};
+use sgtab::engine::{Backend, Engines, Timings};
+use sgtab::progress::Progress;
+use sgtab::spec::{GameSpec, SPEC_HELP};
+use sgtab::table::{format, Table};
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+#[derive(Parser)]
+#[command(name = "sgtab", version, about = "Sprague-Grundy tables of impartial games: build them (GPU, SIMD or scalar), check them, look inside them", long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum BackendArg {
+    /// The GPU if an adapter is found, else the SIMD engine
+    Auto,
+    /// The plain reference: each game straight from its definition
+    Scalar,
+    /// Chess rows with SIMD on all cores
+    Simd,
+    /// Chess rows with wgpu compute shaders
+    Gpu,
+}
+
+impl From<BackendArg> for Backend {
+    fn from(b: BackendArg) -> Backend {
+        match b {
+            BackendArg::Auto => Backend::Auto,
+            BackendArg::Scalar => Backend::Scalar,
+            BackendArg::Simd => Backend::Simd,
+            BackendArg::Gpu => Backend::Gpu,
+        }
+    }
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Build tables and write them as .sgt files (no SPEC: every default table)
+    #[command(after_help = format!("SPEC: {SPEC_HELP}.\nDefaults: chess:20, lasker:1024, sub:1,3,9:1024, funny:32.\nThe simd and gpu engines build chess rows; other games always use their scalar reference."))]
+    Build {
+        /// Game specs, e.g. chess:24 sub:1,3,9 lasker funny:40
+        specs: Vec<String>,
+        /// Engine to compute with
+        #[arg(long, value_enum, default_value = "auto")]
+        backend: BackendArg,
+        /// Directory to write the tables into (created if missing)
+        #[arg(long, default_value = "tables")]
+        out: PathBuf,
+        /// Report the time of each phase (device set-up, upload, kernel, readback, file write)
+        #[arg(long)]
+        timings: bool,
+    },
+    /// Check tables: checksum and header, then recompute and compare every value
+    Verify {
+        files: Vec<PathBuf>,
+        /// Engine to recompute with
+        #[arg(long, value_enum, default_value = "scalar")]
+        backend: BackendArg,
+    },
+    /// Show a table's header, its rule in words and its first values
+    Show {
+        file: PathBuf,
+        /// How many values to show
+        #[arg(long, default_value_t = 32)]
+        values: u64,
+    },
+    /// Print every value, one decimal per line, in index order
+    Dump { file: PathBuf },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Build { specs, backend, out, timings } => build(&specs, backend.into(), &out, timings),
+        Command::Verify { files, backend } => verify(&files, backend.into()),
+        Command::Show { file, values } => show(&file, values),
+        Command::Dump { file } => dump(&file),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) if e.is_empty() => ExitCode::FAILURE,
+        Err(e) => {
+            eprintln!("sgtab: error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Errors are one line of text; an empty one means the details were already printed.
+type Result<T> = std::result::Result<T, String>;
+
+fn open_engines(backend: Backend, timings: &mut Timings) -> Result<Engines> {
+    let engines = Engines::open(backend, timings).map_err(|e| e.to_string())?;
+    if let Some(device) = engines.device() {
+        eprintln!("sgtab: gpu: {device}");
+    }
+    if backend == Backend::Auto {
+        match engines.chosen() {
+            Backend::Gpu => eprintln!("sgtab: --backend auto chose gpu"),
+            chosen => eprintln!("sgtab: --backend auto chose {chosen}: no GPU adapter was found"),
+        }
+    }
+    Ok(engines)
+}
+
+fn parse_specs(specs: &[String]) -> Result<Vec<GameSpec>> {
+    if specs.is_empty() {
+        return Ok(GameSpec::defaults());
+    }
+    specs.iter().map(|s| GameSpec::parse(s).map_err(|e| e.to_string())).collect()
+}
+
+fn describe_rule(table: &Table) -> String {
+    table.rule.map_or_else(|| "no rule".to_string(), |r| r.to_string())
+}
+
+fn build(specs: &[String], backend: Backend, out: &Path, show_timings: bool) -> Result<()> {
+    let specs = parse_specs(specs)?;
+    std::fs::create_dir_all(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
+    let mut timings = Timings::default();
+    let engines = open_engines(backend, &mut timings)?;
+    for spec in specs {
+        let start = Instant::now();
+        let progress = Progress::new(format!("building {spec}"));
+        let values = engines.compute(&spec, &progress, &mut timings).map_err(|e| format!("{spec}: {e}"))?;
+        progress.finish();
+        let table = timings.time("rule search", || Table::new(spec.clone(), values));
+        let path = out.join(spec.file_name());
+        timings
+            .time("file write", || format::write(&table, &path))
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+        let engine = if matches!(spec, GameSpec::Chess { .. }) { engines.chosen() } else { Backend::Scalar };
+        println!(
+            "wrote {} ({size} bytes, {} entries, {} bits each, {}) with {engine} in {:.3} s",
+            path.display(),
+            table.values.len(),
+            table.values.bits(),
+            describe_rule(&table),
+            start.elapsed().as_secs_f64()
+        );
+        if show_timings {
+            for (phase, took) in timings.phases.drain(..) {
+                println!("  {phase:<24} {:>10.3} ms", took.as_secs_f64() * 1e3);
+            }
+        }
+        timings.phases.clear();
+    }
+    Ok(())
+}
+
+fn read(file: &Path) -> Result<Table> {
+    format::read(file).map_err(|e| format!("{}: {e}", file.display()))
+}
+
+fn verify(files: &[PathBuf], backend: Backend) -> Result<()> {
+    if files.is_empty() {
+        return Err("no files to verify; usage: sgtab verify FILE...".into());
+    }
+    let mut timings = Timings::default();
+    let engines = open_engines(backend, &mut timings)?;
+    let mut failed = false;
+    for file in files {
+        let outcome = (|| {
+            let table = read(file)?;
+            let progress = Progress::new(format!("recomputing {}", table.spec));
+            let fresh = engines.compute(&table.spec, &progress, &mut timings).map_err(|e| e.to_string())?;
+            progress.finish();
+            if let Some(i) = table.values.first_difference(&fresh) {
+                let (a, b) = (table.values.get(i), fresh.get(i));
+                return Err(format!("{}: MISMATCH at index {i}: the file holds {a}, {} computes {b}", file.display(), engines.chosen()));
+            }
+            let fresh = Table::new(table.spec.clone(), fresh);
+            if fresh.rule != table.rule || fresh.values.bits() != table.values.bits() {
+                return Err(format!("{}: MISMATCH: values agree but the stored rule or width differs from a fresh build ({})", file.display(), describe_rule(&fresh)));
+            }
+            Ok(table)
+        })();
+        match outcome {
+            Ok(t) => println!("{}: OK ({}, {} entries, checked with {})", file.display(), t.spec, t.values.len(), engines.chosen()),
+            Err(e) => {
+                eprintln!("sgtab: error: {e}");
+                failed = true;
+            }
+        }
+    }
+    if failed { Err(String::new()) } else { Ok(()) }
+}
+
+fn show(file: &Path, count: u64) -> Result<()> {
+    let table = read(file)?;
+    let size = std::fs::metadata(file).map(|m| m.len()).unwrap_or(0);
+    println!("file:     {} ({size} bytes, format version {})", file.display(), format::VERSION);
+    println!("game:     {}", table.spec);
+    println!("entries:  {}", table.values.len());
+    println!("bits:     {} per value (largest value {})", table.values.bits(), table.values.max());
+    println!("rule:     {}", describe_rule(&table));
+    let shown: Vec<String> = table.values.iter().take(count as usize).map(|v| v.to_string()).collect();
+    let more = if table.values.len() > count { " ..." } else { "" };
+    println!("values:   {}{more}", shown.join(" "));
+    Ok(())
+}
+
+fn dump(file: &Path) -> Result<()> {
+    let table = read(file)?;
+    let mut out = BufWriter::with_capacity(1 << 16, io::stdout().lock());
+    let written = table.values.iter().try_for_each(|v| writeln!(out, "{v}")).and_then(|_| out.flush());
+    match written {
+        Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(format!("cannot write: {e}")),
+        _ => Ok(()),
+    }
+}

@@ -1,1 +1,137 @@
-//! judge
+//! Answers for the five judge problems (`../shared/PROBLEMS.md`), read from a stream and
+//! answered from table files: what the `sgq` binary runs.
+//!
+//! Each problem has its own module holding its input format and its answer. They write whole
+//! lines only once a case has been read completely, so a broken case leaves no partial line.
+
+pub mod chess;
+pub mod funny;
+pub mod input;
+pub mod lasker;
+pub mod snim;
+pub mod stones;
+
+use crate::spec::GameSpec;
+use crate::table::{format, Table};
+use input::{InputError, Scanner};
+use std::fmt;
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
+
+/// The judge problems `sgq` answers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Problem {
+    Snim,
+    Chess,
+    Lasker,
+    Stones,
+    Funny,
+}
+
+impl Problem {
+    pub const ALL: [Problem; 5] = [Problem::Snim, Problem::Chess, Problem::Lasker, Problem::Stones, Problem::Funny];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Problem::Snim => "snim",
+            Problem::Chess => "chess",
+            Problem::Lasker => "lasker",
+            Problem::Stones => "stones",
+            Problem::Funny => "funny",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Problem> {
+        Problem::ALL.into_iter().find(|p| p.name() == name)
+    }
+
+    /// The table file this problem answers from (snim builds its own from the input).
+    pub fn table(self) -> Option<GameSpec> {
+        let spec = match self {
+            Problem::Snim => return None,
+            Problem::Chess => "chess",
+            Problem::Lasker => "lasker",
+            Problem::Stones => "sub:1,3,9",
+            Problem::Funny => "funny",
+        };
+        Some(GameSpec::parse(spec).expect("built-in spec"))
+    }
+}
+
+/// Why an answer could not be given.
+#[derive(Debug)]
+pub enum JudgeError {
+    Input(InputError),
+    /// A table file is missing, damaged or unsuitable; the text says what to do.
+    Table(String),
+    Output(io::Error),
+}
+
+impl From<InputError> for JudgeError {
+    fn from(e: InputError) -> Self {
+        JudgeError::Input(e)
+    }
+}
+
+impl From<io::Error> for JudgeError {
+    fn from(e: io::Error) -> Self {
+        JudgeError::Output(e)
+    }
+}
+
+impl fmt::Display for JudgeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            JudgeError::Input(e) => write!(f, "bad input: {e}"),
+            JudgeError::Table(why) => f.write_str(why),
+            JudgeError::Output(e) => write!(f, "cannot write output: {e}"),
+        }
+    }
+}
+
+/// Where `sgq` looks for tables, first match wins: `--tables DIR`; the environment variable
+/// `SGTAB_TABLES`; `./tables` if it exists; the `tables/` of the source tree it was built from.
+pub fn table_dir(flag: Option<PathBuf>) -> PathBuf {
+    if let Some(dir) = flag {
+        return dir;
+    }
+    if let Some(dir) = std::env::var_os("SGTAB_TABLES").filter(|d| !d.is_empty()) {
+        return dir.into();
+    }
+    let here = PathBuf::from("tables");
+    if here.is_dir() {
+        return here;
+    }
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tables")
+}
+
+/// Loads the table `spec` from `dir`, checked, or says how to make it.
+pub fn load_table(dir: &Path, spec: &GameSpec) -> Result<Table, JudgeError> {
+    let path = dir.join(spec.file_name());
+    let fix = format!("build it with `sgtab build {spec} --out {}`", dir.display());
+    match format::read(&path) {
+        Ok(table) if table.spec == *spec => Ok(table),
+        Ok(table) => Err(JudgeError::Table(format!("table {} holds {}, not {spec}; {fix}", path.display(), table.spec))),
+        Err(format::ReadError::Io(e)) if e.kind() == io::ErrorKind::NotFound => {
+            Err(JudgeError::Table(format!("table {} not found; {fix} (or point --tables / SGTAB_TABLES at it)", path.display())))
+        }
+        Err(e) => Err(JudgeError::Table(format!("cannot use table {}: {e}; {fix}", path.display()))),
+    }
+}
+
+/// Answers `problem` for the judge input on `input`, writing the judge output to `out`.
+pub fn answer(problem: Problem, tables: &Path, input: impl Read, out: &mut impl Write) -> Result<(), JudgeError> {
+    let table = match problem.table() {
+        Some(spec) => Some(load_table(tables, &spec)?),
+        None => None,
+    };
+    let mut input = Scanner::new(input);
+    match (problem, table) {
+        (Problem::Snim, _) => snim::answer(&mut input, out),
+        (Problem::Chess, Some(t)) => chess::answer(&t, &mut input, out),
+        (Problem::Lasker, Some(t)) => lasker::answer(&t, &mut input, out),
+        (Problem::Stones, Some(t)) => stones::answer(&t, &mut input, out),
+        (Problem::Funny, Some(t)) => funny::answer(&t, &mut input, out),
+        _ => unreachable!("table loaded for every problem but snim"),
+    }
+}

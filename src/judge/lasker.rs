@@ -1,0 +1,99 @@
+//! Nim or not Nim? (HDU 3032): heaps up to 2^31 − 1, far past any table, answered from the
+//! rule stored with the `lasker` table (g(n + p) = g(n) + s for n ≥ pre).
+//!
+//! The rule is applied without a division by the run-time period: a power-of-two period is a
+//! shift and a mask, any other a multiply by a precomputed reciprocal (exact for n < 2^32).
+
+use super::input::Scanner;
+use super::JudgeError;
+use crate::table::Table;
+use std::io::{Read, Write};
+
+const MAX_CASES: u64 = 100;
+const MAX_HEAPS: u64 = 1_000_000;
+const MAX_HEAP: u64 = (1 << 31) - 1;
+
+/// g(n) for any n < 2^32, from a table's first values and its rule.
+pub struct RuleValue {
+    /// g(0 .. pre + period)
+    head: Vec<u64>,
+    pre: u64,
+    saltus: u64,
+    split: Split,
+}
+
+enum Split {
+    /// period = 2^shift
+    Pow2 { shift: u32, mask: u64 },
+    /// q = (n · magic) >> 64 with magic = ⌈2^64 / period⌉, exact for n < 2^32.
+    Magic { magic: u64, period: u64 },
+}
+
+impl RuleValue {
+    /// The rule's value function, or why the table cannot give one.
+    pub fn new(table: &Table) -> Result<RuleValue, String> {
+        let rule = table.rule.ok_or_else(|| format!("table {} has no rule, so it cannot answer heaps beyond its {} entries", table.spec, table.values.len()))?;
+        let head = (0..rule.pre + rule.period).map(|n| table.values.get(n) as u64).collect();
+        let p = rule.period;
+        let split = if p.is_power_of_two() {
+            Split::Pow2 { shift: p.trailing_zeros(), mask: p - 1 }
+        } else {
+            Split::Magic { magic: (u64::MAX / p).wrapping_add(1), period: p }
+        };
+        Ok(RuleValue { head, pre: rule.pre, saltus: rule.saltus, split })
+    }
+
+    /// g(n); n must be below 2^32.
+    #[inline]
+    pub fn get(&self, n: u64) -> u64 {
+        debug_assert!(n < 1 << 32);
+        if n < self.pre {
+            return self.head[n as usize];
+        }
+        let x = n - self.pre;
+        let (q, r) = match self.split {
+            Split::Pow2 { shift, mask } => (x >> shift, x & mask),
+            Split::Magic { magic, period } => {
+                let q = ((x as u128 * magic as u128) >> 64) as u64;
+                (q, x - q * period)
+            }
+        };
+        self.head[(self.pre + r) as usize] + q * self.saltus
+    }
+}
+
+pub fn answer(table: &Table, input: &mut Scanner<impl Read>, out: &mut impl Write) -> Result<(), JudgeError> {
+    let g = RuleValue::new(table).map_err(JudgeError::Table)?;
+    let cases = input.next(1, MAX_CASES, &"the case count T")?;
+    for case in 1..=cases {
+        let n = input.next(1, MAX_HEAPS, &format_args!("the heap count N of case {case}"))?;
+        let mut x = 0;
+        for _ in 0..n {
+            x ^= g.get(input.next(1, MAX_HEAP, &format_args!("a heap size in case {case}"))?);
+        }
+        out.write_all(if x != 0 { b"Alice\n" } else { b"Bob\n" })?;
+    }
+    input.expect_end(&format!("the {cases} cases"))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::GameSpec;
+    use crate::table::{Packed, Rule};
+
+    #[test]
+    fn magic_split_matches_division() {
+        for period in [3u64, 5, 7, 12, 1000, 65537] {
+            let len = 4 * period + 5;
+            let values: Vec<u32> = (0..len).map(|n| (n % period + n / period * 3) as u32).collect();
+            let mut table = Table::new(GameSpec::Lasker { len }, Packed::from_values(&values));
+            table.rule = Some(Rule { pre: 0, period, saltus: 3, checked: len, proven: false });
+            let g = RuleValue::new(&table).unwrap();
+            for n in (0..5000u64).chain([(1 << 31) - 1, (1 << 32) - 1, 4_000_000_007]) {
+                assert_eq!(g.get(n), n % period + n / period * 3, "period {period}, n {n}");
+            }
+        }
+    }
+}
