@@ -207,7 +207,17 @@ impl<R: Read> Scanner<R> {
             let token = show(&self.buf[start..stop]);
             return self.error(start, format!("expected {what} (a whole number {min}..={max}), found `{token}`"));
         }
-        if digits > 19 || value < min || value > max {
+        if digits == 20 {
+            // Twenty digits may have wrapped around u64 in the fast loop: redo them exactly.
+            let exact = self.buf[start..self.pos]
+                .iter()
+                .try_fold(0u64, |v, &b| v.checked_mul(10)?.checked_add((b - b'0') as u64));
+            match exact {
+                Some(v) => value = v,
+                None => digits = 21,
+            }
+        }
+        if digits > 20 || value < min || value > max {
             let token = show(&self.buf[start..self.pos]);
             return self.error(start, format!("{what} `{token}` is out of range {min}..={max}"));
         }
