@@ -174,7 +174,7 @@ fn bad_input_gets_one_clear_line() {
     rejects("lasker", "101\n", "", "`101` is out of range 1..=100");
     rejects("stones", "1 1\n1", "lose\n", "input ends where the second heap n2 of line 2 was expected");
     rejects("stones", "1 101\n", "", "out of range 1..=100");
-    rejects("snim", "2 2 5\n1\n1 3\n", "", "input ends where the set size k of case 2");
+    rejects("snim", "2 2 5\n1\n1 3\n", "W\n", "input ends where the set size k of case 2");
     rejects("snim", "2 2 5\n1\n2 3\n", "", "input ends where a heap size in position 1 of case 1");
     rejects("snim", "1 10001\n", "", "`10001` is out of range 1..=10000");
     rejects("funny", "24\n", "", "`24` is out of range 0..=23");
