@@ -154,7 +154,7 @@ pub fn read_from(mut r: impl Read, file_len: u64) -> Result<Table, ReadError> {
     let expect = (h as u64).checked_add(payload).and_then(|n| n.checked_add(4));
     if expect != Some(file_len) {
         return if expect.is_some_and(|e| file_len < e) {
-            bad(format!("file is truncated: header says {} bytes, file has {file_len}", expect.unwrap()))
+            bad(format!("file is truncated (or its header damaged): the header says {} bytes, the file has {file_len}", expect.unwrap()))
         } else {
             bad(format!("damaged header or trailing data: header implies {} bytes, file has {file_len}",
                 expect.map_or("too many".to_string(), |e| e.to_string())))
