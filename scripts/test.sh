@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Runs every test of sgtab, the GPU tests on a real Vulkan driver: where none is installed and
+# we are root, Mesa's software driver (lavapipe) is installed first. CI runs this script.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+have_vulkan_driver() {
+    compgen -G "/usr/share/vulkan/icd.d/*.json" >/dev/null || compgen -G "/etc/vulkan/icd.d/*.json" >/dev/null
+}
+
+if ! have_vulkan_driver; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+        echo "scripts/test.sh: no Vulkan driver found; installing Mesa's lavapipe (mesa-vulkan-drivers)"
+        apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends mesa-vulkan-drivers libvulkan1 >/dev/null
+    else
+        echo "scripts/test.sh: WARNING: no Vulkan driver and cannot install one (need root and apt-get):" \
+             "GPU tests will skip; install mesa-vulkan-drivers to run them"
+    fi
+fi
+
+# Say which wgpu backend runs, and silence Mesa's harmless XDG_RUNTIME_DIR warning.
+export WGPU_BACKEND="${WGPU_BACKEND:-vulkan}"
+export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-/tmp}"
+
+# Release mode: the exhaustive engine checks are fast there. --include-ignored also runs the
+# big GPU/SIMD widths that are ignored in a plain `cargo test`.
+cargo test --release -- --include-ignored
