@@ -2,6 +2,8 @@
 
 use clap::{Parser, Subcommand, ValueEnum};
 use sgtab::engine::{Backend, Engines, Timings};
+use sgtab::judge::generate::Size;
+use sgtab::judge::Problem;
 use sgtab::progress::Progress;
 use sgtab::spec::{GameSpec, SPEC_HELP};
 use sgtab::table::{format, Table};
@@ -73,6 +75,23 @@ enum Command {
     },
     /// Print every value, one decimal per line, in index order
     Dump { file: PathBuf },
+    /// Write a large, legal judge input for `sgq` (deterministic for a given seed) to stdout
+    Gen {
+        /// snim, chess, lasker, stones or funny
+        problem: String,
+        /// Seed of the generator
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Test cases (default: the problem's maximum; stones: 100000 lines, funny: 10000 games)
+        #[arg(long)]
+        cases: Option<u64>,
+        /// Per case: heaps (lasker), rows (chess), positions (snim), piles (funny); default the maximum
+        #[arg(long)]
+        per_case: Option<u64>,
+        /// Chess: chips in every row (default: a random count 0..=20)
+        #[arg(long)]
+        chips: Option<u32>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -82,6 +101,7 @@ fn main() -> ExitCode {
         Command::Verify { files, backend } => verify(&files, backend.into()),
         Command::Show { file, values } => show(&file, values),
         Command::Dump { file } => dump(&file),
+        Command::Gen { problem, seed, cases, per_case, chips } => generate(&problem, seed, Size { cases, per_case, chips }),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -213,6 +233,15 @@ fn dump(file: &Path) -> Result<()> {
     let mut out = BufWriter::with_capacity(1 << 16, io::stdout().lock());
     let written = table.values.iter().try_for_each(|v| writeln!(out, "{v}")).and_then(|_| out.flush());
     match written {
+        Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(format!("cannot write: {e}")),
+        _ => Ok(()),
+    }
+}
+
+fn generate(problem: &str, seed: u64, size: Size) -> Result<()> {
+    let problem = Problem::parse(problem).ok_or_else(|| format!("unknown problem `{problem}`; expected snim, chess, lasker, stones or funny"))?;
+    let mut out = BufWriter::with_capacity(1 << 20, io::stdout().lock());
+    match sgtab::judge::generate::generate(problem, seed, size, &mut out).and_then(|_| out.flush()) {
         Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(format!("cannot write: {e}")),
         _ => Ok(()),
     }

@@ -46,20 +46,28 @@ impl RuleValue {
     /// g(n); n must be below 2^32.
     #[inline]
     pub fn get(&self, n: u64) -> u64 {
-        debug_assert!(n < 1 << 32);
+        match self.split {
+            Split::Pow2 { shift, mask } => self.value(n, |x| (x >> shift, x & mask)),
+            Split::Magic { magic, period } => self.value(n, |x| magic_divide(x, magic, period)),
+        }
+    }
+
+    /// g(n) with `split` dividing by the period: (quotient, remainder).
+    #[inline(always)]
+    fn value(&self, n: u64, split: impl Fn(u64) -> (u64, u64)) -> u64 {
         if n < self.pre {
             return self.head[n as usize];
         }
-        let x = n - self.pre;
-        let (q, r) = match self.split {
-            Split::Pow2 { shift, mask } => (x >> shift, x & mask),
-            Split::Magic { magic, period } => {
-                let q = ((x as u128 * magic as u128) >> 64) as u64;
-                (q, x - q * period)
-            }
-        };
+        let (q, r) = split(n - self.pre);
         self.head[(self.pre + r) as usize] + q * self.saltus
     }
+}
+
+/// (x / period, x % period) by a multiply with magic = ⌈2^64 / period⌉; exact for x < 2^32.
+#[inline(always)]
+fn magic_divide(x: u64, magic: u64, period: u64) -> (u64, u64) {
+    let q = ((x as u128 * magic as u128) >> 64) as u64;
+    (q, x - q * period)
 }
 
 pub fn answer(table: &Table, input: &mut Scanner<impl Read>, out: &mut impl Write) -> Result<(), JudgeError> {
@@ -67,10 +75,16 @@ pub fn answer(table: &Table, input: &mut Scanner<impl Read>, out: &mut impl Writ
     let cases = input.next(1, MAX_CASES, &"the case count T")?;
     for case in 1..=cases {
         let n = input.next(1, MAX_HEAPS, &format_args!("the heap count N of case {case}"))?;
-        let mut x = 0;
-        for _ in 0..n {
-            x ^= g.get(input.next(1, MAX_HEAP, &format_args!("a heap size in case {case}"))?);
-        }
+        let what = format_args!("a heap size in case {case}");
+        // One loop per kind of split, so that the hot loop holds its constants in registers.
+        let x = match g.split {
+            Split::Pow2 { shift, mask } => {
+                input.fold(n, 1, MAX_HEAP, &what, 0, |x, h| x ^ g.value(h, |y| (y >> shift, y & mask)))?
+            }
+            Split::Magic { magic, period } => {
+                input.fold(n, 1, MAX_HEAP, &what, 0, |x, h| x ^ g.value(h, |y| magic_divide(y, magic, period)))?
+            }
+        };
         out.write_all(if x != 0 { b"Alice\n" } else { b"Bob\n" })?;
     }
     input.expect_end(&format!("the {cases} cases"))?;

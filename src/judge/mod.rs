@@ -6,6 +6,7 @@
 
 pub mod chess;
 pub mod funny;
+pub mod generate;
 pub mod input;
 pub mod lasker;
 pub mod snim;

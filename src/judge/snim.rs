@@ -32,10 +32,8 @@ pub fn answer(input: &mut Scanner<impl Read>, out: &mut impl Write) -> Result<()
         line.clear();
         for position in 1..=m {
             let l = input.next(1, MAX_L, &format_args!("the heap count of position {position} in case {case}"))?;
-            let mut x = 0;
-            for _ in 0..l {
-                x ^= table[input.next(0, MAX_HEAP, &format_args!("a heap size in position {position} of case {case}"))? as usize];
-            }
+            let what = format_args!("a heap size in position {position} of case {case}");
+            let x = input.fold(l, 0, MAX_HEAP, &what, 0, |x, h| x ^ table[h as usize])?;
             line.push(if x != 0 { b'W' } else { b'L' });
         }
         line.push(b'\n');
