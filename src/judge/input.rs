@@ -289,8 +289,8 @@ impl<R: Read> Scanner<R> {
                         break;
                     }
                     let len = after.trailing_zeros() as usize;
-                    let value = if len <= 15 { digits_value(block[s..s + 16].try_into().unwrap(), len) } else { u64::MAX };
-                    if !(min..=max).contains(&value) {
+                    let value = digits_value(block[s..s + 16].try_into().unwrap(), len.min(15));
+                    if len > 15 || !(min..=max).contains(&value) {
                         pos += s;
                         break 'blocks;
                     }
@@ -541,6 +541,54 @@ mod tests {
         let long = format!("1 {} 2", "9".repeat(40));
         assert!(all(&long, 16).unwrap_err().contains("is too long"));
         assert!(all(&"9".repeat(5000), 1 << 16).unwrap_err().contains("is too long"));
+    }
+
+    #[test]
+    fn fold_agrees_with_one_at_a_time() {
+        // Numbers of every length 1..=20 with separators from one byte to runs longer than a
+        // block, so tokens straddle blocks and buffer refills in every way.
+        let mut text = String::new();
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        for i in 0..3000u64 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let digits = 1 + (x % 20) as usize;
+            let v = if digits >= 20 { x } else { x % 10u64.pow(digits as u32) };
+            let sep = match i % 7 {
+                0 => "\r\n".to_string(),
+                1 => " ".repeat(1 + (x >> 40) as usize % 90),
+                2 => "\t".to_string(),
+                _ => " ".to_string(),
+            };
+            text += &format!("{v}{sep}");
+        }
+        let want = all(&text, 1 << 16).unwrap();
+        for cap in [96, 97, 200, 4096, 1 << 18] {
+            for split in [0usize, 1, 5, 1000, 2999, 3000] {
+                let mut s = Scanner::with_capacity(text.as_bytes(), cap);
+                let mut got = Vec::new();
+                got = s.fold(split as u64, 0, u64::MAX, &"n", got, |mut v, x| { v.push(x); v }).unwrap();
+                while let Some(v) = s.next_in(0, u64::MAX, &"n").unwrap() {
+                    got.push(v);
+                }
+                let first = got.iter().zip(&want).position(|(a, b)| a != b);
+                assert!(got.len() == want.len() && first.is_none(), "capacity {cap}, fold of {split}: first difference at {first:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn fold_reports_errors_like_next() {
+        let text = format!("{}7 12x 3", "1 ".repeat(100));
+        let mut s = Scanner::new(text.as_bytes());
+        let e = s.fold(103, 0, 99, &"heap", 0, |a, b| a + b).unwrap_err().to_string();
+        assert_eq!(e, "line 1, column 203 (byte 202): expected heap (a whole number 0..=99), found `12x`");
+        let text = format!("{}100 3", "1 ".repeat(100));
+        let e = Scanner::new(text.as_bytes()).fold(102, 0, 99, &"heap", 0, |a, b| a + b).unwrap_err().to_string();
+        assert_eq!(e, "line 1, column 201 (byte 200): heap `100` is out of range 0..=99");
+        let e = Scanner::new("1 2".as_bytes()).fold(3, 0, 99, &"heap", 0, |a, b| a + b).unwrap_err().to_string();
+        assert_eq!(e, "line 1, column 4 (byte 3): input ends where heap was expected");
     }
 
     #[test]
