@@ -87,7 +87,7 @@ fn chess_agrees_with_board_search() {
         input += &format!("{n}\n");
         let mut rows = Vec::new();
         for _ in 0..n {
-            let cols: Vec<u32> = (14..=20).filter(|_| rng.next() % 2 == 0).collect();
+            let cols: Vec<u32> = (14..=20).filter(|_| rng.next().is_multiple_of(2)).collect();
             input += &format!("{} {}\n", cols.len(), cols.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(" "));
             rows.push((1..=20).map(|p| cols.contains(&p)).collect::<Vec<bool>>());
         }

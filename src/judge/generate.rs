@@ -32,7 +32,7 @@ impl Rng {
 
     /// In lo..=hi.
     fn range(&mut self, lo: u64, hi: u64) -> u64 {
-        lo + ((self.next() >> 32) * (hi - lo + 1) >> 32)
+        lo + (((self.next() >> 32) * (hi - lo + 1)) >> 32)
     }
 }
 

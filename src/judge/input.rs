@@ -144,12 +144,6 @@ impl<R: Read> Scanner<R> {
         Position { line: self.lines + lines + 1, column: offset - line_start + 1, offset }
     }
 
-    /// Position of the next token (or of the end of input).
-    pub fn here(&mut self) -> Result<Position, InputError> {
-        self.skip_space()?;
-        Ok(self.position(self.pos))
-    }
-
     fn error<T>(&self, at: usize, message: String) -> Result<T, InputError> {
         Err(InputError::Format { at: self.position(at), message })
     }

@@ -102,7 +102,7 @@ mod tests {
     fn no_rule_without_margin() {
         // Periodic only over the last 20 values with period 10: not enough.
         let v: Vec<u64> = (0..100u64).map(|n| if n < 80 { n * 7919 % 97 } else { n % 10 }).collect();
-        assert!(Rule::find(100, |i| v[i as usize]).map_or(true, |r| r.period != 10));
+        assert!(Rule::find(100, |i| v[i as usize]).is_none_or(|r| r.period != 10));
         let noise: Vec<u64> = (0..1000u64).map(|n| n.wrapping_mul(0x9E3779B97F4A7C15) >> 58).collect();
         assert_eq!(Rule::find(1000, |i| noise[i as usize]), None);
     }
