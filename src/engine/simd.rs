@@ -1,16 +1,303 @@
-//! The SIMD engine for chess rows: `wide` vectors, all cores. (Placeholder until it is built:
-//! it computes with the scalar reference so that callers and tests have one interface.)
+//! The SIMD engine for chess rows: eight rows a step through `wide`, blocks of rows spread over
+//! every core.
+//!
+//! # Formulation
+//!
+//! A row is `H << 3 | L`: the high part `H` picks a *vector*, the low three bits `L` a lane. The
+//! table is stored as it is shipped, 5 bits a value, least significant bit first, so vector `H`
+//! is exactly the 5 bytes at offset `5·H` (lane `L` in bits `5L..5L+5`). The working buffer is
+//! the output: peak memory is the table plus a few small lists.
+//!
+//! The options of the eight rows of vector `H`, by where the moving chip is:
+//!
+//! - a chip on bit `k` of `H` with an empty bit of `H` below it lands inside `H`: the options
+//!   are vector `H'` (the chip moved down to the highest empty bit), lane for lane. One 5-byte
+//!   load, unpacked to a `u32x8`, `seen |= 1 << value`.
+//! - a chip on bit `k` of `H` whose lower bits in `H` are all chips (`k` below the trailing ones
+//!   of `H`) lands in the low three bits, on the highest empty bit of `L`: the option of lane
+//!   `L` is lane `[4, 5, 6, 7, 6, 7, 7][L]` of vector `H − 2^k`, and lane 7 has no such move.
+//!   The unpack shifts are permuted to match, so this too is one load and a few vector ops.
+//! - a chip inside `L` moves inside the same vector: lane 2 depends on lane 1, 4 on 2, 5 on 3,
+//!   and 6 on 3 and 5. After the vector part the eight `seen` sets go to scalar code that
+//!   takes each lane's mex (the count of trailing ones) in the order 0, 1, 3, 7, 2, 5, 4, 6,
+//!   adding the in-vector options as their values become known.
+//!
+//! # Schedule
+//!
+//! Every option of a row is a smaller row, so vectors in increasing order are correct on one
+//! core. For several cores the vectors are cut into blocks `H = T << b | B` (2^b vectors, a few
+//! KiB, contiguous) and a block is given the weight `Σ (k + 1)` over the set bits `k` of `T`.
+//! A move either stays in the block (a chip of `B` or `L` moves: a smaller `H`, earlier in the
+//! block), or moves a chip of `T` down inside `T`, or takes a chip out of `T` into `B`/`L`;
+//! the last two lower the weight. So blocks of equal weight are independent: this is the GPU
+//! engine's layer schedule (a move keeps the popcount and lowers the sum of set-bit indices)
+//! applied to the block index instead of the row. The blocks are listed by weight; workers take
+//! them from a shared counter and, before starting one, wait until every block of the lower
+//! weights is finished (a count of finished blocks, see [`Scheduler`]).
+//!
+//! # Instruction set
+//!
+//! `wide` picks AVX2 at compile time only. The per-lane shifts the kernel lives on are AVX2
+//! instructions (`vpsllvd`/`vpsrlvd`); an SSE2 build emulates them lane by lane. So the kernel is
+//! one `#[inline(always)]` function compiled twice: inside a `#[target_feature(enable =
+//! "avx2,bmi1,lzcnt")]` function, where LLVM turns `wide`'s lane-by-lane fallback back into
+//! AVX2 vector shifts, and as plain x86-64; `is_x86_feature_detected!` picks one at run time.
+//! Other architectures get the plain kernel.
 
-use crate::games::chess;
 use crate::progress::Progress;
 use crate::table::Packed;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use wide::u32x8;
+
+/// Bits per stored value.
+const VALUE_BITS: u32 = 5;
+/// Low row bits that pick a lane.
+const LANE_BITS: u32 = 3;
+/// Bytes per vector of 8 values.
+const VECTOR_BYTES: usize = 5;
+/// Zero bytes kept past the payload (the layout `Packed` keeps).
+const PAD: usize = 8;
+/// log2 of the vectors in a block, the unit of work a thread takes.
+const BLOCK_BITS: u32 = 9;
 
 /// Worker threads to use: every core the process may run on.
 pub fn threads() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
-/// Values of every row of `width` cells, packed 5 bits a value (the caller shrinks).
-pub fn chess(width: u32, _threads: usize, progress: &Progress) -> Packed {
-    Packed::with_bits(&chess::reference(width, progress), 5)
+/// Values of every row of `width` cells (1..=32), packed 5 bits a value (the caller shrinks),
+/// computed on `threads` threads.
+pub fn chess(width: u32, threads: usize, progress: &Progress) -> Packed {
+    assert!((1..=32).contains(&width));
+    if width < LANE_BITS {
+        // A row's value does not depend on the width, so a narrow table is a prefix of a wider one.
+        let values: Vec<u32> = chess(LANE_BITS, 1, progress).iter().take(1 << width).collect();
+        return Packed::with_bits(&values, VALUE_BITS);
+    }
+    let vectors = 1usize << (width - LANE_BITS);
+    let mut bytes = vec![0u8; vectors * VECTOR_BYTES + PAD];
+    let table = Table(bytes.as_mut_ptr());
+    let scheduler = Scheduler::new(width - LANE_BITS);
+    let kernel = Kernel::detect();
+    let threads = threads.clamp(1, scheduler.blocks());
+    if threads == 1 {
+        scheduler.work(table, kernel, progress);
+    } else {
+        std::thread::scope(|s| {
+            for _ in 0..threads {
+                s.spawn(|| scheduler.work(table, kernel, progress));
+            }
+        });
+    }
+    Packed::from_payload(VALUE_BITS, 1 << width, bytes).expect("the engine writes exactly the payload")
+}
+
+/// The table being computed, shared by the workers.
+///
+/// Safety invariant: vector `H` is written by the one worker that owns its block, and is read
+/// only after that (by the same worker later in the block, or by another worker once the
+/// [`Scheduler`] has seen the block finished). Reads and writes touch exactly the vector's 5
+/// bytes, so neighbouring vectors of other blocks are never touched.
+#[derive(Clone, Copy)]
+struct Table(*mut u8);
+
+// SAFETY: see the invariant above; the pointer outlives the scoped workers.
+unsafe impl Send for Table {}
+unsafe impl Sync for Table {}
+
+impl Table {
+    /// Vector `h`'s 40 bits.
+    #[inline(always)]
+    unsafe fn read(self, h: u32) -> u64 {
+        // SAFETY: h is a vector of the table (the caller's invariant).
+        unsafe {
+            let at = self.0.add(h as usize * VECTOR_BYTES);
+            let low = at.cast::<u32>().read_unaligned();
+            low as u64 | (at.add(4).read() as u64) << 32
+        }
+    }
+
+    /// Stores vector `h`'s 40 bits.
+    #[inline(always)]
+    unsafe fn write(self, h: u32, values: u64) {
+        // SAFETY: h is a vector of the caller's block.
+        unsafe {
+            let at = self.0.add(h as usize * VECTOR_BYTES);
+            at.cast::<u32>().write_unaligned(values as u32);
+            at.add(4).write((values >> 32) as u8);
+        }
+    }
+}
+
+/// Unpack shifts for a vector read lane for lane: lanes 0–3 from bits 0.., lanes 4–7 from
+/// bits 20.. of the 40-bit vector.
+const SAME_SHIFTS: [u32; 8] = [0, 5, 10, 15, 0, 5, 10, 15];
+/// Unpack shifts for a chip landing in the low bits: lane L reads lane [4,5,6,7,6,7,7][L], all
+/// from bits 20.. of the vector.
+const LANDING_SHIFTS: [u32; 8] = [0, 5, 10, 15, 10, 15, 15, 0];
+/// Lane 7 (all three low cells full) has no landing move.
+const LANDING_LANES: [u32; 8] = [!0, !0, !0, !0, !0, !0, !0, 0];
+
+/// Computes vectors `first..first + count` in increasing order; every option outside that range
+/// must already be in the table.
+#[inline(always)]
+unsafe fn block(table: Table, first: u32, count: u32) {
+    let same_shifts = u32x8::from(SAME_SHIFTS);
+    let landing_shifts = u32x8::from(LANDING_SHIFTS);
+    let landing_lanes = u32x8::from(LANDING_LANES);
+    let one = u32x8::splat(1);
+    let five_bits = u32x8::splat(31);
+    for h in first..first + count {
+        let mut seen = u32x8::ZERO;
+        let run = h.trailing_ones();
+        for k in 0..run {
+            // SAFETY: h − 2^k < h is in the table and already computed.
+            let hi = (unsafe { table.read(h - (1 << k)) } >> 20) as u32;
+            let v = (u32x8::splat(hi) >> landing_shifts) & five_bits;
+            seen |= (one << v) & landing_lanes;
+        }
+        let mut chips = h >> run << run;
+        while chips != 0 {
+            let k = chips.trailing_zeros();
+            chips &= chips - 1;
+            let empty_below = !h & ((1 << k) - 1);
+            let j = 31 - empty_below.leading_zeros();
+            // SAFETY: the option is a smaller vector, already computed.
+            let w = unsafe { table.read(h ^ (1 << k) ^ (1 << j)) };
+            let (lo, hi) = (w as u32, (w >> 20) as u32);
+            let v = (u32x8::from([lo, lo, lo, lo, hi, hi, hi, hi]) >> same_shifts) & five_bits;
+            seen |= one << v;
+        }
+        // SAFETY: h is in the caller's block.
+        unsafe { table.write(h, finish(seen.to_array())) };
+    }
+}
+
+/// The eight values of a vector from the `seen` sets of its options outside the vector, adding
+/// the options inside it (2←1, 4←2, 5←3, 6←3,5) in dependency order; packed 5 bits a lane.
+#[inline(always)]
+fn finish(seen: [u32; 8]) -> u64 {
+    let mex = |s: u32| (!s).trailing_zeros();
+    let v0 = mex(seen[0]);
+    let v1 = mex(seen[1]);
+    let v3 = mex(seen[3]);
+    let v7 = mex(seen[7]);
+    let v2 = mex(seen[2] | 1 << v1);
+    let v5 = mex(seen[5] | 1 << v3);
+    let v4 = mex(seen[4] | 1 << v2);
+    let v6 = mex(seen[6] | 1 << v3 | 1 << v5);
+    [v0, v1, v2, v3, v4, v5, v6, v7].iter().rev().fold(0, |acc, &v| acc << VALUE_BITS | v as u64)
+}
+
+/// The block kernel, compiled for the best instruction set this CPU has.
+#[derive(Clone, Copy)]
+struct Kernel(unsafe fn(Table, u32, u32));
+
+impl Kernel {
+    fn detect() -> Kernel {
+        #[cfg(target_arch = "x86_64")]
+        if is_x86_feature_detected!("avx2") && is_x86_feature_detected!("bmi1") && is_x86_feature_detected!("lzcnt") {
+            return Kernel(block_avx2);
+        }
+        Kernel(block_plain)
+    }
+}
+
+/// [`block`] with AVX2 (and BMI1/LZCNT for the bit scans).
+///
+/// # Safety
+/// As [`block`]; the CPU must have AVX2, BMI1 and LZCNT.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,bmi1,lzcnt")]
+unsafe fn block_avx2(table: Table, first: u32, count: u32) {
+    // SAFETY: forwarded.
+    unsafe { block(table, first, count) }
+}
+
+/// [`block`] for the target's baseline instruction set.
+///
+/// # Safety
+/// As [`block`].
+unsafe fn block_plain(table: Table, first: u32, count: u32) {
+    // SAFETY: forwarded.
+    unsafe { block(table, first, count) }
+}
+
+/// Hands blocks to workers in weight order, each only once the lower weights are finished.
+struct Scheduler {
+    /// log2 of the vectors per block.
+    block_bits: u32,
+    /// Block indices `T`, by weight.
+    order: Vec<u32>,
+    /// For each position in `order`: how many blocks have a lower weight.
+    lower: Vec<u32>,
+    /// Next position in `order` to hand out.
+    next: AtomicUsize,
+    /// Blocks finished.
+    finished: AtomicUsize,
+}
+
+impl Scheduler {
+    /// A schedule for `2^vector_bits` vectors.
+    fn new(vector_bits: u32) -> Scheduler {
+        let block_bits = vector_bits.min(BLOCK_BITS);
+        let blocks = 1u32 << (vector_bits - block_bits);
+        let weight = |t: u32| (0..32).filter(|k| t >> k & 1 == 1).map(|k| k + 1).sum::<u32>() as usize;
+        let top = weight(blocks - 1);
+        // Counting sort by weight: `first[w]` becomes the position of weight w's first block.
+        let mut first = vec![0u32; top + 2];
+        for t in 0..blocks {
+            first[weight(t) + 1] += 1;
+        }
+        for w in 1..first.len() {
+            first[w] += first[w - 1];
+        }
+        let mut order = vec![0; blocks as usize];
+        let mut lower = vec![0; blocks as usize];
+        let mut fill = first.clone();
+        for t in 0..blocks {
+            let w = weight(t);
+            order[fill[w] as usize] = t;
+            lower[fill[w] as usize] = first[w];
+            fill[w] += 1;
+        }
+        Scheduler { block_bits, order, lower, next: AtomicUsize::new(0), finished: AtomicUsize::new(0) }
+    }
+
+    fn blocks(&self) -> usize {
+        self.order.len()
+    }
+
+    /// Takes blocks until none is left.
+    fn work(&self, table: Table, kernel: Kernel, progress: &Progress) {
+        let vectors = 1 << self.block_bits;
+        loop {
+            let at = self.next.fetch_add(1, Ordering::Relaxed);
+            if at >= self.blocks() {
+                return;
+            }
+            self.wait_for(self.lower[at] as usize);
+            // SAFETY: this worker alone owns block `order[at]`, and every option outside it lies
+            // in a block of lower weight, all finished (and their writes acquired) by now.
+            unsafe { (kernel.0)(table, self.order[at] << self.block_bits, vectors) };
+            // Release: whoever reads a count that includes this block sees its values.
+            let finished = self.finished.fetch_add(1, Ordering::Release) + 1;
+            progress.tick(finished as u64, self.blocks() as u64);
+        }
+    }
+
+    /// Waits until `count` blocks are finished. Blocks are handed out in order and none starts
+    /// before every lower weight is finished, so the first `count` finished are exactly the
+    /// first `count` in `order` when `count` is where a weight starts.
+    fn wait_for(&self, count: usize) {
+        let mut spins = 0u32;
+        while self.finished.load(Ordering::Acquire) < count {
+            if spins < 100 {
+                std::hint::spin_loop();
+                spins += 1;
+            } else {
+                std::thread::yield_now();
+            }
+        }
+    }
 }
