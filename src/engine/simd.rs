@@ -106,14 +106,14 @@ unsafe impl Send for Table {}
 unsafe impl Sync for Table {}
 
 impl Table {
-    /// Vector `h`'s 40 bits.
+    /// Vector `h` as two overlapping words: bits 0..32 and bits 8..40 (lanes 0–3 and 4–7 both
+    /// start inside a word). Only the vector's own 5 bytes are read.
     #[inline(always)]
-    unsafe fn read(self, h: u32) -> u64 {
+    unsafe fn read(self, h: u32) -> (u32, u32) {
         // SAFETY: h is a vector of the table (the caller's invariant).
         unsafe {
             let at = self.0.add(h as usize * VECTOR_BYTES);
-            let low = at.cast::<u32>().read_unaligned();
-            low as u64 | (at.add(4).read() as u64) << 32
+            (at.cast::<u32>().read_unaligned(), at.add(1).cast::<u32>().read_unaligned())
         }
     }
 
@@ -129,12 +129,12 @@ impl Table {
     }
 }
 
-/// Unpack shifts for a vector read lane for lane: lanes 0–3 from bits 0.., lanes 4–7 from
-/// bits 20.. of the 40-bit vector.
-const SAME_SHIFTS: [u32; 8] = [0, 5, 10, 15, 0, 5, 10, 15];
+/// Unpack shifts for a vector read lane for lane: lanes 0–3 from the low word, lanes 4–7
+/// (bits 20.. of the vector) from the high word, which starts at bit 8.
+const SAME_SHIFTS: [u32; 8] = [0, 5, 10, 15, 12, 17, 22, 27];
 /// Unpack shifts for a chip landing in the low bits: lane L reads lane [4,5,6,7,6,7,7][L], all
-/// from bits 20.. of the vector.
-const LANDING_SHIFTS: [u32; 8] = [0, 5, 10, 15, 10, 15, 15, 0];
+/// from the high word.
+const LANDING_SHIFTS: [u32; 8] = [12, 17, 22, 27, 22, 27, 27, 0];
 /// Lane 7 (all three low cells full) has no landing move.
 const LANDING_LANES: [u32; 8] = [!0, !0, !0, !0, !0, !0, !0, 0];
 
@@ -152,7 +152,7 @@ unsafe fn block(table: Table, first: u32, count: u32) {
         let run = h.trailing_ones();
         for k in 0..run {
             // SAFETY: h − 2^k < h is in the table and already computed.
-            let hi = (unsafe { table.read(h - (1 << k)) } >> 20) as u32;
+            let (_, hi) = unsafe { table.read(h - (1 << k)) };
             let v = (u32x8::splat(hi) >> landing_shifts) & five_bits;
             seen |= (one << v) & landing_lanes;
         }
@@ -163,8 +163,7 @@ unsafe fn block(table: Table, first: u32, count: u32) {
             let empty_below = !h & ((1 << k) - 1);
             let j = 31 - empty_below.leading_zeros();
             // SAFETY: the option is a smaller vector, already computed.
-            let w = unsafe { table.read(h ^ (1 << k) ^ (1 << j)) };
-            let (lo, hi) = (w as u32, (w >> 20) as u32);
+            let (lo, hi) = unsafe { table.read(h ^ (1 << k) ^ (1 << j)) };
             let v = (u32x8::from([lo, lo, lo, lo, hi, hi, hi, hi]) >> same_shifts) & five_bits;
             seen |= one << v;
         }
