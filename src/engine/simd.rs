@@ -138,38 +138,72 @@ const LANDING_SHIFTS: [u32; 8] = [12, 17, 22, 27, 22, 27, 27, 0];
 /// Lane 7 (all three low cells full) has no landing move.
 const LANDING_LANES: [u32; 8] = [!0, !0, !0, !0, !0, !0, !0, 0];
 
-/// Computes vectors `first..first + count` in increasing order; every option outside that range
-/// must already be in the table.
+/// Computes vectors `first..first + count` in increasing order, and, if `second` is given,
+/// `second..second + count` interleaved with them (vector by vector, so that the out-of-order
+/// core overlaps one vector's dependency chain with the other block's work). Every option
+/// outside a range must already be in the table, and the two ranges must not depend on each
+/// other.
 #[inline(always)]
-unsafe fn block(table: Table, first: u32, count: u32) {
-    let same_shifts = u32x8::from(SAME_SHIFTS);
-    let landing_shifts = u32x8::from(LANDING_SHIFTS);
-    let landing_lanes = u32x8::from(LANDING_LANES);
-    let one = u32x8::splat(1);
-    let five_bits = u32x8::splat(31);
-    for h in first..first + count {
-        let mut seen = u32x8::ZERO;
-        let run = h.trailing_ones();
-        for k in 0..run {
-            // SAFETY: h − 2^k < h is in the table and already computed.
-            let (_, hi) = unsafe { table.read(h - (1 << k)) };
-            let v = (u32x8::splat(hi) >> landing_shifts) & five_bits;
-            seen |= (one << v) & landing_lanes;
+unsafe fn blocks(table: Table, first: u32, second: Option<u32>, count: u32) {
+    let consts = Consts::new();
+    // Plain loops: a closure here would be compiled without the caller's target features.
+    for i in 0..count {
+        // SAFETY: the caller's.
+        unsafe {
+            vector(table, first + i, &consts);
+            if let Some(second) = second {
+                vector(table, second + i, &consts);
+            }
         }
-        let mut chips = h >> run << run;
-        while chips != 0 {
-            let k = chips.trailing_zeros();
-            chips &= chips - 1;
-            let empty_below = !h & ((1 << k) - 1);
-            let j = 31 - empty_below.leading_zeros();
-            // SAFETY: the option is a smaller vector, already computed.
-            let (lo, hi) = unsafe { table.read(h ^ (1 << k) ^ (1 << j)) };
-            let v = (u32x8::from([lo, lo, lo, lo, hi, hi, hi, hi]) >> same_shifts) & five_bits;
-            seen |= one << v;
-        }
-        // SAFETY: h is in the caller's block.
-        unsafe { table.write(h, finish(seen.to_array())) };
     }
+}
+
+/// The kernel's constant vectors.
+struct Consts {
+    same_shifts: u32x8,
+    landing_shifts: u32x8,
+    landing_lanes: u32x8,
+    one: u32x8,
+    five_bits: u32x8,
+}
+
+impl Consts {
+    #[inline(always)]
+    fn new() -> Consts {
+        Consts {
+            same_shifts: u32x8::from(SAME_SHIFTS),
+            landing_shifts: u32x8::from(LANDING_SHIFTS),
+            landing_lanes: u32x8::from(LANDING_LANES),
+            one: u32x8::splat(1),
+            five_bits: u32x8::splat(31),
+        }
+    }
+}
+
+/// Computes vector `h`; every smaller vector it moves to must be in the table.
+#[inline(always)]
+unsafe fn vector(table: Table, h: u32, c: &Consts) {
+    let mut seen = u32x8::ZERO;
+    let run = h.trailing_ones();
+    for k in 0..run {
+        // SAFETY: h − 2^k < h is in the table and already computed.
+        let (_, hi) = unsafe { table.read(h - (1 << k)) };
+        let v = (u32x8::splat(hi) >> c.landing_shifts) & c.five_bits;
+        seen |= (c.one << v) & c.landing_lanes;
+    }
+    let mut chips = h >> run << run;
+    while chips != 0 {
+        let k = chips.trailing_zeros();
+        chips &= chips - 1;
+        let empty_below = !h & ((1 << k) - 1);
+        let j = 31 - empty_below.leading_zeros();
+        // SAFETY: the option is a smaller vector, already computed.
+        let (lo, hi) = unsafe { table.read(h ^ (1 << k) ^ (1 << j)) };
+        let v = (u32x8::from([lo, lo, lo, lo, hi, hi, hi, hi]) >> c.same_shifts) & c.five_bits;
+        seen |= c.one << v;
+    }
+    // SAFETY: h is the caller's to write.
+    unsafe { table.write(h, finish(seen.to_array())) };
 }
 
 /// The eight values of a vector from the `seen` sets of its options outside the vector, adding
@@ -190,36 +224,36 @@ fn finish(seen: [u32; 8]) -> u64 {
 
 /// The block kernel, compiled for the best instruction set this CPU has.
 #[derive(Clone, Copy)]
-struct Kernel(unsafe fn(Table, u32, u32));
+struct Kernel(unsafe fn(Table, u32, Option<u32>, u32));
 
 impl Kernel {
     fn detect() -> Kernel {
         #[cfg(target_arch = "x86_64")]
         if is_x86_feature_detected!("avx2") && is_x86_feature_detected!("bmi1") && is_x86_feature_detected!("lzcnt") {
-            return Kernel(block_avx2);
+            return Kernel(blocks_avx2);
         }
-        Kernel(block_plain)
+        Kernel(blocks_plain)
     }
 }
 
-/// [`block`] with AVX2 (and BMI1/LZCNT for the bit scans).
+/// [`blocks`] with AVX2 (and BMI1/LZCNT for the bit scans).
 ///
 /// # Safety
-/// As [`block`]; the CPU must have AVX2, BMI1 and LZCNT.
+/// As [`blocks`]; the CPU must have AVX2, BMI1 and LZCNT.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,bmi1,lzcnt")]
-unsafe fn block_avx2(table: Table, first: u32, count: u32) {
+unsafe fn blocks_avx2(table: Table, first: u32, second: Option<u32>, count: u32) {
     // SAFETY: forwarded.
-    unsafe { block(table, first, count) }
+    unsafe { blocks(table, first, second, count) }
 }
 
-/// [`block`] for the target's baseline instruction set.
+/// [`blocks`] for the target's baseline instruction set.
 ///
 /// # Safety
-/// As [`block`].
-unsafe fn block_plain(table: Table, first: u32, count: u32) {
+/// As [`blocks`].
+unsafe fn blocks_plain(table: Table, first: u32, second: Option<u32>, count: u32) {
     // SAFETY: forwarded.
-    unsafe { block(table, first, count) }
+    unsafe { blocks(table, first, second, count) }
 }
 
 /// Hands blocks to workers in weight order, each only once the lower weights are finished.
@@ -267,22 +301,44 @@ impl Scheduler {
         self.order.len()
     }
 
-    /// Takes blocks until none is left.
+    /// Takes blocks until none is left: two at a time, computed interleaved when they have the
+    /// same weight.
     fn work(&self, table: Table, kernel: Kernel, progress: &Progress) {
-        let vectors = 1 << self.block_bits;
+        let n = self.blocks();
         loop {
-            let at = self.next.fetch_add(1, Ordering::Relaxed);
-            if at >= self.blocks() {
+            let at = self.next.fetch_add(2, Ordering::Relaxed);
+            if at >= n {
                 return;
             }
             self.wait_for(self.lower[at] as usize);
-            // SAFETY: this worker alone owns block `order[at]`, and every option outside it lies
-            // in a block of lower weight, all finished (and their writes acquired) by now.
-            unsafe { (kernel.0)(table, self.order[at] << self.block_bits, vectors) };
-            // Release: whoever reads a count that includes this block sees its values.
-            let finished = self.finished.fetch_add(1, Ordering::Release) + 1;
-            progress.tick(finished as u64, self.blocks() as u64);
+            if at + 1 < n && self.lower[at + 1] == self.lower[at] {
+                self.run(table, kernel, at, Some(at + 1), progress);
+            } else {
+                self.run(table, kernel, at, None, progress);
+                if at + 1 < n {
+                    self.wait_for(self.lower[at + 1] as usize);
+                    self.run(table, kernel, at + 1, None, progress);
+                }
+            }
         }
+    }
+
+    /// Computes the block at position `at` (and the one at `also`, of the same weight) once
+    /// every lower weight is finished.
+    fn run(&self, table: Table, kernel: Kernel, at: usize, also: Option<usize>, progress: &Progress) {
+        let start = |at: usize| self.order[at] << self.block_bits;
+        // SAFETY: this worker alone owns these blocks, and every option outside a block lies in
+        // a block of lower weight, all finished (and their writes acquired) by `wait_for`; two
+        // blocks of the same weight do not depend on each other.
+        unsafe { (kernel.0)(table, start(at), also.map(start), 1 << self.block_bits) };
+        self.finish_blocks(1 + also.is_some() as usize, progress);
+    }
+
+    /// Counts `count` more blocks finished. Release: whoever reads a count that includes them
+    /// sees their values.
+    fn finish_blocks(&self, count: usize, progress: &Progress) {
+        let finished = self.finished.fetch_add(count, Ordering::Release) + count;
+        progress.tick(finished as u64, self.blocks() as u64);
     }
 
     /// Waits until `count` blocks are finished. Blocks are handed out in order and none starts
