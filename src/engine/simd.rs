@@ -8,7 +8,8 @@
 //! is exactly the 5 bytes at offset `5·H` (lane `L` in bits `5L..5L+5`). The working buffer is
 //! the output: peak memory is the table plus a few small lists.
 //!
-//! The options of the eight rows of vector `H`, by where the moving chip is:
+//! The options of the eight rows of vector `H`, by where the moving chip is (`H` has `W − 3`
+//! bits; tables narrower than 3 cells are a prefix of the 3-cell one):
 //!
 //! - a chip on bit `k` of `H` with an empty bit of `H` below it lands inside `H`: the options
 //!   are vector `H'` (the chip moved down to the highest empty bit), lane for lane. One 5-byte
@@ -25,16 +26,24 @@
 //! # Schedule
 //!
 //! Every option of a row is a smaller row, so vectors in increasing order are correct on one
-//! core. For several cores the vectors are cut into blocks `H = T << b | B` (2^b vectors, a few
-//! KiB, contiguous) and a block is given the weight `Σ (k + 1)` over the set bits `k` of `T`.
-//! A move either stays in the block (a chip of `B` or `L` moves: a smaller `H`, earlier in the
-//! block), or moves a chip of `T` down inside `T`, or takes a chip out of `T` into `B`/`L`;
-//! the last two lower the weight. So blocks of equal weight are independent: this is the GPU
-//! engine's layer schedule (a move keeps the popcount and lowers the sum of set-bit indices)
-//! applied to the block index instead of the row. The blocks are listed by weight; workers take
-//! them from a shared counter and, before starting one, wait until every block of the lower
-//! weights is finished (a count of finished blocks, see [`Scheduler`]).
+//! core. For several cores the vectors are cut into blocks `H = T << b | B` (2^9 vectors,
+//! 2.5 KiB, contiguous, so no two threads write one cache line but at block edges). A move of
+//! a chip of `B` or `L` stays in the block (a smaller `H`, earlier in the block); a move of a
+//! chip of `T` reaches block `T'`, where `T'` is `T` with that chip moved down inside `T`, or
+//! taken out of `T` when the bits of `T` below it are all chips: the vector rule one level up.
+//! Give block `T` the weight `Σ (k + 1)` over its set bits `k`: every such `T'` weighs less.
+//! This is the GPU engine's layer schedule (a move keeps the popcount and lowers the sum of
+//! set-bit indices) applied to the block index instead of the row, with the chip that leaves
+//! `T` counted as gone.
 //!
+//! The blocks are listed by weight; workers take them two at a time from a shared counter and
+//! start a block as soon as the (at most `popcount(T)`) blocks it moves to are finished, one flag
+//! a block: no barrier between weights, so a thin weight does not stall the other threads.
+//! Two blocks of equal weight never move to each other, so a worker computes such a pair
+//! interleaved vector by vector: a vector usually moves to the one just before it, so it waits
+//! on that one's finish, and the other block's vector fills the wait.
+//! Small tables run on fewer threads (one per 2^15 vectors at most).
+
 //! # Instruction set
 //!
 //! `wide` picks AVX2 at compile time only. The per-lane shifts the kernel lives on are AVX2
@@ -46,7 +55,7 @@
 
 use crate::progress::Progress;
 use crate::table::Packed;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use wide::u32x8;
 
 /// Bits per stored value.
@@ -57,8 +66,11 @@ const LANE_BITS: u32 = 3;
 const VECTOR_BYTES: usize = 5;
 /// Zero bytes kept past the payload (the layout `Packed` keeps).
 const PAD: usize = 8;
-/// log2 of the vectors in a block, the unit of work a thread takes.
+/// log2 of the vectors in a block, the unit of work a thread takes (2.5 KiB, about 8 µs).
 const BLOCK_BITS: u32 = 9;
+/// log2 of the fewest vectors worth a thread of their own (about half a millisecond of work;
+/// starting a thread for less costs more than it saves).
+const MIN_VECTORS_PER_THREAD_BITS: u32 = 15;
 
 /// Worker threads to use: every core the process may run on.
 pub fn threads() -> usize {
@@ -79,7 +91,7 @@ pub fn chess(width: u32, threads: usize, progress: &Progress) -> Packed {
     let table = Table(bytes.as_mut_ptr());
     let scheduler = Scheduler::new(width - LANE_BITS);
     let kernel = Kernel::detect();
-    let threads = threads.clamp(1, scheduler.blocks());
+    let threads = threads.clamp(1, (vectors >> MIN_VECTORS_PER_THREAD_BITS).max(1));
     if threads == 1 {
         scheduler.work(table, kernel, progress);
     } else {
@@ -256,18 +268,37 @@ unsafe fn blocks_plain(table: Table, first: u32, second: Option<u32>, count: u32
     unsafe { blocks(table, first, second, count) }
 }
 
-/// Hands blocks to workers in weight order, each only once the lower weights are finished.
+/// Hands blocks to workers in weight order; a block starts once the blocks it moves to are
+/// finished.
 struct Scheduler {
     /// log2 of the vectors per block.
     block_bits: u32,
     /// Block indices `T`, by weight.
     order: Vec<u32>,
-    /// For each position in `order`: how many blocks have a lower weight.
-    lower: Vec<u32>,
     /// Next position in `order` to hand out.
     next: AtomicUsize,
-    /// Blocks finished.
-    finished: AtomicUsize,
+    /// Per block index `T`: finished.
+    finished: Vec<AtomicBool>,
+    /// How many blocks are finished, for progress.
+    count: AtomicUsize,
+}
+
+/// A block's weight: `Σ (k + 1)` over its set bits `k`.
+fn weight(t: u32) -> usize {
+    (0..32).filter(|k| t >> k & 1 == 1).map(|k| k as usize + 1).sum()
+}
+
+/// The other blocks a block's moves reach: per chip of `t`, `t` with that chip moved down to the
+/// highest empty bit of `t` below it, or taken out of `t` if there is none. The same rule as a
+/// vector's options, one level up.
+fn sources(t: u32) -> impl Iterator<Item = u32> {
+    (0..32).filter(move |k| t >> k & 1 == 1).map(move |k| {
+        let empty_below = !t & ((1 << k) - 1);
+        match empty_below {
+            0 => t - (1 << k),
+            _ => t ^ 1 << k ^ 1 << (31 - empty_below.leading_zeros()),
+        }
+    })
 }
 
 impl Scheduler {
@@ -275,26 +306,10 @@ impl Scheduler {
     fn new(vector_bits: u32) -> Scheduler {
         let block_bits = vector_bits.min(BLOCK_BITS);
         let blocks = 1u32 << (vector_bits - block_bits);
-        let weight = |t: u32| (0..32).filter(|k| t >> k & 1 == 1).map(|k| k + 1).sum::<u32>() as usize;
-        let top = weight(blocks - 1);
-        // Counting sort by weight: `first[w]` becomes the position of weight w's first block.
-        let mut first = vec![0u32; top + 2];
-        for t in 0..blocks {
-            first[weight(t) + 1] += 1;
-        }
-        for w in 1..first.len() {
-            first[w] += first[w - 1];
-        }
-        let mut order = vec![0; blocks as usize];
-        let mut lower = vec![0; blocks as usize];
-        let mut fill = first.clone();
-        for t in 0..blocks {
-            let w = weight(t);
-            order[fill[w] as usize] = t;
-            lower[fill[w] as usize] = first[w];
-            fill[w] += 1;
-        }
-        Scheduler { block_bits, order, lower, next: AtomicUsize::new(0), finished: AtomicUsize::new(0) }
+        let mut order: Vec<u32> = (0..blocks).collect();
+        order.sort_by_key(|&t| weight(t));
+        let finished = (0..blocks).map(|_| AtomicBool::new(false)).collect();
+        Scheduler { block_bits, order, next: AtomicUsize::new(0), finished, count: AtomicUsize::new(0) }
     }
 
     fn blocks(&self) -> usize {
@@ -302,7 +317,7 @@ impl Scheduler {
     }
 
     /// Takes blocks until none is left: two at a time, computed interleaved when they have the
-    /// same weight.
+    /// same weight (then neither moves to the other).
     fn work(&self, table: Table, kernel: Kernel, progress: &Progress) {
         let n = self.blocks();
         loop {
@@ -310,43 +325,43 @@ impl Scheduler {
             if at >= n {
                 return;
             }
-            self.wait_for(self.lower[at] as usize);
-            if at + 1 < n && self.lower[at + 1] == self.lower[at] {
-                self.run(table, kernel, at, Some(at + 1), progress);
-            } else {
-                self.run(table, kernel, at, None, progress);
-                if at + 1 < n {
-                    self.wait_for(self.lower[at + 1] as usize);
-                    self.run(table, kernel, at + 1, None, progress);
+            let first = self.order[at];
+            match self.order.get(at + 1).copied() {
+                Some(second) if weight(second) == weight(first) => self.run(table, kernel, first, Some(second), progress),
+                second => {
+                    self.run(table, kernel, first, None, progress);
+                    if let Some(second) = second {
+                        self.run(table, kernel, second, None, progress);
+                    }
                 }
             }
         }
     }
 
-    /// Computes the block at position `at` (and the one at `also`, of the same weight) once
-    /// every lower weight is finished.
-    fn run(&self, table: Table, kernel: Kernel, at: usize, also: Option<usize>, progress: &Progress) {
-        let start = |at: usize| self.order[at] << self.block_bits;
-        // SAFETY: this worker alone owns these blocks, and every option outside a block lies in
-        // a block of lower weight, all finished (and their writes acquired) by `wait_for`; two
-        // blocks of the same weight do not depend on each other.
-        unsafe { (kernel.0)(table, start(at), also.map(start), 1 << self.block_bits) };
-        self.finish_blocks(1 + also.is_some() as usize, progress);
+    /// Computes block `t` (and block `also`, of the same weight) once their sources are finished.
+    fn run(&self, table: Table, kernel: Kernel, t: u32, also: Option<u32>, progress: &Progress) {
+        for source in sources(t).chain(also.into_iter().flat_map(sources)) {
+            self.wait_for(source);
+        }
+        let start = |t: u32| t << self.block_bits;
+        // SAFETY: this worker alone owns these blocks, every option outside a block lies in one
+        // of its sources, finished (and their writes acquired) by `wait_for`, and two blocks of
+        // the same weight do not move to each other.
+        unsafe { (kernel.0)(table, start(t), also.map(start), 1 << self.block_bits) };
+        for t in std::iter::once(t).chain(also) {
+            // Release: whoever sees the flag sees the block's values.
+            self.finished[t as usize].store(true, Ordering::Release);
+        }
+        let ran = 1 + also.is_some() as usize;
+        let count = self.count.fetch_add(ran, Ordering::Relaxed) + ran;
+        progress.tick(count as u64, self.blocks() as u64);
     }
 
-    /// Counts `count` more blocks finished. Release: whoever reads a count that includes them
-    /// sees their values.
-    fn finish_blocks(&self, count: usize, progress: &Progress) {
-        let finished = self.finished.fetch_add(count, Ordering::Release) + count;
-        progress.tick(finished as u64, self.blocks() as u64);
-    }
-
-    /// Waits until `count` blocks are finished. Blocks are handed out in order and none starts
-    /// before every lower weight is finished, so the first `count` finished are exactly the
-    /// first `count` in `order` when `count` is where a weight starts.
-    fn wait_for(&self, count: usize) {
+    /// Waits until block `t` is finished. Every source of a block comes earlier in `order`, and
+    /// blocks are handed out in order, so the wait always ends.
+    fn wait_for(&self, t: u32) {
         let mut spins = 0u32;
-        while self.finished.load(Ordering::Acquire) < count {
+        while !self.finished[t as usize].load(Ordering::Acquire) {
             if spins < 100 {
                 std::hint::spin_loop();
                 spins += 1;
