@@ -12,12 +12,13 @@
 //! bits; tables narrower than 3 cells are a prefix of the 3-cell one):
 //!
 //! - a chip on bit `k` of `H` with an empty bit of `H` below it lands inside `H`: the options
-//!   are vector `H'` (the chip moved down to the highest empty bit), lane for lane. One 5-byte
-//!   load, unpacked to a `u32x8`, `seen |= 1 << value`.
+//!   are vector `H'` (the chip moved down to the highest empty bit), lane for lane. Its 5 bytes
+//!   are read as two overlapping 4-byte words, unpacked to a `u32x8` by per-lane shifts, and
+//!   `seen |= 1 << value`.
 //! - a chip on bit `k` of `H` whose lower bits in `H` are all chips (`k` below the trailing ones
 //!   of `H`) lands in the low three bits, on the highest empty bit of `L`: the option of lane
 //!   `L` is lane `[4, 5, 6, 7, 6, 7, 7][L]` of vector `H − 2^k`, and lane 7 has no such move.
-//!   The unpack shifts are permuted to match, so this too is one load and a few vector ops.
+//!   The unpack shifts are permuted to match, so this too is a load and a few vector ops.
 //! - a chip inside `L` moves inside the same vector: lane 2 depends on lane 1, 4 on 2, 5 on 3,
 //!   and 6 on 3 and 5. After the vector part the eight `seen` sets go to scalar code that
 //!   takes each lane's mex (the count of trailing ones) in the order 0, 1, 3, 7, 2, 5, 4, 6,
@@ -92,15 +93,12 @@ pub fn chess(width: u32, threads: usize, progress: &Progress) -> Packed {
     let scheduler = Scheduler::new(width - LANE_BITS);
     let kernel = Kernel::detect();
     let threads = threads.clamp(1, (vectors >> MIN_VECTORS_PER_THREAD_BITS).max(1));
-    if threads == 1 {
+    std::thread::scope(|s| {
+        for _ in 1..threads {
+            s.spawn(|| scheduler.work(table, kernel, progress));
+        }
         scheduler.work(table, kernel, progress);
-    } else {
-        std::thread::scope(|s| {
-            for _ in 0..threads {
-                s.spawn(|| scheduler.work(table, kernel, progress));
-            }
-        });
-    }
+    });
     Packed::from_payload(VALUE_BITS, 1 << width, bytes).expect("the engine writes exactly the payload")
 }
 
