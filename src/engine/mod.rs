@@ -3,6 +3,7 @@
 //!
 //! - `scalar`: the games' own references (every game).
 //! - `simd`: chess rows with `wide`, on all cores.
+//! - `textbook`: chess rows by the plain loop, the baseline the benches compare against.
 //! - `gpu`: chess rows with a wgpu compute shader, layer by layer (feature `gpu`).
 //!
 //! Only chess tables are big enough to need the fast engines; the other games are always built
@@ -10,6 +11,7 @@
 
 pub mod scalar;
 pub mod simd;
+pub mod textbook;
 #[cfg(feature = "gpu")]
 pub mod gpu;
 
