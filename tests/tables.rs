@@ -41,6 +41,11 @@ fn committed_tables_are_reproduced_byte_for_byte() {
 }
 
 #[test]
+fn the_simd_engine_writes_the_same_bytes() {
+    rebuild_matches_committed("simd");
+}
+
+#[test]
 fn committed_tables_verify() {
     let files: Vec<String> = committed().iter().map(|p| p.to_str().unwrap().to_owned()).collect();
     let mut args = vec!["verify"];

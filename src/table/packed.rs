@@ -122,6 +122,11 @@ impl Packed {
     /// The same values at the fewest bits that hold them (engines that compute at a fixed width
     /// call this so that every backend stores the same bytes).
     pub fn shrink(self) -> Packed {
+        // One value that needs the top bit settles it, and big tables have one early.
+        let top = 1u32 << (self.bits - 1);
+        if self.iter().any(|v| v >= top) {
+            return self;
+        }
         let bits = bits_for(self.max() as u64);
         if bits == self.bits {
             return self;
