@@ -3,10 +3,13 @@
 // packed table. See src/engine/gpu/schedule.rs for the layers and the unranking.
 //
 // Values are packed 5 bits each, LSB first: row r's value is bits [5r, 5r+5) of its binding's
-// u32 words and may straddle two words. The table is split over four bindings of 2^chunk_shift
-// rows each (unused ones are tiny placeholders); a binding holds a multiple of 32 rows, so no
-// value straddles two bindings. The table starts zeroed and rows of one layer own disjoint bits,
-// so atomicOr writes each value exactly once.
+// u32 words and may straddle two words. A table too large for one binding is split over four
+// bindings of 2^chunk_shift rows each (unused ones are tiny placeholders); a binding then holds a
+// multiple of 32 rows, so no value straddles two bindings. The pipeline for one-binding tables
+// (SPLIT false) reads and writes values0 only, without the switch.
+//
+// The table starts zeroed and rows of one layer own disjoint bits, so atomicOr writes each
+// value exactly once.
 
 struct Layer {
     excess: u32,
@@ -27,7 +30,13 @@ struct Layer {
 
 const WORKGROUP: u32 = 64u;
 
+// Whether the table spans several bindings (the host builds a pipeline for each case).
+override SPLIT: bool;
+
 fn load_word(chunk: u32, i: u32) -> u32 {
+    if !SPLIT {
+        return atomicLoad(&values0[i]);
+    }
     switch chunk {
         case 0u: { return atomicLoad(&values0[i]); }
         case 1u: { return atomicLoad(&values1[i]); }
@@ -37,6 +46,10 @@ fn load_word(chunk: u32, i: u32) -> u32 {
 }
 
 fn or_word(chunk: u32, i: u32, bits: u32) {
+    if !SPLIT {
+        atomicOr(&values0[i], bits);
+        return;
+    }
     switch chunk {
         case 0u: { atomicOr(&values0[i], bits); }
         case 1u: { atomicOr(&values1[i], bits); }

@@ -38,7 +38,10 @@ pub struct GpuEngine {
     device: wgpu::Device,
     queue: wgpu::Queue,
     layout: wgpu::BindGroupLayout,
-    pipeline: wgpu::ComputePipeline,
+    /// The chess pipeline for tables in one binding, and for tables split over several.
+    pipelines: [wgpu::ComputePipeline; 2],
+    /// Most bytes put in one storage binding, when the caller wants less than the device allows.
+    binding_cap: Option<u64>,
     /// Whether the device can time the kernel with GPU timestamps.
     timestamps: bool,
 }
@@ -63,8 +66,14 @@ impl GpuEngine {
         .map_err(|e| EngineError(format!("could not open GPU device {}: {e}", info.name)))?;
         // Errors are caught in error scopes around each build; one that escapes must not panic.
         device.on_uncaptured_error(std::sync::Arc::new(|e| eprintln!("sgtab: GPU error: {e}")));
-        let (layout, pipeline) = chess_pipeline(&device)?;
-        Ok(GpuEngine { info, device, queue, layout, pipeline, timestamps })
+        let (layout, pipelines) = chess_pipelines(&device)?;
+        Ok(GpuEngine { info, device, queue, layout, pipelines, binding_cap: None, timestamps })
+    }
+
+    /// Puts at most `bytes` in one storage binding, splitting tables sooner than the device's
+    /// limits require (to leave room to other work, or to test the split path on any device).
+    pub fn cap_binding_size(&mut self, bytes: u64) {
+        self.binding_cap = Some(bytes);
     }
 
     /// Adapter name, backend and device type, e.g. "llvmpipe (LLVM 15.0.6, 256 bits) (Vulkan, Cpu)".
@@ -75,8 +84,7 @@ impl GpuEngine {
     /// The value of every row of `width` cells, packed 5 bits a value. Records "upload",
     /// "kernel (wall)", "kernel (gpu timestamps)" where the device has them, and "readback".
     pub fn chess(&self, width: u32, progress: &Progress, timings: &mut Timings) -> Result<Packed, EngineError> {
-        let limits = self.device.limits();
-        let split = schedule::split(width, limits.max_storage_buffer_binding_size, limits.max_buffer_size)?;
+        let split = self.split(width)?;
         let scopes = [wgpu::ErrorFilter::OutOfMemory, wgpu::ErrorFilter::Validation].map(|f| self.device.push_error_scope(f));
         let built = self.build(width, split, progress, timings);
         for scope in scopes.into_iter().rev() {
@@ -86,6 +94,19 @@ impl GpuEngine {
         }
         let bytes = built?;
         Packed::from_payload(VALUE_BITS as u32, 1 << width, bytes).map_err(|e| EngineError(format!("GPU table: {e}")))
+    }
+
+    /// How a table of `width` cells is spread over bindings within the device's limits.
+    fn split(&self, width: u32) -> Result<Split, EngineError> {
+        let limits = self.device.limits();
+        let mut limited_by =
+            format!("max_storage_buffer_binding_size {}, max_buffer_size {}", limits.max_storage_buffer_binding_size, limits.max_buffer_size);
+        let mut per_binding = limits.max_storage_buffer_binding_size.min(limits.max_buffer_size);
+        if let Some(cap) = self.binding_cap.filter(|&cap| cap < per_binding) {
+            limited_by += &format!(", capped by the caller to {cap}");
+            per_binding = cap;
+        }
+        schedule::split(width, per_binding, &limited_by)
     }
 
     fn build(&self, width: u32, split: Split, progress: &Progress, timings: &mut Timings) -> Result<Vec<u8>, EngineError> {
@@ -176,7 +197,7 @@ impl GpuEngine {
                 end_of_pass_write_index: Some(1),
             });
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("layers"), timestamp_writes });
-            pass.set_pipeline(&self.pipeline);
+            pass.set_pipeline(&self.pipelines[(job.split.chunks > 1) as usize]);
             for (i, layer) in job.layers.iter().enumerate() {
                 pass.set_bind_group(0, &job.bind_group, &[i as u32 * job.stride]);
                 let (x, y) = grid(layer.members.div_ceil(WORKGROUP), max_groups);
@@ -275,8 +296,8 @@ fn no_adapter(tried: wgpu::Backends) -> EngineError {
     ))
 }
 
-/// The bind group layout and pipeline of `shaders/chess.wgsl`.
-fn chess_pipeline(device: &wgpu::Device) -> Result<(wgpu::BindGroupLayout, wgpu::ComputePipeline), EngineError> {
+/// The bind group layout of `shaders/chess.wgsl` and its pipelines with `SPLIT` false and true.
+fn chess_pipelines(device: &wgpu::Device) -> Result<(wgpu::BindGroupLayout, [wgpu::ComputePipeline; 2]), EngineError> {
     let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
     let storage = |binding, read_only| wgpu::BindGroupLayoutEntry {
         binding,
@@ -305,16 +326,18 @@ fn chess_pipeline(device: &wgpu::Device) -> Result<(wgpu::BindGroupLayout, wgpu:
         immediate_size: 0,
     });
     let module = device.create_shader_module(wgpu::ShaderModuleDescriptor { label: Some("chess.wgsl"), source: wgpu::ShaderSource::Wgsl(SHADER.into()) });
-    let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-        label: Some("chess"),
-        layout: Some(&pipeline_layout),
-        module: &module,
-        entry_point: Some("main"),
-        compilation_options: Default::default(),
-        cache: None,
+    let pipelines = [false, true].map(|split| {
+        device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some("chess"),
+            layout: Some(&pipeline_layout),
+            module: &module,
+            entry_point: Some("main"),
+            compilation_options: wgpu::PipelineCompilationOptions { constants: &[("SPLIT", split as u8 as f64)], ..Default::default() },
+            cache: None,
+        })
     });
     match pollster::block_on(scope.pop()) {
         Some(e) => Err(EngineError(format!("the chess shader does not build on this device: {e}"))),
-        None => Ok((layout, pipeline)),
+        None => Ok((layout, pipelines)),
     }
 }

@@ -96,23 +96,22 @@ fn words_for(shift: u32) -> u64 {
 }
 
 /// Splits a table of `width` cells over at most `VALUE_BINDINGS` bindings of at most
-/// `per_binding` bytes each (the smaller of max_storage_buffer_binding_size and
-/// max_buffer_size), or says why it cannot. A binding holds a power of two of rows, at least 32
-/// when there are several, so that no value straddles two bindings, and at most 2^31 so that a
-/// row's place in its binding times 5 stays within the shader's u32 arithmetic.
-pub fn split(width: u32, max_storage_binding: u64, max_buffer: u64) -> Result<Split, EngineError> {
+/// `per_binding` bytes each, or says why it cannot; `limited_by` names the device limits that
+/// set `per_binding`, for the message. A binding holds a power of two of rows, at least 32 when
+/// there are several, so that no value straddles two bindings, and at most 2^31 so that a row's
+/// place in its binding times 5 stays within the shader's u32 arithmetic.
+pub fn split(width: u32, per_binding: u64, limited_by: &str) -> Result<Split, EngineError> {
     if !(1..=32).contains(&width) {
         return Err(EngineError(format!("chess rows are 1 to 32 cells wide, not {width}")));
     }
-    let per_binding = max_storage_binding.min(max_buffer);
     if let Some(split) = fit(width, per_binding) {
         return Ok(split);
     }
     let widest = (1..=32).rev().find(|&w| fit(w, per_binding).is_some());
     Err(EngineError(format!(
         "width {width} needs {} MiB of 5-bit values, more than this device allows: at most {} MiB per storage buffer \
-         (max_storage_buffer_binding_size {max_storage_binding}, max_buffer_size {max_buffer}) and the engine splits \
-         the table over at most {VALUE_BINDINGS} buffers, so its widest row here is {}; use --backend simd",
+         ({limited_by}) and the engine splits the table over at most {VALUE_BINDINGS} buffers, so its widest row here \
+         is {}; use --backend simd",
         words_for(width) * 4 >> 20,
         per_binding >> 20,
         widest.map_or("none".into(), |w| w.to_string()),
@@ -188,16 +187,17 @@ mod tests {
     #[test]
     fn splits_follow_the_limits() {
         const MIB: u64 = 1 << 20;
-        let lavapipe = |w| split(w, 128 * MIB, 2048 * MIB);
+        let lavapipe = |w| split(w, 128 * MIB, "lavapipe");
         assert_eq!(lavapipe(20).unwrap(), Split { chunk_shift: 20, chunks: 1 });
         assert_eq!(lavapipe(26).unwrap(), Split { chunk_shift: 26, chunks: 1 });
         assert_eq!(lavapipe(29).unwrap(), Split { chunk_shift: 27, chunks: 4 });
         let err = lavapipe(30).unwrap_err().0;
         assert!(err.contains("640 MiB") && err.contains("widest row here is 29"), "{err}");
-        let big = |w| split(w, (1 << 31) - 1, (1 << 31) - 1);
+        let big = |w| split(w, (1 << 31) - 1, "2 GiB");
         assert_eq!(big(30).unwrap(), Split { chunk_shift: 30, chunks: 1 });
         assert_eq!(big(32).unwrap(), Split { chunk_shift: 31, chunks: 2 });
-        assert!(split(33, u64::MAX, u64::MAX).is_err());
-        assert_eq!(split(3, 128 * MIB, 128 * MIB).unwrap().chunk_bytes(), 8);
+        assert!(split(33, u64::MAX, "none").is_err());
+        assert_eq!(split(3, 128 * MIB, "lavapipe").unwrap().chunk_bytes(), 8);
+        assert_eq!(split(12, 640, "test").unwrap(), Split { chunk_shift: 10, chunks: 4 });
     }
 }
