@@ -109,13 +109,18 @@ pub fn split(width: u32, per_binding: u64, limited_by: &str) -> Result<Split, En
     }
     let widest = (1..=32).rev().find(|&w| fit(w, per_binding).is_some());
     Err(EngineError(format!(
-        "width {width} needs {} MiB of 5-bit values, more than this device allows: at most {} MiB per storage buffer \
+        "width {width} needs {} of 5-bit values, more than this device allows: at most {} per storage buffer \
          ({limited_by}) and the engine splits the table over at most {VALUE_BINDINGS} buffers, so its widest row here \
          is {}; use --backend simd",
-        words_for(width) * 4 >> 20,
-        per_binding >> 20,
+        in_mib(words_for(width) * 4),
+        in_mib(per_binding),
         widest.map_or("none".into(), |w| w.to_string()),
     )))
+}
+
+/// A size for messages: whole MiB, or bytes when under one.
+fn in_mib(bytes: u64) -> String {
+    if bytes < 1 << 20 { format!("{bytes} bytes") } else { format!("{} MiB", bytes >> 20) }
 }
 
 /// The fewest bindings of at most `per_binding` bytes that hold a table of `width` cells.
