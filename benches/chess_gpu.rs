@@ -4,17 +4,23 @@
 //!
 //!     XDG_RUNTIME_DIR=/tmp WGPU_BACKEND=vulkan cargo bench --bench chess_gpu
 
-use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use sgtab::engine::Timings;
-use sgtab::engine::gpu::GpuEngine;
-use sgtab::games::chess;
-use sgtab::progress::Progress;
-use std::hint::black_box;
+use criterion::{Criterion, criterion_group, criterion_main};
 
+#[cfg(not(feature = "gpu"))]
+fn chess_gpu(_: &mut Criterion) {
+    eprintln!("SKIPPED gpu benches: sgtab built without the `gpu` feature");
+}
+
+#[cfg(feature = "gpu")]
 fn chess_gpu(c: &mut Criterion) {
-    let engine = GpuEngine::new()
-        .inspect_err(|e| eprintln!("SKIPPED gpu benches: no GPU adapter: {e}"))
-        .ok();
+    use criterion::BenchmarkId;
+    use sgtab::engine::Timings;
+    use sgtab::engine::gpu::GpuEngine;
+    use sgtab::games::chess;
+    use sgtab::progress::Progress;
+    use std::hint::black_box;
+
+    let engine = GpuEngine::new().inspect_err(|e| eprintln!("SKIPPED gpu benches: no GPU adapter: {e}")).ok();
     let mut group = c.benchmark_group("chess");
     group.sample_size(10);
     for width in [16, 20] {

@@ -4,6 +4,8 @@
 //! `CI` variable set), where a missing adapter fails them. Widths 23 and 26 are slow on a
 //! software driver and ignored by default: `cargo test --release --test gpu -- --include-ignored`.
 
+#![cfg(feature = "gpu")]
+
 use sgtab::engine::Timings;
 use sgtab::engine::gpu::GpuEngine;
 use sgtab::games::chess;

@@ -53,7 +53,10 @@ impl GpuEngine {
         let desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
         let tried = desc.backends & wgpu::Instance::enabled_backend_features();
         let instance = wgpu::Instance::new(desc);
-        let options = wgpu::RequestAdapterOptions { power_preference: wgpu::PowerPreference::HighPerformance, ..Default::default() };
+        let options = wgpu::RequestAdapterOptions {
+            power_preference: wgpu::PowerPreference::HighPerformance,
+            ..Default::default()
+        };
         let adapter = pollster::block_on(instance.request_adapter(&options)).map_err(|_| no_adapter(tried))?;
         let info = adapter.get_info();
         let timestamps = adapter.features().contains(wgpu::Features::TIMESTAMP_QUERY);
@@ -85,7 +88,8 @@ impl GpuEngine {
     /// "kernel (wall)", "kernel (gpu timestamps)" where the device has them, and "readback".
     pub fn chess(&self, width: u32, progress: &Progress, timings: &mut Timings) -> Result<Packed, EngineError> {
         let split = self.split(width)?;
-        let scopes = [wgpu::ErrorFilter::OutOfMemory, wgpu::ErrorFilter::Validation].map(|f| self.device.push_error_scope(f));
+        let scopes =
+            [wgpu::ErrorFilter::OutOfMemory, wgpu::ErrorFilter::Validation].map(|f| self.device.push_error_scope(f));
         let built = self.build(width, split, progress, timings);
         for scope in scopes.into_iter().rev() {
             if let Some(e) = pollster::block_on(scope.pop()) {
@@ -99,8 +103,10 @@ impl GpuEngine {
     /// How a table of `width` cells is spread over bindings within the device's limits.
     fn split(&self, width: u32) -> Result<Split, EngineError> {
         let limits = self.device.limits();
-        let mut limited_by =
-            format!("max_storage_buffer_binding_size {}, max_buffer_size {}", limits.max_storage_buffer_binding_size, limits.max_buffer_size);
+        let mut limited_by = format!(
+            "max_storage_buffer_binding_size {}, max_buffer_size {}",
+            limits.max_storage_buffer_binding_size, limits.max_buffer_size
+        );
         let mut per_binding = limits.max_storage_buffer_binding_size.min(limits.max_buffer_size);
         if let Some(cap) = self.binding_cap.filter(|&cap| cap < per_binding) {
             limited_by += &format!(", capped by the caller to {cap}");
@@ -109,7 +115,13 @@ impl GpuEngine {
         schedule::split(width, per_binding, &limited_by)
     }
 
-    fn build(&self, width: u32, split: Split, progress: &Progress, timings: &mut Timings) -> Result<Vec<u8>, EngineError> {
+    fn build(
+        &self,
+        width: u32,
+        split: Split,
+        progress: &Progress,
+        timings: &mut Timings,
+    ) -> Result<Vec<u8>, EngineError> {
         let start = Instant::now();
         let job = self.upload(width, split)?;
         timings.add("upload", start.elapsed());
@@ -134,7 +146,8 @@ impl GpuEngine {
     fn upload(&self, width: u32, split: Split) -> Result<Job, EngineError> {
         let counts = schedule::count_table(width);
         let layers = schedule::layers(width, split.chunk_shift, &counts);
-        let stride = size_of::<LayerParams>().next_multiple_of(self.device.limits().min_uniform_buffer_offset_alignment as usize);
+        let stride = size_of::<LayerParams>()
+            .next_multiple_of(self.device.limits().min_uniform_buffer_offset_alignment as usize);
         let mut params = vec![0u8; stride * layers.len()];
         for (slot, layer) in params.chunks_mut(stride).zip(&layers) {
             slot[..size_of::<LayerParams>()].copy_from_slice(bytemuck::bytes_of(layer));
@@ -174,8 +187,17 @@ impl GpuEngine {
             },
             wgpu::BindGroupEntry { binding: 1, resource: counts.as_entire_binding() },
         ];
-        entries.extend(values.iter().zip(2..).map(|(b, binding)| wgpu::BindGroupEntry { binding, resource: b.as_entire_binding() }));
-        let bind_group = self.device.create_bind_group(&wgpu::BindGroupDescriptor { label: Some("chess"), layout: &self.layout, entries: &entries });
+        entries.extend(
+            values
+                .iter()
+                .zip(2..)
+                .map(|(b, binding)| wgpu::BindGroupEntry { binding, resource: b.as_entire_binding() }),
+        );
+        let bind_group = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("chess"),
+            layout: &self.layout,
+            entries: &entries,
+        });
         Ok(Job { layers, stride: stride as u32, split, values, bind_group })
     }
 
@@ -183,9 +205,15 @@ impl GpuEngine {
     /// buffer the pass's start and end timestamps were resolved into, if the device has them.
     fn run_layers(&self, job: &Job) -> Result<Option<wgpu::Buffer>, EngineError> {
         let stamps = self.timestamps.then(|| {
-            let set = self.device.create_query_set(&wgpu::QuerySetDescriptor { label: Some("kernel"), ty: wgpu::QueryType::Timestamp, count: 2 });
-            let resolved = self.buffer("timestamps", 16, wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC);
-            let readable = self.buffer("timestamps read", 16, wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST);
+            let set = self.device.create_query_set(&wgpu::QuerySetDescriptor {
+                label: Some("kernel"),
+                ty: wgpu::QueryType::Timestamp,
+                count: 2,
+            });
+            let resolved =
+                self.buffer("timestamps", 16, wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC);
+            let readable =
+                self.buffer("timestamps read", 16, wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST);
             (set, resolved, readable)
         });
         let max_groups = self.device.limits().max_compute_workgroups_per_dimension;
@@ -196,7 +224,8 @@ impl GpuEngine {
                 beginning_of_pass_write_index: Some(0),
                 end_of_pass_write_index: Some(1),
             });
-            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("layers"), timestamp_writes });
+            let mut pass =
+                encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("layers"), timestamp_writes });
             pass.set_pipeline(&self.pipelines[(job.split.chunks > 1) as usize]);
             for (i, layer) in job.layers.iter().enumerate() {
                 pass.set_bind_group(0, &job.bind_group, &[i as u32 * job.stride]);
@@ -236,7 +265,12 @@ impl GpuEngine {
     }
 
     fn buffer(&self, label: &str, size: u64, usage: wgpu::BufferUsages) -> wgpu::Buffer {
-        self.device.create_buffer(&wgpu::BufferDescriptor { label: Some(label), size, usage, mapped_at_creation: false })
+        self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some(label),
+            size,
+            usage,
+            mapped_at_creation: false,
+        })
     }
 
     fn submit_and_wait(&self, encoder: wgpu::CommandEncoder) -> Result<(), EngineError> {
@@ -302,7 +336,11 @@ fn chess_pipelines(device: &wgpu::Device) -> Result<(wgpu::BindGroupLayout, [wgp
     let storage = |binding, read_only| wgpu::BindGroupLayoutEntry {
         binding,
         visibility: wgpu::ShaderStages::COMPUTE,
-        ty: wgpu::BindingType::Buffer { ty: wgpu::BufferBindingType::Storage { read_only }, has_dynamic_offset: false, min_binding_size: None },
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Storage { read_only },
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
         count: None,
     };
     let mut entries = vec![
@@ -319,20 +357,27 @@ fn chess_pipelines(device: &wgpu::Device) -> Result<(wgpu::BindGroupLayout, [wgp
         storage(1, true),
     ];
     entries.extend((2..2 + VALUE_BINDINGS).map(|binding| storage(binding, false)));
-    let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: Some("chess"), entries: &entries });
+    let layout =
+        device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: Some("chess"), entries: &entries });
     let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
         label: Some("chess"),
         bind_group_layouts: &[Some(&layout)],
         immediate_size: 0,
     });
-    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor { label: Some("chess.wgsl"), source: wgpu::ShaderSource::Wgsl(SHADER.into()) });
+    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some("chess.wgsl"),
+        source: wgpu::ShaderSource::Wgsl(SHADER.into()),
+    });
     let pipelines = [false, true].map(|split| {
         device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
             label: Some("chess"),
             layout: Some(&pipeline_layout),
             module: &module,
             entry_point: Some("main"),
-            compilation_options: wgpu::PipelineCompilationOptions { constants: &[("SPLIT", split as u8 as f64)], ..Default::default() },
+            compilation_options: wgpu::PipelineCompilationOptions {
+                constants: &[("SPLIT", split as u8 as f64)],
+                ..Default::default()
+            },
             cache: None,
         })
     });
