@@ -66,7 +66,7 @@ impl GpuEngine {
             required_limits: adapter.limits(),
             ..Default::default()
         }))
-        .map_err(|e| EngineError(format!("could not open GPU device {}: {e}", info.name)))?;
+        .map_err(|e| EngineError(format!("could not open GPU device {}: {}", info.name, one_line(e))))?;
         // Errors are caught in error scopes around each build; one that escapes must not panic.
         device.on_uncaptured_error(std::sync::Arc::new(|e| eprintln!("sgtab: GPU error: {e}")));
         let (layout, pipelines) = chess_pipelines(&device)?;
@@ -93,7 +93,11 @@ impl GpuEngine {
         let built = self.build(width, split, progress, timings);
         for scope in scopes.into_iter().rev() {
             if let Some(e) = pollster::block_on(scope.pop()) {
-                return Err(EngineError(format!("GPU build of width {width} failed on {}: {e}", self.info.name)));
+                return Err(EngineError(format!(
+                    "GPU build of width {width} failed on {}: {}",
+                    self.info.name,
+                    one_line(e)
+                )));
             }
         }
         let bytes = built?;
@@ -313,6 +317,11 @@ fn grid(groups: u32, max: u32) -> (u32, u32) {
     if groups <= max { (groups, 1) } else { (max, groups.div_ceil(max)) }
 }
 
+/// wgpu's error text (often several indented lines) on one line.
+fn one_line(e: impl std::fmt::Display) -> String {
+    e.to_string().lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join(" ")
+}
+
 /// The one-line error for a machine without a usable adapter.
 fn no_adapter(tried: wgpu::Backends) -> EngineError {
     let names = [
@@ -382,7 +391,7 @@ fn chess_pipelines(device: &wgpu::Device) -> Result<(wgpu::BindGroupLayout, [wgp
         })
     });
     match pollster::block_on(scope.pop()) {
-        Some(e) => Err(EngineError(format!("the chess shader does not build on this device: {e}"))),
+        Some(e) => Err(EngineError(format!("the chess shader does not build on this device: {}", one_line(e)))),
         None => Ok((layout, pipelines)),
     }
 }
