@@ -116,3 +116,21 @@ fn hidden_driver_gives_one_line_error() {
          apt-get install mesa-vulkan-drivers; or use --backend simd"
     );
 }
+
+/// `sgtab build --backend gpu` writes the committed default tables byte for byte.
+#[test]
+fn the_gpu_backend_reproduces_the_committed_tables() {
+    if engine().is_none() {
+        return;
+    }
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = std::env::temp_dir().join(format!("sgtab-gpu-tables-{}", std::process::id()));
+    let run = Command::new(env!("CARGO_BIN_EXE_sgtab")).args(["build", "--backend", "gpu", "--out"]).arg(&out).output().unwrap();
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    for entry in std::fs::read_dir(root.join("tables")).unwrap() {
+        let path = entry.unwrap().path();
+        let fresh = std::fs::read(out.join(path.file_name().unwrap())).unwrap();
+        assert!(fresh == std::fs::read(&path).unwrap(), "{} differs from a gpu build", path.display());
+    }
+    std::fs::remove_dir_all(&out).unwrap();
+}

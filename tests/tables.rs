@@ -180,3 +180,14 @@ fn sgq_answers_from_the_environment_variable() {
     assert!(text(&out.stderr).contains("line 1, column 1 (byte 0): expected the first heap n1 of line 1"));
     let _ = sgq;
 }
+
+#[test]
+fn auto_says_which_engine_it_chose() {
+    let out = scratch("auto");
+    let run = sgtab(&["build", "chess:8", "--out", out.to_str().unwrap()]);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    let err = text(&run.stderr);
+    assert!(err.contains("sgtab: --backend auto chose "), "{err}");
+    assert!(text(&run.stdout).contains("chess-8.sgt"));
+    fs::remove_dir_all(&out).unwrap();
+}

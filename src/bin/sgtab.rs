@@ -21,7 +21,8 @@ struct Cli {
 
 #[derive(Clone, Copy, ValueEnum)]
 enum BackendArg {
-    /// The GPU if an adapter is found, else the SIMD engine
+    /// The GPU if a hardware adapter is found, else the SIMD engine (a software GPU driver
+    /// such as lavapipe is slower than simd, so auto passes it over)
     Auto,
     /// The plain reference: each game straight from its definition
     Scalar,
@@ -122,9 +123,9 @@ fn open_engines(backend: Backend, timings: &mut Timings) -> Result<Engines> {
         eprintln!("sgtab: gpu: {device}");
     }
     if backend == Backend::Auto {
-        match engines.chosen() {
-            Backend::Gpu => eprintln!("sgtab: --backend auto chose gpu"),
-            chosen => eprintln!("sgtab: --backend auto chose {chosen}: no GPU adapter was found"),
+        match engines.reason() {
+            Some(why) => eprintln!("sgtab: --backend auto chose {}: {why}", engines.chosen()),
+            None => eprintln!("sgtab: --backend auto chose {}", engines.chosen()),
         }
     }
     Ok(engines)

@@ -80,6 +80,12 @@ impl GpuEngine {
     }
 
     /// Adapter name, backend and device type, e.g. "llvmpipe (LLVM 15.0.6, 256 bits) (Vulkan, Cpu)".
+    /// True for a software rasteriser such as Mesa's llvmpipe (lavapipe): a real engine, but
+    /// slower than the SIMD engine on the same CPU, so `--backend auto` passes it over.
+    pub fn is_software(&self) -> bool {
+        self.info.device_type == wgpu::DeviceType::Cpu
+    }
+
     pub fn describe(&self) -> String {
         format!("{} ({:?}, {:?})", self.info.name, self.info.backend, self.info.device_type)
     }

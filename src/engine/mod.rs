@@ -27,7 +27,7 @@ pub enum Backend {
     Scalar,
     Simd,
     Gpu,
-    /// The GPU if an adapter is found, else the SIMD engine.
+    /// The GPU if a hardware adapter is found, else the SIMD engine.
     Auto,
 }
 
@@ -78,6 +78,8 @@ impl std::error::Error for EngineError {}
 /// to set up).
 pub struct Engines {
     backend: Backend,
+    /// Why `Auto` chose what it chose, for the user.
+    reason: Option<String>,
     #[cfg(feature = "gpu")]
     gpu: Option<gpu::GpuEngine>,
 }
@@ -88,13 +90,41 @@ impl Engines {
         match backend {
             Backend::Scalar | Backend::Simd => Ok(Engines::plain(backend)),
             Backend::Gpu => Engines::with_gpu(timings),
-            Backend::Auto => Ok(Engines::with_gpu(timings).unwrap_or_else(|_| Engines::plain(Backend::Simd))),
+            Backend::Auto => Ok(match Engines::with_gpu(timings) {
+                Ok(gpu) if !gpu.software_gpu() => gpu,
+                Ok(gpu) => Engines::plain(Backend::Simd).because(format!(
+                    "the only GPU adapter, {}, is a software driver and slower than simd (use --backend gpu to run it anyway)",
+                    gpu.device().unwrap_or_default()
+                )),
+                Err(e) => Engines::plain(Backend::Simd).because(e.0),
+            }),
         }
+    }
+
+    fn because(mut self, reason: String) -> Engines {
+        self.reason = Some(reason);
+        self
+    }
+
+    #[cfg(feature = "gpu")]
+    fn software_gpu(&self) -> bool {
+        self.gpu.as_ref().is_some_and(|g| g.is_software())
+    }
+
+    #[cfg(not(feature = "gpu"))]
+    fn software_gpu(&self) -> bool {
+        false
+    }
+
+    /// Why `--backend auto` chose the engine it did, when it passed the GPU over.
+    pub fn reason(&self) -> Option<&str> {
+        self.reason.as_deref()
     }
 
     fn plain(backend: Backend) -> Engines {
         Engines {
             backend,
+            reason: None,
             #[cfg(feature = "gpu")]
             gpu: None,
         }
@@ -103,7 +133,7 @@ impl Engines {
     #[cfg(feature = "gpu")]
     fn with_gpu(timings: &mut Timings) -> Result<Engines, EngineError> {
         let engine = timings.time("device set-up", gpu::GpuEngine::new)?;
-        Ok(Engines { backend: Backend::Gpu, gpu: Some(engine) })
+        Ok(Engines { backend: Backend::Gpu, reason: None, gpu: Some(engine) })
     }
 
     #[cfg(not(feature = "gpu"))]
