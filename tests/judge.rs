@@ -199,3 +199,28 @@ fn usage_errors() {
     assert_eq!(out.status.code(), Some(1));
     assert!(text(&out.stderr).contains("table /nonexistent/chess-20.sgt not found; build it with `sgtab build chess:20"));
 }
+
+#[test]
+fn sgq_is_small_and_links_no_gpu_code() {
+    if cfg!(debug_assertions) {
+        eprintln!("SKIPPED: sgq's size is only meaningful in a release build (cargo test --release)");
+        return;
+    }
+    let bin = env!("CARGO_BIN_EXE_sgq");
+    let symbols = std::process::Command::new("nm").arg("--demangle").arg(bin).output();
+    let stripped = std::env::temp_dir().join(format!("sgq-stripped-{}", std::process::id()));
+    let strip = std::process::Command::new("strip").arg("-o").arg(&stripped).arg(bin).status();
+    let (Ok(symbols), Ok(strip)) = (symbols, strip) else {
+        eprintln!("SKIPPED: nm and strip (binutils) are needed to check sgq's size");
+        return;
+    };
+    assert!(strip.success());
+    let size = std::fs::metadata(&stripped).unwrap().len();
+    std::fs::remove_file(&stripped).unwrap();
+    assert!(size < 1 << 20, "stripped sgq is {size} bytes, over 1 MiB");
+    let names = text(&symbols.stdout);
+    assert!(names.lines().count() > 100, "nm found symbols to check");
+    for gpu in ["wgpu", "naga::", "ash::vk"] {
+        assert!(!names.contains(gpu), "sgq links {gpu} code");
+    }
+}
