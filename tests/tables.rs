@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{sgq, sgtab, tables_dir, text};
+use common::{sgtab, tables_dir, text};
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -178,7 +178,6 @@ fn sgq_answers_from_the_environment_variable() {
     // Cargo.toml is not judge input: the first token is not a number.
     assert_eq!(out.status.code(), Some(1));
     assert!(text(&out.stderr).contains("line 1, column 1 (byte 0): expected the first heap n1 of line 1"));
-    let _ = sgq;
 }
 
 #[test]
