@@ -276,10 +276,20 @@ impl<R: Read> Scanner<R> {
                 // a token ends (at a whitespace byte) only after it started in this block.
                 let mut starts = !space & (space << 1 | 1);
                 let mut ends = space & !space << 1;
-                let complete = ends.count_ones() as u64;
-                let take = complete.min(left);
+                // No block holds 64 tokens, so only near the end of the run can `left` stop
+                // short of the block's last token: then keep only the first `left` ends.
+                let mut short = false;
+                if left < 64 {
+                    let (mut rest, mut kept) = (ends, 0u64);
+                    for _ in 0..left {
+                        kept |= rest & rest.wrapping_neg();
+                        rest &= rest.wrapping_sub(1);
+                    }
+                    short = rest != 0;
+                    ends = kept;
+                }
                 let mut end = 0;
-                for taken in 0..take {
+                while ends != 0 {
                     let s = starts.trailing_zeros() as usize;
                     end = ends.trailing_zeros() as usize;
                     starts &= starts - 1;
@@ -288,13 +298,12 @@ impl<R: Read> Scanner<R> {
                     let value = digits_before(block[end..end + 16].try_into().unwrap(), len.min(16));
                     if len > 16 || !(min..=max).contains(&value) {
                         pos += s;
-                        left -= taken;
                         break 'blocks;
                     }
                     acc = f(acc, value);
+                    left -= 1;
                 }
-                left -= take;
-                let next = if take < complete {
+                let next = if short {
                     end // `left` ran out: stop just past the last token taken
                 } else if starts != 0 {
                     starts.trailing_zeros() as usize // a token runs on past this block
