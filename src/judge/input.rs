@@ -295,7 +295,7 @@ impl<R: Read> Scanner<R> {
                     starts &= starts - 1;
                     ends &= ends - 1;
                     let len = end - s;
-                    let value = digits_before(block[end..end + 16].try_into().unwrap(), len.min(16));
+                    let value = digits_before(block[end..end + 16].try_into().unwrap(), len);
                     if len > 16 || !(min..=max).contains(&value) {
                         pos += s;
                         break 'blocks;
@@ -400,12 +400,13 @@ fn digits_value(bytes: &[u8; 16], len: usize) -> u64 {
     }
 }
 
-/// `KEEP[len]` keeps the last `len` of 16 bytes.
-static KEEP: [[u8; 16]; 17] = {
-    let mut k = [[0; 16]; 17];
+/// `KEEP[len]` keeps the last `len` of 16 bytes (all 16 from 16 on: any length a token in a
+/// 64-byte block can have indexes it).
+static KEEP: [[u8; 16]; 64] = {
+    let mut k = [[0; 16]; 64];
     let mut len = 0;
-    while len <= 16 {
-        let mut i = 16 - len;
+    while len < 64 {
+        let mut i = 16usize.saturating_sub(len);
         while i < 16 {
             k[len][i] = 0xFF;
             i += 1;
@@ -415,14 +416,15 @@ static KEEP: [[u8; 16]; 17] = {
     k
 };
 
-/// The value of the `len` (1..=16) ASCII digits at the end of `bytes`, with no branch on
+/// The value of the `len` (1..=16) ASCII digits at the end of `bytes` (`len` up to 63 is
+/// allowed but gives a meaningless value), with no branch on
 /// `len`: the bytes before them are cleared (leading zeros) and all 16 are converted at once
 /// in SSE registers (SSE2 only): pairs of digits by one 16-bit multiply, then pairs of pairs
 /// and pairs of those by multiply-adds.
 #[inline(always)]
 fn digits_before(bytes: &[u8; 16], len: usize) -> u64 {
     use wide::{bytemuck::cast, i16x8, i32x4, u64x2, u8x16};
-    let digits = (u8x16::new(*bytes) & u8x16::new(KEEP[len])).saturating_sub(u8x16::splat(b'0'));
+    let digits = (u8x16::new(*bytes) & u8x16::new(KEEP[len & 63])).saturating_sub(u8x16::splat(b'0'));
     // Lane = d0 + 256·d1 (d0 the higher digit); · (1 + 256·10) puts 10·d0 + d1 in the high byte.
     let pairs: i16x8 = (cast::<u8x16, i16x8>(digits) * i16x8::splat(1 + 256 * 10)) >> 8_i32;
     let quads: i32x4 = pairs.dot(i16x8::new([100, 1, 100, 1, 100, 1, 100, 1]));
@@ -433,21 +435,22 @@ fn digits_before(bytes: &[u8; 16], len: usize) -> u64 {
     eights[0] * 100_000_000 + eights[1]
 }
 
-/// For 64 bytes: a bit mask of the whitespace bytes, and one of the bytes that are neither
-/// whitespace nor ASCII digits.
+/// For 64 bytes: a bit mask of the bytes that are not ASCII digits, which are whitespace if the
+/// second value is 0; otherwise some byte is neither whitespace nor a digit.
 #[inline(always)]
-fn classify(block: &[u8; 64]) -> (u64, u64) {
+fn classify(block: &[u8; 64]) -> (u64, u32) {
     use wide::u8x16;
-    let (mut space, mut digit) = (0u64, 0u64);
+    let mut digit = 0u64;
+    let mut valid = u8x16::splat(0xFF);
     for (i, chunk) in block.chunks_exact(16).enumerate() {
         let v = u8x16::new(chunk.try_into().unwrap());
         let is_digit = (v - u8x16::splat(b'0')).simd_lt(u8x16::splat(10));
         // space, or \t \n \v \f \r (9..=13)
         let is_space = v.simd_eq(u8x16::splat(b' ')) | (v - u8x16::splat(9)).simd_lt(u8x16::splat(5));
-        space |= (is_space.to_bitmask() as u64) << (16 * i);
+        valid &= is_digit | is_space;
         digit |= (is_digit.to_bitmask() as u64) << (16 * i);
     }
-    (space, !(space | digit))
+    (!digit, !valid.to_bitmask() & 0xFFFF)
 }
 
 /// Eight decimal digits at a time in a `u64` (byte 0 = the first character).
