@@ -264,38 +264,52 @@ impl<R: Read> Scanner<R> {
         while left > 0 {
             let mut pos = self.pos;
             let window = &self.buf[..self.end];
-            // Blocks of 64 bytes, with 16 to spare so the last token's digits can be loaded.
-            'blocks: while left > 0 && pos + 80 <= window.len() {
-                let block: &[u8; 80] = window[pos..pos + 80].try_into().unwrap();
-                let (space, other) = classify(block[..64].try_into().unwrap());
+            // Blocks of 64 bytes, with the 16 bytes before each in view too, so that the 16
+            // bytes that end at a token's end can be loaded.
+            'blocks: while left > 0 && pos >= 16 && pos + 64 <= window.len() {
+                let block: &[u8; 80] = window[pos - 16..pos + 64].try_into().unwrap();
+                let (space, other) = classify(block[16..].try_into().unwrap());
                 if other != 0 {
                     break;
                 }
-                // `pos` is at whitespace or at a token's start, so bit 0 may start a token.
+                // `pos` is at whitespace or at a token's start, so bit 0 may start a token, and
+                // a token ends (at a whitespace byte) only after it started in this block.
                 let mut starts = !space & (space << 1 | 1);
-                let mut next = 64;
-                while starts != 0 {
-                    let s = starts.trailing_zeros() as usize;
-                    let after = space >> s;
-                    if after == 0 {
-                        // The token runs on past this block: start the next block at it.
-                        next = s;
-                        break;
+                let mut ends = space & !space << 1;
+                // No block holds 64 tokens, so only near the end of the run can `left` stop
+                // short of the block's last token: then keep only the first `left` ends.
+                let mut short = false;
+                if left < 64 {
+                    let (mut rest, mut kept) = (ends, 0u64);
+                    for _ in 0..left {
+                        kept |= rest & rest.wrapping_neg();
+                        rest &= rest.wrapping_sub(1);
                     }
-                    let len = after.trailing_zeros() as usize;
-                    let value = digits_value(block[s..s + 16].try_into().unwrap(), len.min(15));
-                    if len > 15 || !(min..=max).contains(&value) {
+                    short = rest != 0;
+                    ends = kept;
+                }
+                let mut end = 0;
+                while ends != 0 {
+                    let s = starts.trailing_zeros() as usize;
+                    end = ends.trailing_zeros() as usize;
+                    starts &= starts - 1;
+                    ends &= ends - 1;
+                    let len = end - s;
+                    let value = digits_before(block[end..end + 16].try_into().unwrap(), len);
+                    if len > 16 || !(min..=max).contains(&value) {
                         pos += s;
                         break 'blocks;
                     }
                     acc = f(acc, value);
                     left -= 1;
-                    if left == 0 {
-                        next = s + len;
-                        break;
-                    }
-                    starts &= starts - 1;
                 }
+                let next = if short {
+                    end // `left` ran out: stop just past the last token taken
+                } else if starts != 0 {
+                    starts.trailing_zeros() as usize // a token runs on past this block
+                } else {
+                    64
+                };
                 if next == 0 {
                     break; // one token fills the whole block: too long, let `next` say so
                 }
@@ -386,21 +400,57 @@ fn digits_value(bytes: &[u8; 16], len: usize) -> u64 {
     }
 }
 
-/// For 64 bytes: a bit mask of the whitespace bytes, and one of the bytes that are neither
-/// whitespace nor ASCII digits.
+/// `KEEP[len]` keeps the last `len` of 16 bytes (all 16 from 16 on: any length a token in a
+/// 64-byte block can have indexes it).
+static KEEP: [[u8; 16]; 64] = {
+    let mut k = [[0; 16]; 64];
+    let mut len = 0;
+    while len < 64 {
+        let mut i = 16usize.saturating_sub(len);
+        while i < 16 {
+            k[len][i] = 0xFF;
+            i += 1;
+        }
+        len += 1;
+    }
+    k
+};
+
+/// The value of the `len` (1..=16) ASCII digits at the end of `bytes` (`len` up to 63 is
+/// allowed but gives a meaningless value), with no branch on
+/// `len`: the bytes before them are cleared (leading zeros) and all 16 are converted at once
+/// in SSE registers (SSE2 only): pairs of digits by one 16-bit multiply, then pairs of pairs
+/// and pairs of those by multiply-adds.
 #[inline(always)]
-fn classify(block: &[u8; 64]) -> (u64, u64) {
+fn digits_before(bytes: &[u8; 16], len: usize) -> u64 {
+    use wide::{bytemuck::cast, i16x8, i32x4, u64x2, u8x16};
+    let digits = (u8x16::new(*bytes) & u8x16::new(KEEP[len & 63])).saturating_sub(u8x16::splat(b'0'));
+    // Lane = d0 + 256·d1 (d0 the higher digit); · (1 + 256·10) puts 10·d0 + d1 in the high byte.
+    let pairs: i16x8 = (cast::<u8x16, i16x8>(digits) * i16x8::splat(1 + 256 * 10)) >> 8_i32;
+    let quads: i32x4 = pairs.dot(i16x8::new([100, 1, 100, 1, 100, 1, 100, 1]));
+    // Each quad is below 10^4: move the odd ones next to the even ones, as 16-bit lanes.
+    let quads = cast::<i32x4, u64x2>(quads);
+    let quads = cast::<u64x2, i16x8>(quads | quads >> 16);
+    let eights: [u64; 2] = cast(quads.dot(i16x8::new([10_000, 1, 0, 0, 10_000, 1, 0, 0])));
+    eights[0] * 100_000_000 + eights[1]
+}
+
+/// For 64 bytes: a bit mask of the bytes that are not ASCII digits, which are whitespace if the
+/// second value is 0; otherwise some byte is neither whitespace nor a digit.
+#[inline(always)]
+fn classify(block: &[u8; 64]) -> (u64, u32) {
     use wide::u8x16;
-    let (mut space, mut digit) = (0u64, 0u64);
+    let mut digit = 0u64;
+    let mut valid = u8x16::splat(0xFF);
     for (i, chunk) in block.chunks_exact(16).enumerate() {
         let v = u8x16::new(chunk.try_into().unwrap());
         let is_digit = (v - u8x16::splat(b'0')).simd_lt(u8x16::splat(10));
         // space, or \t \n \v \f \r (9..=13)
         let is_space = v.simd_eq(u8x16::splat(b' ')) | (v - u8x16::splat(9)).simd_lt(u8x16::splat(5));
-        space |= (is_space.to_bitmask() as u64) << (16 * i);
+        valid &= is_digit | is_space;
         digit |= (is_digit.to_bitmask() as u64) << (16 * i);
     }
-    (space, !(space | digit))
+    (!digit, !valid.to_bitmask() & 0xFFFF)
 }
 
 /// Eight decimal digits at a time in a `u64` (byte 0 = the first character).
@@ -424,7 +474,12 @@ mod swar {
         // Move the digits to the top and fill the bottom with '0's: leading zeros.
         let shift = 8 * (8 - len) as u32;
         let x = if shift == 0 { x } else { x << shift | ZEROS >> (64 - shift) };
-        let x = x.wrapping_sub(ZEROS);
+        parse_bytes(x.wrapping_sub(ZEROS))
+    }
+
+    /// The value of eight digit values 0..=9, one a byte (byte 0 = the most significant).
+    #[inline(always)]
+    pub fn parse_bytes(x: u64) -> u64 {
         let x = x.wrapping_mul(10).wrapping_add(x >> 8);
         let pairs = x & 0x0000_00FF_0000_00FF;
         let quads = (x >> 16) & 0x0000_00FF_0000_00FF;
@@ -512,6 +567,21 @@ mod tests {
         for b in 0..=255u8 {
             let x = u64::from_le_bytes([b, b'1', b'2', b'3', b'4', b'5', b'6', b'7']);
             assert_eq!(swar::non_digits(x) & 0x80 != 0, !b.is_ascii_digit(), "byte {b}");
+        }
+    }
+
+    #[test]
+    fn digits_before_converts_every_length() {
+        for len in 1..=16usize {
+            for v in [0u64, 1, 7, 42, 1234, 99_999_999, 100_000_000, 2_147_483_647, 9_999_999_999_999_999, 1_234_567_890_123_456] {
+                let v = v % 10u64.pow(len as u32);
+                // Digits, and bytes of every kind before them: other digits, space, 0xFF.
+                for fill in [b'9', b' ', b'0', 0xFF] {
+                    let mut bytes = [fill; 16];
+                    bytes[16 - len..].copy_from_slice(format!("{v:0len$}").as_bytes());
+                    assert_eq!(digits_before(&bytes, len), v, "{len} digits of {v}, fill {fill}");
+                }
+            }
         }
     }
 
