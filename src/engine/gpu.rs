@@ -46,18 +46,24 @@ pub struct GpuEngine {
     timestamps: bool,
 }
 
+/// The best adapter wgpu finds (backends from `WGPU_BACKEND`, else all built in).
+fn best_adapter() -> Result<wgpu::Adapter, EngineError> {
+    let desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
+    let tried = desc.backends & wgpu::Instance::enabled_backend_features();
+    let instance = wgpu::Instance::new(desc);
+    let options = wgpu::RequestAdapterOptions { power_preference: wgpu::PowerPreference::HighPerformance, ..Default::default() };
+    pollster::block_on(instance.request_adapter(&options)).map_err(|_| no_adapter(tried))
+}
+
+fn describe(info: &wgpu::AdapterInfo) -> String {
+    format!("{} ({:?}, {:?})", info.name, info.backend, info.device_type)
+}
+
 impl GpuEngine {
     /// Opens the best adapter wgpu finds (backends from `WGPU_BACKEND`, else all built in) with
     /// the adapter's own limits, so that buffers as large as it allows can be made.
     pub fn new() -> Result<GpuEngine, EngineError> {
-        let desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
-        let tried = desc.backends & wgpu::Instance::enabled_backend_features();
-        let instance = wgpu::Instance::new(desc);
-        let options = wgpu::RequestAdapterOptions {
-            power_preference: wgpu::PowerPreference::HighPerformance,
-            ..Default::default()
-        };
-        let adapter = pollster::block_on(instance.request_adapter(&options)).map_err(|_| no_adapter(tried))?;
+        let adapter = best_adapter()?;
         let info = adapter.get_info();
         let timestamps = adapter.features().contains(wgpu::Features::TIMESTAMP_QUERY);
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
@@ -71,6 +77,13 @@ impl GpuEngine {
         device.on_uncaptured_error(std::sync::Arc::new(|e| eprintln!("sgtab: GPU error: {e}")));
         let (layout, pipelines) = chess_pipelines(&device)?;
         Ok(GpuEngine { info, device, queue, layout, pipelines, binding_cap: None, timestamps })
+    }
+
+    /// The adapter `new` would open, described, and whether it is a software rasteriser
+    /// (see [`is_software`](GpuEngine::is_software)); opens no device, so it is cheap.
+    pub fn probe() -> Result<(String, bool), EngineError> {
+        let info = best_adapter()?.get_info();
+        Ok((describe(&info), info.device_type == wgpu::DeviceType::Cpu))
     }
 
     /// Puts at most `bytes` in one storage binding, splitting tables sooner than the device's
@@ -87,7 +100,7 @@ impl GpuEngine {
     }
 
     pub fn describe(&self) -> String {
-        format!("{} ({:?}, {:?})", self.info.name, self.info.backend, self.info.device_type)
+        describe(&self.info)
     }
 
     /// The value of every row of `width` cells, packed 5 bits a value. Records "upload",

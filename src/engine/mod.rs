@@ -90,30 +90,32 @@ impl Engines {
         match backend {
             Backend::Scalar | Backend::Simd => Ok(Engines::plain(backend)),
             Backend::Gpu => Engines::with_gpu(timings),
-            Backend::Auto => Ok(match Engines::with_gpu(timings) {
-                Ok(gpu) if !gpu.software_gpu() => gpu,
-                Ok(gpu) => Engines::plain(Backend::Simd).because(format!(
-                    "the only GPU adapter, {}, is a software driver and slower than simd (use --backend gpu to run it anyway)",
-                    gpu.device().unwrap_or_default()
-                )),
-                Err(e) => Engines::plain(Backend::Simd).because(e.0),
-            }),
+            Backend::Auto => Ok(Engines::auto(timings)),
         }
+    }
+
+    /// A hardware GPU if there is one, else the SIMD engine, with the reason. The adapter is
+    /// probed first, so passing over a software one opens no device.
+    #[cfg(feature = "gpu")]
+    fn auto(timings: &mut Timings) -> Engines {
+        let simd = Engines::plain(Backend::Simd);
+        match gpu::GpuEngine::probe() {
+            Ok((name, true)) => simd.because(format!(
+                "the only GPU adapter, {name}, is a software driver and slower than simd (use --backend gpu to run it anyway)"
+            )),
+            Ok(_) => Engines::with_gpu(timings).unwrap_or_else(|e| simd.because(e.0)),
+            Err(e) => simd.because(e.0),
+        }
+    }
+
+    #[cfg(not(feature = "gpu"))]
+    fn auto(_timings: &mut Timings) -> Engines {
+        Engines::plain(Backend::Simd).because("this sgtab was built without the `gpu` feature".into())
     }
 
     fn because(mut self, reason: String) -> Engines {
         self.reason = Some(reason);
         self
-    }
-
-    #[cfg(feature = "gpu")]
-    fn software_gpu(&self) -> bool {
-        self.gpu.as_ref().is_some_and(|g| g.is_software())
-    }
-
-    #[cfg(not(feature = "gpu"))]
-    fn software_gpu(&self) -> bool {
-        false
     }
 
     /// Why `--backend auto` chose the engine it did, when it passed the GPU over.
