@@ -6,10 +6,11 @@
 //! are counted in bulk (a vectorised count) as each buffer is dropped, and the exact position
 //! is worked out only when an error is reported.
 //!
-//! Numbers take a fast path when 16 bytes are buffered: the digits are found and converted
-//! eight bytes at a time (SWAR), with no loop over the digits. Anything unusual (a token of
-//! 16 or more bytes, a bad character, a number out of range) falls back to the byte-at-a-time
-//! path, which also writes the error message.
+//! Numbers take a fast path when enough bytes are buffered around them: the end of a token is
+//! found eight bytes at a time (SWAR, or block bit masks in `fold`), and its digits are
+//! converted by one routine, `digits_before`, with no loop over them. Anything unusual (a
+//! token of 16 or more bytes, a bad character, a number out of range) falls back to the
+//! byte-at-a-time path, which also writes the error message.
 
 use std::fmt;
 use std::io::{self, Read};
@@ -180,11 +181,15 @@ impl<R: Read> Scanner<R> {
         self.slow_number(min, max, what).map(Some)
     }
 
-    /// The number at `pos` and its length, if 16 bytes are buffered, it has 1 to 15 digits and
-    /// whitespace follows it. Consumes nothing.
+    /// The number at `pos` and its length, if it has 1 to 15 digits, whitespace follows it and
+    /// the 16 bytes from its start and the 16 up to its end are buffered. Consumes nothing.
     #[inline(always)]
     fn fast_digits(&self) -> Option<(u64, usize)> {
-        fast_digits(self.buf[..self.end].get(self.pos..self.pos + 16)?.try_into().unwrap())
+        let window = &self.buf[..self.end];
+        let len = token_len(window.get(self.pos..self.pos + 16)?.try_into().unwrap())?;
+        let end = self.pos + len;
+        let before: &[u8; 16] = window.get(end.checked_sub(16)?..end)?.try_into().unwrap();
+        Some((digits_before(before, len), len))
     }
 
     /// The byte-at-a-time path for the token at `pos`: any length, any split across refills,
@@ -366,10 +371,10 @@ fn count_newlines(bytes: &[u8]) -> u64 {
     n
 }
 
-/// The number at the start of `bytes` and its length, if it has 1 to 15 digits and whitespace
+/// The length of the number at the start of `bytes`, if it has 1 to 15 digits and whitespace
 /// follows it.
 #[inline(always)]
-fn fast_digits(bytes: &[u8; 16]) -> Option<(u64, usize)> {
+fn token_len(bytes: &[u8; 16]) -> Option<usize> {
     let lo = u64::from_le_bytes(bytes[..8].try_into().unwrap());
     let hi = u64::from_le_bytes(bytes[8..].try_into().unwrap());
     let len = match swar::non_digits(lo) {
@@ -379,25 +384,7 @@ fn fast_digits(bytes: &[u8; 16]) -> Option<(u64, usize)> {
         },
         m => m.trailing_zeros() as usize / 8,
     };
-    if len == 0 || CLASS[bytes[len] as usize] != SPACE {
-        return None;
-    }
-    Some((digits_value(bytes, len), len))
-}
-
-/// The value of the `len` (1..=15) ASCII digits at the start of `bytes`.
-#[inline(always)]
-fn digits_value(bytes: &[u8; 16], len: usize) -> u64 {
-    let lo = u64::from_le_bytes(bytes[..8].try_into().unwrap());
-    let hi = u64::from_le_bytes(bytes[8..].try_into().unwrap());
-    let digit = |i: u32| (hi >> (8 * i)) & 0x0F;
-    match len {
-        // Nine and ten digits are most numbers of a large input (heaps up to 2^31 − 1).
-        10 => swar::parse(lo, 8) * 100 + digit(0) * 10 + digit(1),
-        9 => swar::parse(lo, 8) * 10 + digit(0),
-        1..=8 => swar::parse(lo, len),
-        _ => swar::parse(lo, 8) * swar::POW10[len - 8] + swar::parse(hi, len - 8),
-    }
+    (len > 0 && CLASS[bytes[len] as usize] == SPACE).then_some(len)
 }
 
 /// `KEEP[len]` keeps the last `len` of 16 bytes (all 16 from 16 on: any length a token in a
@@ -453,11 +440,9 @@ fn classify(block: &[u8; 64]) -> (u64, u32) {
     (!digit, !valid.to_bitmask() & 0xFFFF)
 }
 
-/// Eight decimal digits at a time in a `u64` (byte 0 = the first character).
+/// Eight bytes at a time in a `u64` (byte 0 = the first character).
 mod swar {
     const ZEROS: u64 = 0x3030_3030_3030_3030;
-
-    pub const POW10: [u64; 8] = [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000];
 
     /// The high bit of every byte of `x` that is not an ASCII digit is set (the lowest such
     /// byte is exact; carries may mark the bytes above it too, which callers ignore).
@@ -466,24 +451,6 @@ mod swar {
         let below = x.wrapping_sub(ZEROS); // '0'.. wraps below zero
         let above = x.wrapping_add(0x4646_4646_4646_4646); // past '9' reaches 0x80
         (x | below | above) & 0x8080_8080_8080_8080
-    }
-
-    /// The value of the first `len` (1..=8) bytes of `x`, all ASCII digits.
-    #[inline(always)]
-    pub fn parse(x: u64, len: usize) -> u64 {
-        // Move the digits to the top and fill the bottom with '0's: leading zeros.
-        let shift = 8 * (8 - len) as u32;
-        let x = if shift == 0 { x } else { x << shift | ZEROS >> (64 - shift) };
-        parse_bytes(x.wrapping_sub(ZEROS))
-    }
-
-    /// The value of eight digit values 0..=9, one a byte (byte 0 = the most significant).
-    #[inline(always)]
-    pub fn parse_bytes(x: u64) -> u64 {
-        let x = x.wrapping_mul(10).wrapping_add(x >> 8);
-        let pairs = x & 0x0000_00FF_0000_00FF;
-        let quads = (x >> 16) & 0x0000_00FF_0000_00FF;
-        (pairs.wrapping_mul(100 + (1_000_000 << 32)).wrapping_add(quads.wrapping_mul(1 + (10_000 << 32)))) >> 32
     }
 }
 
@@ -553,14 +520,13 @@ mod tests {
     }
 
     #[test]
-    fn swar_parses_every_length() {
+    fn swar_finds_the_first_non_digit() {
         for len in 1..=8usize {
             for v in [0u64, 1, 7, 42, 1234, 99_999_999, 10_000_000, 31_415_926, 2_147_483] {
                 let text = format!("{:0len$}", v % 10u64.pow(len as u32));
                 let mut bytes = [b'x'; 8];
                 bytes[..len].copy_from_slice(text.as_bytes());
                 let x = u64::from_le_bytes(bytes);
-                assert_eq!(swar::parse(x, len), v % 10u64.pow(len as u32), "{text}");
                 assert_eq!(swar::non_digits(x).trailing_zeros() as usize / 8, if len == 8 { 8 } else { len });
             }
         }
