@@ -79,8 +79,9 @@ impl GpuEngine {
         Ok(GpuEngine { info, device, queue, layout, pipelines, binding_cap: None, timestamps })
     }
 
-    /// The adapter `new` would open, described, and whether it is a software rasteriser
-    /// (see [`is_software`](GpuEngine::is_software)); opens no device, so it is cheap.
+    /// The adapter `new` would open, described, and whether it is a software rasteriser such
+    /// as Mesa's llvmpipe (lavapipe): a real engine, but slower than the SIMD engine on the
+    /// same CPU, so `--backend auto` passes it over. Opens no device, so it is cheap.
     pub fn probe() -> Result<(String, bool), EngineError> {
         let info = best_adapter()?.get_info();
         Ok((describe(&info), info.device_type == wgpu::DeviceType::Cpu))
@@ -93,12 +94,6 @@ impl GpuEngine {
     }
 
     /// Adapter name, backend and device type, e.g. "llvmpipe (LLVM 15.0.6, 256 bits) (Vulkan, Cpu)".
-    /// True for a software rasteriser such as Mesa's llvmpipe (lavapipe): a real engine, but
-    /// slower than the SIMD engine on the same CPU, so `--backend auto` passes it over.
-    pub fn is_software(&self) -> bool {
-        self.info.device_type == wgpu::DeviceType::Cpu
-    }
-
     pub fn describe(&self) -> String {
         describe(&self.info)
     }
