@@ -1,42 +1,26 @@
-//! Game specs: the text a user types (`chess:20`, `sub:1,3,9`, `lasker`, `funny:32`), parsed into
-//! a [`GameSpec`] with every default filled in, and printed back as canonical text.
+//! Game specs: the text a user types (`chess:20`, `sub:1,3,9`, `lasker`, `funny:32`), parsed by
+//! the family that owns its syntax (see [`crate::games::FAMILIES`]) into a [`GameSpec`] with
+//! every default filled in, and printed back as canonical text.
 //!
 //! The canonical text is what a `.sgt` file stores and what its file name is made from, so two
 //! specs that build the same table always print the same.
 
+use crate::games::{self, Game};
 use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::ops::Deref;
+use std::sync::Arc;
 
-/// Widest chess row: a row is a bitmask held in a `u32`.
-pub const CHESS_MAX_WIDTH: u32 = 32;
-/// The judge's board width (HDU 5724).
-pub const CHESS_DEFAULT_WIDTH: u32 = 20;
-/// Entries in a `sub:` or `lasker` table when the spec names no count.
-pub const DEFAULT_LEN: u64 = 1024;
-/// Entries in a `funny` table when the spec names no count (the judge needs 23).
-pub const FUNNY_DEFAULT_LEN: u64 = 32;
-/// The judge's funny game has at most 23 piles, so a stone has at most 22 piles to its right.
-pub const FUNNY_MIN_LEN: u64 = 23;
-/// Largest move in a subtraction set (the S-Nim judge allows 10 000).
-pub const SUB_MAX_MOVE: u32 = 1 << 20;
-/// Largest table of a 1-D game we build (values are computed in memory, one `u32` each).
-pub const MAX_LEN: u64 = 1 << 26;
-/// `funny` is cubic in its length; beyond this it is not a table anyone needs.
-pub const FUNNY_MAX_LEN: u64 = 4096;
-/// `lasker`'s reference is quadratic in its length.
-pub const LASKER_MAX_LEN: u64 = 1 << 16;
+/// Longest spec text accepted (the `.sgt` header stores its length in 16 bits).
+pub const MAX_SPEC_LEN: usize = 4096;
+/// Largest table of a 1-D game we build (values are computed in memory).
+pub const MAX_LEN: u64 = 1 << 30;
+/// File names longer than this keep a readable prefix and a hash of the canonical text.
+const MAX_FILE_STEM: usize = 96;
 
-/// One game, with all its parameters.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum GameSpec {
-    /// A row of `width` cells (HDU 5724); the table has 2^width entries, one per bitmask.
-    Chess { width: u32 },
-    /// Subtraction game with a finite move set (sorted, no duplicates); `len` entries.
-    Sub { moves: Vec<u32>, len: u64 },
-    /// Lasker's Nim: take any number, or split a heap in two; `len` entries.
-    Lasker { len: u64 },
-    /// One stone of A Funny Stone Game, entry i = the stone with i piles to its right.
-    Funny { len: u64 },
-}
+/// One game, with all its parameters: a shared handle to its family's [`Game`].
+#[derive(Clone)]
+pub struct GameSpec(Arc<dyn Game>);
 
 /// A spec that could not be parsed; the message says what was expected.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -50,103 +34,58 @@ impl fmt::Display for SpecError {
 
 impl std::error::Error for SpecError {}
 
-pub const SPEC_HELP: &str =
-    "expected one of: chess[:W] (1..=32), sub:S1,S2,...[:N], lasker[:N], funny[:N]";
-
-fn err<T>(spec: &str, why: impl fmt::Display) -> Result<T, SpecError> {
-    Err(SpecError(format!("bad game spec `{spec}`: {why} ({SPEC_HELP})")))
-}
-
-fn parse_num(spec: &str, what: &str, text: &str) -> Result<u64, SpecError> {
-    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
-        return err(spec, format!("{what} `{text}` is not a whole number"));
-    }
-    match text.parse::<u64>() {
-        Ok(n) => Ok(n),
-        Err(_) => err(spec, format!("{what} `{text}` is too large")),
-    }
-}
-
-fn parse_len(spec: &str, text: Option<&str>, default: u64, min: u64, max: u64) -> Result<u64, SpecError> {
-    let Some(text) = text else { return Ok(default) };
-    let n = parse_num(spec, "entry count", text)?;
-    if n < min || n > max {
-        return err(spec, format!("entry count {n} is outside {min}..={max}"));
-    }
-    Ok(n)
-}
-
 impl GameSpec {
-    /// Parses user text; whitespace around the spec is ignored, case matters.
+    /// Parses user text; whitespace around the spec is ignored.
     pub fn parse(spec: &str) -> Result<GameSpec, SpecError> {
         let text = spec.trim();
-        let mut parts = text.splitn(2, ':');
-        let name = parts.next().unwrap_or("");
-        let rest = parts.next();
-        match name {
-            "chess" => {
-                let width = match rest {
-                    None => CHESS_DEFAULT_WIDTH,
-                    Some(w) => {
-                        let w = parse_num(text, "width", w)?;
-                        if !(1..=CHESS_MAX_WIDTH as u64).contains(&w) {
-                            return err(text, format!("chess width {w} is outside 1..=32"));
-                        }
-                        w as u32
-                    }
-                };
-                Ok(GameSpec::Chess { width })
-            }
-            "sub" => {
-                let Some(rest) = rest else {
-                    return err(text, "sub needs its move set, e.g. sub:1,3,9");
-                };
-                let mut it = rest.splitn(2, ':');
-                let set = it.next().unwrap_or("");
-                let mut moves = Vec::new();
-                for m in set.split(',') {
-                    let m = parse_num(text, "move", m)?;
-                    if m == 0 || m > SUB_MAX_MOVE as u64 {
-                        return err(text, format!("move {m} is outside 1..={SUB_MAX_MOVE}"));
-                    }
-                    moves.push(m as u32);
-                }
-                moves.sort_unstable();
-                moves.dedup();
-                let len = parse_len(text, it.next(), DEFAULT_LEN, 1, MAX_LEN)?;
-                Ok(GameSpec::Sub { moves, len })
-            }
-            "lasker" => Ok(GameSpec::Lasker { len: parse_len(text, rest, DEFAULT_LEN, 1, LASKER_MAX_LEN)? }),
-            "funny" => Ok(GameSpec::Funny {
-                len: parse_len(text, rest, FUNNY_DEFAULT_LEN, FUNNY_MIN_LEN, FUNNY_MAX_LEN)?,
-            }),
-            "" => err(text, "empty spec"),
-            other => err(text, format!("unknown game `{other}`")),
+        if text.is_empty() {
+            return Err(SpecError(format!("bad game spec ``: empty spec (expected one of: {})", games::grammar())));
         }
+        if text.len() > MAX_SPEC_LEN {
+            return Err(SpecError(format!("bad game spec: {} bytes long, more than {MAX_SPEC_LEN}", text.len())));
+        }
+        for family in games::FAMILIES {
+            if let Some(game) = (family.parse)(text) {
+                return game.map(GameSpec);
+            }
+        }
+        let word: String = text.chars().take_while(|c| c.is_alphanumeric()).take(32).collect();
+        Err(SpecError(format!(
+            "bad game spec `{}`: unknown game `{word}` (expected one of: {})",
+            text.escape_debug(),
+            games::grammar()
+        )))
     }
 
-    /// Number of entries in the table (never zero).
-    #[allow(clippy::len_without_is_empty)]
-    pub fn len(&self) -> u64 {
-        match self {
-            GameSpec::Chess { width } => 1u64 << width,
-            GameSpec::Sub { len, .. } | GameSpec::Lasker { len } | GameSpec::Funny { len } => *len,
-        }
+    /// Wraps a game built in code.
+    pub fn new(game: impl Game) -> GameSpec {
+        GameSpec(Arc::new(game))
     }
 
-    /// The game's short name (`chess`, `sub`, `lasker`, `funny`).
+    /// The game's family name (`chess`, `sub`, ...).
     pub fn game(&self) -> &'static str {
-        match self {
-            GameSpec::Chess { .. } => "chess",
-            GameSpec::Sub { .. } => "sub",
-            GameSpec::Lasker { .. } => "lasker",
-            GameSpec::Funny { .. } => "funny",
-        }
+        self.0.family().name
     }
 
-    /// File name for this table: the canonical text with `:` as `-` and `,` as `_`.
+    /// File name for this table: the canonical text with `:` as `-`, `,` as `_` and brackets
+    /// as `_`; a long one keeps a readable prefix and a hash of the whole text, so that every
+    /// name stays well within file-name limits (with room for a temporary suffix).
     pub fn file_name(&self) -> String {
-        format!("{}.sgt", self.to_string().replace(':', "-").replace(',', "_"))
+        let text = self.to_string();
+        let stem: String = text
+            .chars()
+            .map(|c| match c {
+                ':' => '-',
+                ',' | '[' | ']' => '_',
+                c if c.is_ascii_alphanumeric() || c == '.' || c == '-' || c == '_' => c,
+                _ => '~',
+            })
+            .collect();
+        if stem.len() <= MAX_FILE_STEM {
+            return format!("{stem}.sgt");
+        }
+        let hash = crc32fast::hash(text.as_bytes()) as u64 | (text.len() as u64) << 32;
+        format!("{}~{hash:012x}.sgt", &stem[..MAX_FILE_STEM - 13])
     }
 
     /// The tables `sgtab build` makes when it is given no spec: the ones `sgq` answers from.
@@ -155,23 +94,36 @@ impl GameSpec {
     }
 }
 
+impl Deref for GameSpec {
+    type Target = dyn Game;
+    fn deref(&self) -> &dyn Game {
+        &*self.0
+    }
+}
+
+impl PartialEq for GameSpec {
+    fn eq(&self, other: &GameSpec) -> bool {
+        self.0.canonical() == other.0.canonical()
+    }
+}
+
+impl Eq for GameSpec {}
+
+impl Hash for GameSpec {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.0.canonical().hash(state)
+    }
+}
+
 impl fmt::Display for GameSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            GameSpec::Chess { width } => write!(f, "chess:{width}"),
-            GameSpec::Sub { moves, len } => {
-                f.write_str("sub:")?;
-                for (i, m) in moves.iter().enumerate() {
-                    if i > 0 {
-                        f.write_str(",")?;
-                    }
-                    write!(f, "{m}")?;
-                }
-                write!(f, ":{len}")
-            }
-            GameSpec::Lasker { len } => write!(f, "lasker:{len}"),
-            GameSpec::Funny { len } => write!(f, "funny:{len}"),
-        }
+        f.write_str(&self.0.canonical())
+    }
+}
+
+impl fmt::Debug for GameSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "GameSpec({})", self.0.canonical())
     }
 }
 
@@ -207,9 +159,20 @@ mod tests {
     #[test]
     fn bad_specs_say_why() {
         for bad in ["", "chess:0", "chess:33", "chess:x", "sub", "sub:", "sub:0", "sub:1,,2", "sub:1:0",
-            "funny:22", "lasker:-1", "go", "chess:99999999999999999999999"] {
+            "funny:22", "lasker:-1", "go", "chess:99999999999999999999999", "chessy", "lasker:"] {
             let e = GameSpec::parse(bad).unwrap_err();
             assert!(e.0.starts_with("bad game spec"), "{bad}: {e}");
         }
+    }
+
+    #[test]
+    fn long_specs_get_bounded_unique_names() {
+        let moves: Vec<String> = (1..=400).map(|m| m.to_string()).collect();
+        let a = GameSpec::parse(&format!("sub:{}:100", moves.join(","))).unwrap();
+        let b = GameSpec::parse(&format!("sub:{}:101", moves.join(","))).unwrap();
+        let (na, nb) = (a.file_name(), b.file_name());
+        assert!(na.len() <= MAX_FILE_STEM + 4 && nb.len() <= MAX_FILE_STEM + 4, "{na}");
+        assert!(na.starts_with("sub-1_2_3_4_5_"), "{na}");
+        assert_ne!(na, nb);
     }
 }

@@ -5,7 +5,8 @@ use sgtab::engine::{Backend, Engines, Timings};
 use sgtab::judge::generate::Size;
 use sgtab::judge::Problem;
 use sgtab::progress::Progress;
-use sgtab::spec::{GameSpec, SPEC_HELP};
+use sgtab::games;
+use sgtab::spec::GameSpec;
 use sgtab::table::{format, Table};
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -21,14 +22,15 @@ struct Cli {
 
 #[derive(Clone, Copy, ValueEnum)]
 enum BackendArg {
-    /// The GPU if a hardware adapter is found, else the SIMD engine (a software GPU driver
-    /// such as lavapipe is slower than simd, so auto passes it over)
+    /// Per game: its GPU engine if it has one and a hardware adapter is found (a software
+    /// driver such as lavapipe is slower than simd, so auto passes it over), else its fast CPU
+    /// engine, else its reference
     Auto,
     /// The plain reference: each game straight from its definition
     Scalar,
-    /// Chess rows with SIMD on all cores
+    /// The game's fast CPU engine (SIMD, all cores); its reference where it has none
     Simd,
-    /// Chess rows with wgpu compute shaders
+    /// The game's GPU engine (wgpu compute shaders); its fast CPU engine where it has none
     Gpu,
 }
 
@@ -46,7 +48,7 @@ impl From<BackendArg> for Backend {
 #[derive(Subcommand)]
 enum Command {
     /// Build tables and write them as .sgt files (no SPEC: every default table)
-    #[command(after_help = format!("SPEC: {SPEC_HELP}.\nDefaults: chess:20, lasker:1024, sub:1,3,9:1024, funny:32.\nThe simd and gpu engines build chess rows; other games always use their scalar reference."))]
+    #[command(after_help = format!("SPEC is one of: {}.\nDefaults: chess:20, lasker:1024, sub:1,3,9:1024, funny:32.\nEach game is built by the engine asked for where it has one; the line written for each table says which engine built it.", games::grammar()))]
     Build {
         /// Game specs, e.g. chess:24 sub:1,3,9 lasker funny:40
         specs: Vec<String>,
@@ -96,6 +98,13 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    // Mesa's Vulkan drivers print `error: XDG_RUNTIME_DIR is invalid or not set` when it is
+    // unset, which reads like an error of sgtab's; point it at the temporary directory. This is
+    // the first thing main does, before any thread exists, as `set_var` requires.
+    if std::env::var_os("XDG_RUNTIME_DIR").is_none_or(|d| d.is_empty()) {
+        // SAFETY: single-threaded here; no other thread can read the environment meanwhile.
+        unsafe { std::env::set_var("XDG_RUNTIME_DIR", std::env::temp_dir()) };
+    }
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Build { specs, backend, out, timings } => build(&specs, backend.into(), &out, timings),
@@ -117,18 +126,11 @@ fn main() -> ExitCode {
 /// Errors are one line of text; an empty one means the details were already printed.
 type Result<T> = std::result::Result<T, String>;
 
-fn open_engines(backend: Backend, timings: &mut Timings) -> Result<Engines> {
-    let engines = Engines::open(backend, timings).map_err(|e| e.to_string())?;
-    if let Some(device) = engines.device() {
-        eprintln!("sgtab: gpu: {device}");
+/// Prints what the engines chose and opened since the last call, on stderr.
+fn print_notes(engines: &Engines) {
+    for note in engines.take_notes() {
+        eprintln!("sgtab: {note}");
     }
-    if backend == Backend::Auto {
-        match engines.reason() {
-            Some(why) => eprintln!("sgtab: --backend auto chose {}: {why}", engines.chosen()),
-            None => eprintln!("sgtab: --backend auto chose {}", engines.chosen()),
-        }
-    }
-    Ok(engines)
 }
 
 fn parse_specs(specs: &[String]) -> Result<Vec<GameSpec>> {
@@ -146,11 +148,13 @@ fn build(specs: &[String], backend: Backend, out: &Path, show_timings: bool) -> 
     let specs = parse_specs(specs)?;
     std::fs::create_dir_all(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
     let mut timings = Timings::default();
-    let engines = open_engines(backend, &mut timings)?;
+    let engines = Engines::new(backend);
     for spec in specs {
         let start = Instant::now();
         let progress = Progress::new(format!("building {spec}"));
-        let values = engines.compute(&spec, &progress, &mut timings).map_err(|e| format!("{spec}: {e}"))?;
+        let computed = engines.compute(&spec, &progress, &mut timings);
+        print_notes(&engines);
+        let (values, engine) = computed.map_err(|e| format!("{spec}: {e}"))?;
         progress.finish();
         let table = timings.time("rule search", || Table::new(spec.clone(), values));
         let path = out.join(spec.file_name());
@@ -158,7 +162,6 @@ fn build(specs: &[String], backend: Backend, out: &Path, show_timings: bool) -> 
             .time("file write", || format::write(&table, &path))
             .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
         let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
-        let engine = if matches!(spec, GameSpec::Chess { .. }) { engines.chosen() } else { Backend::Scalar };
         println!(
             "wrote {} ({size} bytes, {} entries, {} bits each, {}) with {engine} in {:.3} s",
             path.display(),
@@ -186,26 +189,28 @@ fn verify(files: &[PathBuf], backend: Backend) -> Result<()> {
         return Err("no files to verify; usage: sgtab verify FILE...".into());
     }
     let mut timings = Timings::default();
-    let engines = open_engines(backend, &mut timings)?;
+    let engines = Engines::new(backend);
     let mut failed = false;
     for file in files {
         let outcome = (|| {
             let table = read(file)?;
             let progress = Progress::new(format!("recomputing {}", table.spec));
-            let fresh = engines.compute(&table.spec, &progress, &mut timings).map_err(|e| e.to_string())?;
+            let computed = engines.compute(&table.spec, &progress, &mut timings);
+            print_notes(&engines);
+            let (fresh, engine) = computed.map_err(|e| format!("{}: {e}", file.display()))?;
             progress.finish();
             if let Some(i) = table.values.first_difference(&fresh) {
                 let (a, b) = (table.values.get(i), fresh.get(i));
-                return Err(format!("{}: MISMATCH at index {i}: the file holds {a}, {} computes {b}", file.display(), engines.chosen()));
+                return Err(format!("{}: MISMATCH at index {i}: the file holds {a}, {engine} computes {b}", file.display()));
             }
             let fresh = Table::new(table.spec.clone(), fresh);
             if fresh.rule != table.rule || fresh.values.bits() != table.values.bits() {
                 return Err(format!("{}: MISMATCH: values agree but the stored rule or width differs from a fresh build ({})", file.display(), describe_rule(&fresh)));
             }
-            Ok(table)
+            Ok((table, engine))
         })();
         match outcome {
-            Ok(t) => println!("{}: OK ({}, {} entries, checked with {})", file.display(), t.spec, t.values.len(), engines.chosen()),
+            Ok((t, engine)) => println!("{}: OK ({}, {} entries, checked with {engine})", file.display(), t.spec, t.values.len()),
             Err(e) => {
                 eprintln!("sgtab: error: {e}");
                 failed = true;

@@ -6,8 +6,9 @@
 //! - `textbook`: chess rows by the plain loop, the baseline the benches compare against.
 //! - `gpu`: chess rows with a wgpu compute shader, layer by layer (feature `gpu`).
 //!
-//! Only chess tables are big enough to need the fast engines; the other games are always built
-//! by their scalar reference, whatever backend is asked for.
+//! Each game says which fast engines it has ([`crate::games::Game::engines`]); [`Engines`]
+//! picks one for the backend asked for, falling back to the game's reference where it has
+//! none, and says which it used.
 
 pub mod scalar;
 pub mod simd;
@@ -16,7 +17,9 @@ pub mod textbook;
 pub mod gpu;
 
 use crate::progress::Progress;
+use crate::games::FastEngines;
 use crate::spec::GameSpec;
+use std::sync::OnceLock;
 use crate::table::Packed;
 use std::fmt;
 use std::time::{Duration, Instant};
@@ -27,7 +30,8 @@ pub enum Backend {
     Scalar,
     Simd,
     Gpu,
-    /// The GPU if a hardware adapter is found, else the SIMD engine.
+    /// Per game: the GPU if it has a GPU engine and a hardware adapter is found, else its
+    /// fast CPU engine, else its reference.
     Auto,
 }
 
@@ -74,103 +78,136 @@ impl fmt::Display for EngineError {
 
 impl std::error::Error for EngineError {}
 
-/// The engines asked for, opened once and reused for several tables (the GPU device is costly
-/// to set up).
+/// Every family's fast engines (see [`crate::games::FastEngines`]); a family without any builds
+/// with its reference whatever the backend.
+pub static FAST: &[&FastEngines] = &[&crate::games::chess::FAST];
+
+/// The fast engines of `spec`'s family.
+fn fast_engines(spec: &GameSpec) -> Option<&'static FastEngines> {
+    FAST.iter().copied().find(|f| std::ptr::eq(f.family, spec.family()))
+}
+
+/// The engines asked for, shared by several tables. The GPU is opened only when a game that
+/// has a GPU engine needs it (the device is costly to set up), and then once.
 pub struct Engines {
     backend: Backend,
-    /// Why `Auto` chose what it chose, for the user.
-    reason: Option<String>,
+    /// Messages for the user about choices made (printed once each by the caller).
+    notes: std::sync::Mutex<Vec<String>>,
     #[cfg(feature = "gpu")]
-    gpu: Option<gpu::GpuEngine>,
+    gpu: OnceLock<Result<gpu::GpuEngine, EngineError>>,
+    /// `auto`: whether a hardware adapter was found (probed once), or why not.
+    #[cfg(feature = "gpu")]
+    hardware: OnceLock<Result<(), String>>,
+    #[cfg(not(feature = "gpu"))]
+    _none: OnceLock<()>,
 }
 
 impl Engines {
-    /// Opens `backend`. `Auto` resolves to a concrete backend here and `chosen` says which.
-    pub fn open(backend: Backend, timings: &mut Timings) -> Result<Engines, EngineError> {
-        match backend {
-            Backend::Scalar | Backend::Simd => Ok(Engines::plain(backend)),
-            Backend::Gpu => Engines::with_gpu(timings),
-            Backend::Auto => Ok(Engines::auto(timings)),
-        }
-    }
-
-    /// A hardware GPU if there is one, else the SIMD engine, with the reason. The adapter is
-    /// probed first, so passing over a software one opens no device.
-    #[cfg(feature = "gpu")]
-    fn auto(timings: &mut Timings) -> Engines {
-        let simd = Engines::plain(Backend::Simd);
-        match gpu::GpuEngine::probe() {
-            Ok((name, true)) => simd.because(format!(
-                "the only GPU adapter, {name}, is a software driver and slower than simd (use --backend gpu to run it anyway)"
-            )),
-            Ok(_) => Engines::with_gpu(timings).unwrap_or_else(|e| simd.because(e.0)),
-            Err(e) => simd.because(e.0),
-        }
-    }
-
-    #[cfg(not(feature = "gpu"))]
-    fn auto(_timings: &mut Timings) -> Engines {
-        Engines::plain(Backend::Simd).because("this sgtab was built without the `gpu` feature".into())
-    }
-
-    fn because(mut self, reason: String) -> Engines {
-        self.reason = Some(reason);
-        self
-    }
-
-    /// Why `--backend auto` chose the engine it did, when it passed the GPU over.
-    pub fn reason(&self) -> Option<&str> {
-        self.reason.as_deref()
-    }
-
-    fn plain(backend: Backend) -> Engines {
+    /// The engines for `backend`. Nothing is opened yet.
+    pub fn new(backend: Backend) -> Engines {
         Engines {
             backend,
-            reason: None,
+            notes: Default::default(),
             #[cfg(feature = "gpu")]
-            gpu: None,
+            gpu: OnceLock::new(),
+            #[cfg(feature = "gpu")]
+            hardware: OnceLock::new(),
+            #[cfg(not(feature = "gpu"))]
+            _none: OnceLock::new(),
         }
     }
 
-    #[cfg(feature = "gpu")]
-    fn with_gpu(timings: &mut Timings) -> Result<Engines, EngineError> {
-        let engine = timings.time("device set-up", gpu::GpuEngine::new)?;
-        Ok(Engines { backend: Backend::Gpu, reason: None, gpu: Some(engine) })
-    }
-
-    #[cfg(not(feature = "gpu"))]
-    fn with_gpu(_timings: &mut Timings) -> Result<Engines, EngineError> {
-        Err(EngineError("this sgtab was built without the `gpu` feature; rebuild with `cargo build --features gpu` or use --backend simd".into()))
-    }
-
-    /// The concrete backend in use (never `Auto`).
-    pub fn chosen(&self) -> Backend {
+    /// The backend asked for (may be `Auto`).
+    pub fn backend(&self) -> Backend {
         self.backend
     }
 
-    /// A description of the device, for the GPU backend.
-    pub fn device(&self) -> Option<String> {
-        #[cfg(feature = "gpu")]
-        if let Some(g) = &self.gpu {
-            return Some(g.describe());
-        }
-        None
+    /// Notes on the choices made since the last call (why `auto` passed the GPU over, which
+    /// device was opened), each once.
+    pub fn take_notes(&self) -> Vec<String> {
+        std::mem::take(&mut *self.notes.lock().unwrap_or_else(|e| e.into_inner()))
     }
 
-    /// Computes the values of `spec`, packed at the fewest bits that hold them.
-    pub fn compute(&self, spec: &GameSpec, progress: &Progress, timings: &mut Timings) -> Result<Packed, EngineError> {
-        let GameSpec::Chess { width } = *spec else {
-            return Ok(timings.time("kernel", || scalar::compute(spec, progress)));
-        };
-        match self.backend {
-            Backend::Scalar => Ok(timings.time("kernel", || scalar::compute(spec, progress))),
-            Backend::Simd => Ok(timings.time("kernel", || simd::chess(width, simd::threads(), progress)).shrink()),
-            #[cfg(feature = "gpu")]
-            Backend::Gpu => {
-                let g = self.gpu.as_ref().expect("gpu engine opened");
-                Ok(g.chess(width, progress, timings)?.shrink())
+    fn note(&self, text: String) {
+        self.notes.lock().unwrap_or_else(|e| e.into_inner()).push(text);
+    }
+
+    /// The opened GPU, opening it on first use.
+    #[cfg(feature = "gpu")]
+    pub fn gpu(&self, timings: &mut Timings) -> Result<&gpu::GpuEngine, EngineError> {
+        let mut opened = false;
+        let engine = self.gpu.get_or_init(|| {
+            opened = true;
+            timings.time("device set-up", gpu::GpuEngine::new)
+        });
+        match engine {
+            Ok(g) => {
+                if opened {
+                    self.note(format!("gpu: {}", g.describe()));
+                }
+                Ok(g)
             }
-            _ => unreachable!("backend resolved at open"),
+            Err(e) => Err(EngineError(e.0.clone())),
         }
+    }
+
+    /// `auto`: is there a hardware GPU worth using? Probed once, without opening a device.
+    #[cfg(feature = "gpu")]
+    fn hardware_gpu(&self) -> Result<(), String> {
+        self.hardware
+            .get_or_init(|| {
+                match gpu::GpuEngine::probe() {
+                    Ok((name, true)) => Err(format!(
+                        "the only GPU adapter, {name}, is a software driver and slower than simd (use --backend gpu to run it anyway)"
+                    )),
+                    Ok(_) => Ok(()),
+                    Err(e) => Err(e.0),
+                }
+            })
+            .clone()
+    }
+
+    #[cfg(not(feature = "gpu"))]
+    fn hardware_gpu(&self) -> Result<(), String> {
+        Err("this sgtab was built without the `gpu` feature".into())
+    }
+
+    /// Which engine builds `spec` for the backend asked for: the backend itself where the game
+    /// has it, else (auto, or a game without it) the best it has, down to its reference.
+    pub fn choose(&self, spec: &GameSpec) -> Backend {
+        let has = |b: Backend| fast_engines(spec).is_some_and(|f| f.engines.contains(&b));
+        let cpu = if has(Backend::Simd) { Backend::Simd } else { Backend::Scalar };
+        match self.backend {
+            Backend::Scalar => Backend::Scalar,
+            Backend::Gpu if has(Backend::Gpu) => Backend::Gpu,
+            Backend::Gpu | Backend::Simd => cpu,
+            Backend::Auto if has(Backend::Gpu) => match self.hardware_gpu() {
+                Ok(()) => Backend::Gpu,
+                Err(why) => {
+                    self.note(format!("--backend auto chose {cpu} for {spec}: {why}"));
+                    cpu
+                }
+            },
+            Backend::Auto => cpu,
+        }
+    }
+
+    /// Computes the values of `spec`, packed at the fewest bits that hold them, and says which
+    /// engine computed them.
+    pub fn compute(
+        &self,
+        spec: &GameSpec,
+        progress: &Progress,
+        timings: &mut Timings,
+    ) -> Result<(Packed, Backend), EngineError> {
+        let chosen = self.choose(spec);
+        let values = match chosen {
+            Backend::Scalar => timings.time("kernel", || spec.reference(progress)),
+            b => match fast_engines(spec) {
+                Some(f) => (f.compute)(&**spec, b, self, progress, timings)?,
+                None => return Err(EngineError(format!("{spec} has no {b} engine"))),
+            },
+        };
+        Ok((values, chosen))
     }
 }

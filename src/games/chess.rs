@@ -6,7 +6,82 @@
 //! The successor is numerically smaller, keeps the popcount and lowers the sum of the set bits'
 //! indices, which is what the layered engines rely on.
 
+use super::{parse, FastEngines, Family, Game, Positions};
+use crate::engine::{simd, Backend, EngineError, Engines, Timings};
 use crate::progress::Progress;
+use crate::spec::SpecError;
+use crate::table::Packed;
+use std::sync::Arc;
+
+/// Widest chess row: a row is a bitmask held in a `u32`.
+pub const MAX_WIDTH: u32 = 32;
+/// The judge's board width (HDU 5724).
+pub const DEFAULT_WIDTH: u32 = 20;
+
+const GRAMMAR: &str = "chess[:W] (a row of W cells, W 1 to 32, default 20)";
+
+pub static FAMILY: Family = Family { name: "chess", grammar: GRAMMAR, parse: parse_spec };
+
+fn parse_spec(spec: &str) -> Option<Result<Arc<dyn Game>, SpecError>> {
+    let rest = parse::named(spec, "chess")?;
+    Some(parse::bounded(spec, "chess width", rest, DEFAULT_WIDTH as u64, (1, MAX_WIDTH as u64), GRAMMAR)
+        .map(|w| Arc::new(Chess { width: w as u32 }) as Arc<dyn Game>))
+}
+
+pub static FAST: FastEngines = FastEngines { family: &FAMILY, engines: &[Backend::Simd, Backend::Gpu], compute: fast };
+
+fn fast(
+    game: &dyn Game,
+    backend: Backend,
+    engines: &Engines,
+    progress: &Progress,
+    timings: &mut Timings,
+) -> Result<Packed, EngineError> {
+    let Some(&Chess { width }) = game.as_any().downcast_ref::<Chess>() else {
+        return Err(EngineError("not a chess game".into()));
+    };
+    match backend {
+        Backend::Simd => Ok(timings.time("kernel", || simd::chess(width, simd::threads(), progress)).shrink()),
+        #[cfg(feature = "gpu")]
+        Backend::Gpu => Ok(engines.gpu(timings)?.chess(width, progress, timings)?.shrink()),
+        _ => {
+            let _ = engines;
+            Err(EngineError(format!("chess has no {backend} engine in this build")))
+        }
+    }
+}
+
+/// A row of `width` cells; the table has 2^width entries, one per bitmask.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Chess {
+    pub width: u32,
+}
+
+impl Game for Chess {
+    fn family(&self) -> &'static Family {
+        &FAMILY
+    }
+
+    fn canonical(&self) -> String {
+        format!("chess:{}", self.width)
+    }
+
+    fn len(&self) -> u64 {
+        1 << self.width
+    }
+
+    fn positions(&self) -> Positions {
+        Positions::Row { width: self.width }
+    }
+
+    fn reference(&self, progress: &Progress) -> Packed {
+        Packed::from_values(&reference(self.width, progress))
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
 
 /// The row reached by moving the chip on `bit`, or `None` if no cell to its right is empty.
 /// `bit` must hold a chip.

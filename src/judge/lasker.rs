@@ -102,7 +102,7 @@ mod tests {
         for period in [3u64, 5, 7, 12, 1000, 65537] {
             let len = 4 * period + 5;
             let values: Vec<u32> = (0..len).map(|n| (n % period + n / period * 3) as u32).collect();
-            let mut table = Table::new(GameSpec::Lasker { len }, Packed::from_values(&values));
+            let mut table = Table::new(GameSpec::parse(&format!("sub:1:{len}")).unwrap(), Packed::from_values(&values));
             table.rule = Some(Rule { pre: 0, period, saltus: 3, checked: len, proven: false });
             let g = RuleValue::new(&table).unwrap();
             for n in (0..5000u64).chain([(1 << 31) - 1, (1 << 32) - 1, 4_000_000_007]) {

@@ -8,7 +8,6 @@ pub mod rule;
 pub use packed::Packed;
 pub use rule::Rule;
 
-use crate::games::sub;
 use crate::spec::GameSpec;
 
 /// A built table.
@@ -36,15 +35,13 @@ impl Table {
     }
 }
 
-/// The rule a table's values support. Chess rows have none to find (no index rule makes sense
-/// for a bitmask), so their tables skip the search.
+/// The rule a table's values support, proven where the game has a theorem that makes the check
+/// a proof. Games whose index is not a heap (chess rows) skip the search.
 pub fn find_rule(spec: &GameSpec, values: &Packed) -> Option<Rule> {
-    if let GameSpec::Chess { .. } = spec {
+    if !spec.has_rule() {
         return None;
     }
     let mut rule = Rule::find(values.len(), |i| values.get(i) as u64)?;
-    if let GameSpec::Sub { moves, .. } = spec {
-        rule.proven = sub::proves_period(moves, rule.pre, rule.period, rule.saltus, rule.checked);
-    }
+    rule.proven = spec.theorem(&rule).is_some_and(|t| rule.checked >= t.needs);
     Some(rule)
 }

@@ -1,0 +1,323 @@
+//! Take-and-break heap games written as codes, as in Winning Ways and CGSuite's `TakeAndBreak`:
+//! `0.07` (Dawson's Kayles), `0.77` (Kayles), `4.[3]` (Lasker's Nim), `0.F`, `C.1`.
+//!
+//! A code is `d0.d1d2d3...`, digits 0–9 and A–F (either case), with an optional repeating tail
+//! in brackets at the end (`0.1[23]` = 0.1232323...). Digit d_k, k ≥ 1, is a sum of
+//! - 1: remove k beans from a heap of exactly k (leaving nothing);
+//! - 2: remove k beans and leave one (non-empty) heap;
+//! - 4: remove k beans and split the rest into two non-empty heaps;
+//! - 8: remove k beans and split the rest into three non-empty heaps.
+//!
+//! d0, before the point, may be 0 (or absent: `.6`), 4 (split a heap into two non-empty heaps
+//! without removing any), 8 (into three) or C (either). The spec may end in `:N`, the number
+//! of heaps tabulated (0..N), default 1024.
+//!
+//! Canonical text: d0 always written, digits in upper-case hex, trailing zeros dropped, a tail
+//! at its shortest period with as much of the finite part folded into it as repeats it
+//! (`0.3[3]` and `0.[33]` are `0.[3]`), a tail of zeros dropped, then `:N`.
+
+use super::{parse, Family, Game, MexSet};
+use crate::progress::Progress;
+use crate::spec::{SpecError, MAX_LEN};
+use crate::table::Packed;
+use std::fmt;
+use std::sync::Arc;
+
+/// Heaps tabulated when the spec names no count.
+pub const DEFAULT_LEN: u64 = 1024;
+/// Longest code accepted (digits after the point, tail included).
+pub const MAX_DIGITS: usize = 1024;
+
+const GRAMMAR: &str = "a take-and-break code d0.d1d2...[tail][:N] such as 0.07, .6, 4.[3], 0.F, C.1:5000 \
+    (digits 0-9 and A-F; d0 is 0, 4, 8 or C; N heaps, default 1024)";
+
+pub static FAMILY: Family = Family { name: "code", grammar: GRAMMAR, parse: parse_spec };
+
+/// A take-and-break code, normalised (see the module docs): every spelling of one game gives
+/// the same `Code`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Code {
+    /// d0: 0, 4, 8 or 12.
+    pub d0: u8,
+    /// d1, d2, ... of the finite part (no trailing zeros when there is no tail).
+    pub digits: Vec<u8>,
+    /// The digits that repeat for ever after `digits`; empty when none.
+    pub tail: Vec<u8>,
+}
+
+impl Code {
+    /// Digit d_k (k ≥ 1), the tail repeated for ever.
+    #[inline]
+    pub fn digit(&self, k: u64) -> u8 {
+        debug_assert!(k >= 1);
+        let i = k - 1;
+        let m = self.digits.len() as u64;
+        if i < m {
+            self.digits[i as usize]
+        } else if self.tail.is_empty() {
+            0
+        } else {
+            self.tail[((i - m) % self.tail.len() as u64) as usize]
+        }
+    }
+
+    /// The largest k with d_k ≠ 0 when the code is finite (0 if it has no take moves); `None`
+    /// when a tail repeats for ever.
+    pub fn last_nonzero(&self) -> Option<u64> {
+        self.tail.is_empty().then_some(self.digits.len() as u64)
+    }
+
+    /// Octal: every digit at most 7 (no move leaves three heaps) and d0 = 0.
+    pub fn is_octal(&self) -> bool {
+        self.d0 == 0 && self.digits.iter().chain(&self.tail).all(|&d| d < 8)
+    }
+
+    /// Puts the code in its one canonical form.
+    fn normalise(mut self) -> Code {
+        // The tail at its shortest period.
+        let t = self.tail.len();
+        if let Some(p) = (1..=t).find(|&p| t % p == 0 && (p..t).all(|i| self.tail[i] == self.tail[i - p])) {
+            self.tail.truncate(p);
+        }
+        if self.tail.iter().all(|&d| d == 0) {
+            self.tail.clear();
+        }
+        // Fold the end of the finite part into the tail while it repeats it: 0.3[3] = 0.[3],
+        // 0.1[21] = 0.[12].
+        while !self.tail.is_empty() && self.digits.last() == self.tail.last() {
+            self.digits.pop();
+            self.tail.rotate_right(1);
+        }
+        if self.tail.is_empty() {
+            while self.digits.last() == Some(&0) {
+                self.digits.pop();
+            }
+        }
+        self
+    }
+}
+
+impl fmt::Display for Code {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let hex = |d: &u8| char::from_digit(*d as u32, 16).unwrap_or('?').to_ascii_uppercase();
+        write!(f, "{}.", hex(&self.d0))?;
+        if self.digits.is_empty() && self.tail.is_empty() {
+            return f.write_str("0");
+        }
+        for d in &self.digits {
+            write!(f, "{}", hex(d))?;
+        }
+        if !self.tail.is_empty() {
+            f.write_str("[")?;
+            for d in &self.tail {
+                write!(f, "{}", hex(d))?;
+            }
+            f.write_str("]")?;
+        }
+        Ok(())
+    }
+}
+
+/// Parses a code (without `:N`). Errors name the character and what was expected there.
+pub fn parse_code(text: &str) -> Result<Code, String> {
+    let bytes = text.as_bytes();
+    let Some(point) = text.find('.') else {
+        return Err("a code needs its point, as in 0.07 or .6".into());
+    };
+    let d0 = match &text[..point] {
+        "" | "0" => 0,
+        "4" => 4,
+        "8" => 8,
+        "C" | "c" => 12,
+        other => {
+            return Err(format!(
+                "the digit before the point is `{}`; it must be 0, 4, 8 or C (splitting a heap without removing any)",
+                other.escape_debug()
+            ));
+        }
+    };
+    let (mut digits, mut tail) = (Vec::new(), Vec::new());
+    let mut in_tail = false;
+    let mut closed = false;
+    for (i, c) in text[point + 1..].char_indices() {
+        let at = point + 1 + i + 1; // 1-based character position in the code
+        if closed {
+            return Err(format!("`{}` at character {at} follows the repeating tail; `[...]` must end the code", c.escape_debug()));
+        }
+        match c {
+            '[' if !in_tail => in_tail = true,
+            ']' if in_tail => {
+                if tail.is_empty() {
+                    return Err(format!("empty repeating tail `[]` at character {}", at - 1));
+                }
+                closed = true;
+            }
+            c if c.is_ascii_hexdigit() => {
+                let d = c.to_digit(16).unwrap_or(0) as u8;
+                if in_tail { tail.push(d) } else { digits.push(d) }
+                if digits.len() + tail.len() > MAX_DIGITS {
+                    return Err(format!("the code has more than {MAX_DIGITS} digits"));
+                }
+            }
+            c => {
+                let expected = if in_tail { "a hex digit 0-9, A-F or the closing `]`" } else { "a hex digit 0-9, A-F or `[`" };
+                return Err(format!("`{}` at character {at} is not allowed; expected {expected}", c.escape_debug()));
+            }
+        }
+    }
+    if in_tail && !closed {
+        return Err(format!("the repeating tail opened with `[` is not closed with `]` (character {})", bytes.len() + 1));
+    }
+    Ok(Code { d0, digits, tail }.normalise())
+}
+
+fn parse_spec(spec: &str) -> Option<Result<Arc<dyn Game>, SpecError>> {
+    let first = spec.chars().next()?;
+    // Codes start with a digit or the point; names start with a letter (but `C.1` is a code).
+    if !(first.is_ascii_digit() || first == '.' || (matches!(first, 'C' | 'c') && spec[1..].starts_with('.'))) {
+        return None;
+    }
+    let (code, count) = match spec.split_once(':') {
+        Some((c, n)) => (c, Some(n)),
+        None => (spec, None),
+    };
+    Some((|| {
+        let code = parse_code(code).or_else(|why| parse::err(spec, why, GRAMMAR))?;
+        let len = parse::bounded(spec, "entry count", count, DEFAULT_LEN, (1, MAX_LEN), GRAMMAR)?;
+        Ok(Arc::new(TakeBreak { code, len }) as Arc<dyn Game>)
+    })())
+}
+
+/// A take-and-break game and how many heaps to tabulate.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TakeBreak {
+    pub code: Code,
+    pub len: u64,
+}
+
+impl Game for TakeBreak {
+    fn family(&self) -> &'static Family {
+        &FAMILY
+    }
+
+    fn canonical(&self) -> String {
+        format!("{}:{}", self.code, self.len)
+    }
+
+    fn len(&self) -> u64 {
+        self.len
+    }
+
+    fn reference(&self, progress: &Progress) -> Packed {
+        Packed::from_values(&reference(&self.code, self.len, progress))
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
+
+/// Every option of a heap of `n`, as the heaps it leaves (0, 1, 2 or 3 of them, each ≥ 1),
+/// straight from the digits. Calls `f` once per option (an option reached two ways may be
+/// reported twice).
+pub fn options(code: &Code, n: u64, mut f: impl FnMut(&[u64])) {
+    let split = |rest: u64, bits: u8, f: &mut dyn FnMut(&[u64])| {
+        if bits & 1 != 0 && rest == 0 {
+            f(&[]);
+        }
+        if bits & 2 != 0 && rest >= 1 {
+            f(&[rest]);
+        }
+        if bits & 4 != 0 {
+            for a in 1..=rest / 2 {
+                f(&[a, rest - a]);
+            }
+        }
+        if bits & 8 != 0 {
+            for a in 1..=rest / 3 {
+                for b in a..=(rest - a) / 2 {
+                    f(&[a, b, rest - a - b]);
+                }
+            }
+        }
+    };
+    // d0: only its splits (4 and 8) mean anything; the parser refuses 1 and 2.
+    split(n, code.d0 & 12, &mut f);
+    for k in 1..=n {
+        let d = code.digit(k);
+        if d != 0 {
+            split(n - k, d, &mut f);
+        }
+    }
+}
+
+/// Scalar reference: values of heaps 0..len, each the mex of its options' values (a list of
+/// heaps is worth the XOR of theirs). Cubic in `len` where a digit has 8, quadratic otherwise.
+pub fn reference(code: &Code, len: u64, progress: &Progress) -> Vec<u32> {
+    let mut table: Vec<u32> = Vec::with_capacity(len as usize);
+    let mut mex = MexSet::new(64);
+    for n in 0..len {
+        mex.clear();
+        options(code, n, |heaps| mex.mark(heaps.iter().fold(0, |x, &h| x ^ table[h as usize]) as u64));
+        table.push(mex.mex() as u32);
+        if n & 0x3FF == 0x3FF {
+            progress.tick(n + 1, len);
+        }
+    }
+    table
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::GameSpec;
+
+    #[test]
+    fn spellings_of_one_game_print_one_text() {
+        for (input, canon) in [
+            ("0.07", "0.07:1024"),
+            (".07", "0.07:1024"),
+            ("0.070", "0.07:1024"),
+            ("0.[3]", "0.[3]:1024"),
+            ("0.3[3]", "0.[3]:1024"),
+            ("0.[33]:50", "0.[3]:50"),
+            ("0.1[21]", "0.[12]:1024"),
+            ("4.[3]", "4.[3]:1024"),
+            ("0.f", "0.F:1024"),
+            ("c.1", "C.1:1024"),
+            ("0.7[0]", "0.7:1024"),
+            ("4.", "4.0:1024"),
+            ("0.137:100000", "0.137:100000"),
+        ] {
+            let spec = GameSpec::parse(input).unwrap_or_else(|e| panic!("{input}: {e}"));
+            assert_eq!(spec.to_string(), canon, "{input}");
+            assert_eq!(GameSpec::parse(canon).unwrap(), spec);
+        }
+    }
+
+    #[test]
+    fn bad_codes_name_the_character() {
+        for (bad, says) in [
+            ("0.0G7", "`G` at character 4"),
+            ("1.07", "must be 0, 4, 8 or C"),
+            ("0.[3", "not closed"),
+            ("0.[]", "empty repeating tail"),
+            ("0.[3]1", "must end the code"),
+            ("0.07:0", "entry count 0"),
+            ("07", "needs its point"),
+        ] {
+            let e = GameSpec::parse(bad).unwrap_err().0;
+            assert!(e.contains(says), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn kayles_and_dawson_start_as_published() {
+        // Kayles (0.77): 0 1 2 3 1 4 3 2 1 4 2 6 4 1 2 7 (Winning Ways).
+        let k = reference(&parse_code("0.77").unwrap(), 16, &Progress::silent());
+        assert_eq!(k, [0, 1, 2, 3, 1, 4, 3, 2, 1, 4, 2, 6, 4, 1, 2, 7]);
+        // Dawson's Kayles (0.07): 0 0 1 1 2 0 3 1 1 0 3 3 2 2 4 0.
+        let d = reference(&parse_code("0.07").unwrap(), 16, &Progress::silent());
+        assert_eq!(d, [0, 0, 1, 1, 2, 0, 3, 1, 1, 0, 3, 3, 2, 2, 4, 0]);
+    }
+}
