@@ -4,6 +4,7 @@
 //! [`table::Table`], which [`table::format`] stores as a `.sgt` file, which the [`judge`]
 //! answers judge input from (the `sgq` binary).
 
+pub mod build;
 pub mod engine;
 pub mod games;
 pub mod judge;

@@ -1,6 +1,7 @@
 //! `sgtab`: builds, verifies, shows and dumps Sprague–Grundy tables.
 
 use clap::{Parser, Subcommand, ValueEnum};
+use sgtab::build::Proof;
 use sgtab::engine::{Backend, Engines, Timings};
 use sgtab::judge::generate::Size;
 use sgtab::judge::Problem;
@@ -61,6 +62,13 @@ enum Command {
         /// Report the time of each phase (device set-up, upload, kernel, readback, file write)
         #[arg(long)]
         timings: bool,
+        /// Grow each table (from its N) until its rule is proven by its game's theorem, or
+        /// until --max entries, and say which happened
+        #[arg(long)]
+        prove: bool,
+        /// With --prove: the most entries to grow a table to
+        #[arg(long, default_value_t = 1 << 27, requires = "prove")]
+        max: u64,
     },
     /// Check tables: checksum and header, then recompute and compare every value
     Verify {
@@ -107,7 +115,9 @@ fn main() -> ExitCode {
     }
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Build { specs, backend, out, timings } => build(&specs, backend.into(), &out, timings),
+        Command::Build { specs, backend, out, timings, prove, max } => {
+            build(&specs, backend.into(), &out, timings, prove.then_some(max))
+        }
         Command::Verify { files, backend } => verify(&files, backend.into()),
         Command::Show { file, values } => show(&file, values),
         Command::Dump { file } => dump(&file),
@@ -141,10 +151,17 @@ fn parse_specs(specs: &[String]) -> Result<Vec<GameSpec>> {
 }
 
 fn describe_rule(table: &Table) -> String {
-    table.rule.map_or_else(|| "no rule".to_string(), |r| r.to_string())
+    match table.rule {
+        None => "no rule".to_string(),
+        Some(r) if r.proven => match table.spec.theorem(&r) {
+            Some(t) => r.to_string().replace("(proven)", &format!("(proven by {})", t.name)),
+            None => r.to_string(),
+        },
+        Some(r) => r.to_string(),
+    }
 }
 
-fn build(specs: &[String], backend: Backend, out: &Path, show_timings: bool) -> Result<()> {
+fn build(specs: &[String], backend: Backend, out: &Path, show_timings: bool, prove: Option<u64>) -> Result<()> {
     let specs = parse_specs(specs)?;
     std::fs::create_dir_all(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
     let mut timings = Timings::default();
@@ -152,11 +169,25 @@ fn build(specs: &[String], backend: Backend, out: &Path, show_timings: bool) -> 
     for spec in specs {
         let start = Instant::now();
         let progress = Progress::new(format!("building {spec}"));
-        let computed = engines.compute(&spec, &progress, &mut timings);
+        let built = match prove {
+            None => sgtab::build::build(&engines, &spec, &progress, &mut timings).map(|b| (b, None)),
+            Some(max) => sgtab::build::prove(&engines, &spec, max, &progress, &mut timings).map(|(b, p)| (b, Some(p))),
+        };
         print_notes(&engines);
-        let (values, engine) = computed.map_err(|e| format!("{spec}: {e}"))?;
+        let (built, proof) = built.map_err(|e| format!("{spec}: {e}"))?;
         progress.finish();
-        let table = timings.time("rule search", || Table::new(spec.clone(), values));
+        let (table, engine) = (built.table, built.engine);
+        let spec = table.spec.clone();
+        match proof {
+            Some(Proof::Proven { theorem, len }) => println!("{spec}: rule proven by {theorem} with {len} entries"),
+            Some(Proof::NotProven { max }) => {
+                println!("{spec}: rule not proven by {max} entries (--max); {}", describe_rule(&table))
+            }
+            None => {}
+        }
+        if let Some(n) = built.filled_from {
+            println!("{spec}: the first {n} values proved the rule; the rest were filled from it");
+        }
         let path = out.join(spec.file_name());
         timings
             .time("file write", || format::write(&table, &path))

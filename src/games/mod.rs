@@ -16,6 +16,7 @@
 
 pub mod chess;
 pub mod funny;
+pub mod grundy;
 pub mod lasker;
 pub mod sub;
 pub mod takebreak;
@@ -31,7 +32,7 @@ use std::sync::Arc;
 /// Every family sgtab knows, in the order their grammars are listed in help and errors. A spec
 /// is offered to each parser in turn; the first that recognises its syntax owns it.
 pub static FAMILIES: &[&Family] =
-    &[&chess::FAMILY, &sub::FAMILY, &lasker::FAMILY, &funny::FAMILY, &takebreak::FAMILY];
+    &[&chess::FAMILY, &sub::FAMILY, &lasker::FAMILY, &funny::FAMILY, &takebreak::FAMILY, &grundy::FAMILY];
 
 /// A family of games: its name and the grammar of its specs.
 pub struct Family {

@@ -16,10 +16,10 @@
 //! at its shortest period with as much of the finite part folded into it as repeats it
 //! (`0.3[3]` and `0.[33]` are `0.[3]`), a tail of zeros dropped, then `:N`.
 
-use super::{parse, Family, Game, MexSet};
+use super::{parse, Family, Game, MexSet, Theorem};
 use crate::progress::Progress;
 use crate::spec::{SpecError, MAX_LEN};
-use crate::table::Packed;
+use crate::table::{Packed, Rule};
 use std::fmt;
 use std::sync::Arc;
 
@@ -210,6 +210,20 @@ impl Game for TakeBreak {
 
     fn reference(&self, progress: &Progress) -> Packed {
         Packed::from_values(&reference(&self.code, self.len, progress))
+    }
+
+    /// The Guy–Smith periodicity theorem (Winning Ways, ch. 4): in a finite octal game whose
+    /// last non-zero digit is d_t, if g(n + p) = g(n) for every n with n0 ≤ n < 2·n0 + p + t,
+    /// then it holds for every n ≥ n0. A rule is checked for the n with n + p < checked, so the
+    /// check proves it once checked ≥ 2·n0 + 2p + t. (Hexadecimal codes, codes with a tail and
+    /// rules with a saltus have no such theorem here: their rules stay "checked".)
+    fn theorem(&self, rule: &Rule) -> Option<Theorem> {
+        let t = self.code.last_nonzero()?;
+        if !self.code.is_octal() || rule.saltus != 0 {
+            return None;
+        }
+        let needs = rule.pre.checked_mul(2)?.checked_add(rule.period.checked_mul(2)?)?.checked_add(t)?;
+        Some(Theorem { name: "the Guy-Smith periodicity theorem", needs })
     }
 
     fn as_any(&self) -> &dyn std::any::Any {

@@ -16,37 +16,48 @@ pub struct Rule {
     pub proven: bool,
 }
 
-/// Most comparisons the search may make, as a multiple of the table's length: a table with no
-/// rule (a chess table) is searched in linear time and reported as having none.
-const WORK_PER_ENTRY: u64 = 32;
+/// The search looks at the last `WINDOW` values at most (memory: 8 bytes a value searched), so
+/// it finds every rule whose period is below about WINDOW / 3; a rule found is then extended
+/// down the whole table by direct comparison.
+const WINDOW: u64 = 1 << 22;
 
 impl Rule {
     /// The smallest period (then the smallest pre-period) that the table supports with margin:
-    /// the relation must hold over at least three periods and 16 values past `pre`.
+    /// the relation must hold over at least three periods and 16 values past `pre`, up to the
+    /// end of the table.
+    ///
+    /// Near-linear: g(n+p) = g(n) + s for every n in [pre, len − p) exactly when the first
+    /// differences D(n) = g(n+1) − g(n) repeat with period p on [pre, len − 1). Read backwards
+    /// from the end, that is a prefix of the reversed differences R with period p, and the
+    /// longest such prefix is p + Z[p], Z the Z-function of R (computed in linear time). So one
+    /// pass gives, for every p at once, how far down the rule reaches. Differences are taken
+    /// modulo 2^32; each candidate is confirmed on the values themselves before it is returned.
     pub fn find(len: u64, get: impl Fn(u64) -> u64) -> Option<Rule> {
-        let mut budget = WORK_PER_ENTRY.saturating_mul(len.max(64));
-        for period in 1..=len / 3 {
-            let last = len - 1;
-            let Some(saltus) = get(last).checked_sub(get(last - period)) else { continue };
-            // Walk down from the end while the relation holds.
-            let mut pre = last - period;
-            loop {
-                budget = budget.saturating_sub(1);
-                if pre == 0 || budget == 0 {
-                    break;
-                }
-                if get(pre - 1 + period) != get(pre - 1) + saltus {
-                    break;
-                }
+        if len < 2 {
+            return None;
+        }
+        let w = len.min(WINDOW);
+        // r[i] = D(len − 2 − i): differences from the end of the table backwards.
+        let r: Vec<u32> = (0..w - 1).map(|i| (get(len - 1 - i) as u32).wrapping_sub(get(len - 2 - i) as u32)).collect();
+        let z = z_function(&r);
+        for period in 1..=w / 3 {
+            let reach = (period as usize + z[period as usize].min(r.len() - period as usize)) as u64;
+            // The rule holds from pre = len − 1 − reach (relative to the window).
+            let mut pre = len - 1 - reach;
+            let span = len - pre;
+            if span < 3 * period || span < period + 16 {
+                continue;
+            }
+            let Some(saltus) = get(pre + period).checked_sub(get(pre)) else { continue };
+            let holds = |n: u64| get(n + period) == get(n) + saltus;
+            if !(pre..len - period).all(holds) {
+                continue; // a difference collided modulo 2^32
+            }
+            // Past the window's edge, walk down while the rule still holds.
+            while pre > 0 && reach == w - 1 && holds(pre - 1) {
                 pre -= 1;
             }
-            if budget == 0 {
-                return None;
-            }
-            let span = len - pre;
-            if span >= 3 * period && span >= period + 16 {
-                return Some(Rule { pre, period, saltus, checked: len, proven: false });
-            }
+            return Some(Rule { pre, period, saltus, checked: len, proven: false });
         }
         None
     }
@@ -60,6 +71,30 @@ impl Rule {
         let r = (n - self.pre) % self.period;
         get(self.pre + r) + k * self.saltus
     }
+}
+
+/// Z[i] = the length of the longest common prefix of `s` and `s[i..]` (Z[0] = len), in linear
+/// time (Gusfield's Z-algorithm).
+fn z_function(s: &[u32]) -> Vec<usize> {
+    let n = s.len();
+    let mut z = vec![0usize; n.max(1)];
+    if n == 0 {
+        return z;
+    }
+    z[0] = n;
+    let (mut l, mut r) = (0usize, 0usize);
+    for i in 1..n {
+        let mut k = if i < r { z[i - l].min(r - i) } else { 0 };
+        while i + k < n && s[k] == s[i + k] {
+            k += 1;
+        }
+        z[i] = k;
+        if i + k > r {
+            l = i;
+            r = i + k;
+        }
+    }
+    z
 }
 
 impl fmt::Display for Rule {
@@ -105,5 +140,63 @@ mod tests {
         assert!(Rule::find(100, |i| v[i as usize]).is_none_or(|r| r.period != 10));
         let noise: Vec<u64> = (0..1000u64).map(|n| n.wrapping_mul(0x9E3779B97F4A7C15) >> 58).collect();
         assert_eq!(Rule::find(1000, |i| noise[i as usize]), None);
+    }
+
+    /// The obvious finder: for each period in turn, walk down from the end while the relation
+    /// holds (quadratic).
+    fn slow_find(v: &[u64]) -> Option<Rule> {
+        let len = v.len() as u64;
+        for period in 1..=len / 3 {
+            let last = len - 1;
+            let Some(saltus) = v[last as usize].checked_sub(v[(last - period) as usize]) else { continue };
+            let mut pre = last - period;
+            while pre > 0 && v[(pre - 1 + period) as usize] == v[(pre - 1) as usize] + saltus {
+                pre -= 1;
+            }
+            let span = len - pre;
+            if span >= 3 * period && span >= period + 16 {
+                return Some(Rule { pre, period, saltus, checked: len, proven: false });
+            }
+        }
+        None
+    }
+
+    #[test]
+    fn near_linear_finder_equals_the_obvious_one() {
+        let mut seed = 0x2545F4914F6CDD1Du64;
+        let mut rnd = move |m: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % m
+        };
+        for case in 0..3000 {
+            let len = 1 + rnd(400);
+            let period = 1 + rnd(60);
+            let pre = rnd(len);
+            let saltus = if rnd(3) == 0 { rnd(5) } else { 0 };
+            let alphabet = 1 + rnd(4);
+            let head: Vec<u64> = (0..pre + period).map(|_| rnd(alphabet) + 8).collect();
+            let v: Vec<u64> = (0..len)
+                .map(|n| if n < pre + period { head[n as usize] } else { head[(pre + (n - pre) % period) as usize] + (n - pre) / period * saltus })
+                .collect();
+            // Damage one value now and then, anywhere.
+            let mut v = v;
+            if rnd(4) == 0 {
+                let at = rnd(len) as usize;
+                v[at] += 1;
+            }
+            assert_eq!(Rule::find(len, |i| v[i as usize]), slow_find(&v), "case {case}: {v:?}");
+        }
+    }
+
+    #[test]
+    fn long_periods_in_long_tables() {
+        let period = 100_003u64;
+        let pre = 12_345u64;
+        let len = 1_000_000u64;
+        let g = |n: u64| if n < pre { n % 7 + 1000 } else { ((n - pre) % period).wrapping_mul(0x9E3779B97F4A7C15) >> 54 };
+        let r = Rule::find(len, g).unwrap();
+        assert_eq!((r.pre, r.period, r.saltus), (pre, period, 0));
     }
 }

@@ -225,3 +225,74 @@ pub fn sgtab(args: &[&str]) -> Output {
 pub fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
+
+/// Heaps of a take-and-break game given by its digits, moved literally: remove k beans from one
+/// heap (k = 0 only to split) and leave the rest as j non-empty heaps, in any order, where bit
+/// 2^j of digit d_k allows it. `digit(k)` is written by the test from the code's text, apart
+/// from the library's parser.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct CodeHeaps {
+    pub digits: std::rc::Rc<Vec<u8>>,
+    pub heaps: Vec<u32>,
+}
+
+/// Every way to write `n` as an ordered sum of `parts` positive numbers.
+fn compositions(n: u32, parts: u32) -> Vec<Vec<u32>> {
+    if parts == 0 {
+        return if n == 0 { vec![vec![]] } else { vec![] };
+    }
+    let mut out = Vec::new();
+    for first in 1..=n {
+        for mut rest in compositions(n - first, parts - 1) {
+            rest.insert(0, first);
+            out.push(rest);
+        }
+    }
+    out
+}
+
+impl Position for CodeHeaps {
+    fn moves(&self) -> Vec<CodeHeaps> {
+        let mut out = Vec::new();
+        for (i, &h) in self.heaps.iter().enumerate() {
+            for k in 0..=h {
+                let d = self.digits.get(k as usize).copied().unwrap_or(0);
+                for j in 0..4u32 {
+                    if d >> j & 1 == 0 || (k == 0 && j < 2) {
+                        continue;
+                    }
+                    for parts in compositions(h - k, j) {
+                        let mut v = self.heaps.clone();
+                        v.remove(i);
+                        v.extend(parts);
+                        v.sort_unstable();
+                        out.push(CodeHeaps { digits: self.digits.clone(), heaps: v });
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
+/// Grundy's game, literally: split one heap into two unequal non-empty heaps.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct GrundyHeaps(pub Vec<u32>);
+
+impl Position for GrundyHeaps {
+    fn moves(&self) -> Vec<GrundyHeaps> {
+        let mut out = Vec::new();
+        for (i, &h) in self.0.iter().enumerate() {
+            for a in 1..h {
+                if a != h - a {
+                    let mut v = self.0.clone();
+                    v.remove(i);
+                    v.extend([a, h - a]);
+                    v.sort_unstable();
+                    out.push(GrundyHeaps(v));
+                }
+            }
+        }
+        out
+    }
+}

@@ -1,0 +1,142 @@
+//! Take-and-break codes and Grundy's game: the references against a literal search over lists
+//! of heaps; the names that are codes (`sub`, `lasker`) against their codes; proven rules and
+//! tables filled from them against tables computed in full.
+
+mod common;
+
+use common::{CodeHeaps, GrundyHeaps, Search};
+use sgtab::build;
+use sgtab::engine::{Backend, Engines, Timings};
+use sgtab::games::{grundy, takebreak};
+use sgtab::progress::Progress;
+use sgtab::spec::GameSpec;
+use std::rc::Rc;
+
+/// Digits d0, d1, d2, ... of `code` written out to `len` places, read from its text here
+/// (hex digits, one `[...]` tail at the end) and not by the library's parser.
+fn digits_of(code: &str, len: usize) -> Vec<u8> {
+    let (d0, rest) = code.split_once('.').unwrap();
+    let mut out = vec![if d0.is_empty() { 0 } else { u8::from_str_radix(d0, 16).unwrap() }];
+    let (finite, tail) = match rest.split_once('[') {
+        Some((f, t)) => (f, t.trim_end_matches(']')),
+        None => (rest, ""),
+    };
+    out.extend(finite.chars().map(|c| c.to_digit(16).unwrap() as u8));
+    let tail: Vec<u8> = tail.chars().map(|c| c.to_digit(16).unwrap() as u8).collect();
+    while out.len() < len {
+        out.push(if tail.is_empty() { 0 } else { tail[(out.len() - 1 - finite.len()) % tail.len()] });
+    }
+    out
+}
+
+fn check(code: &str, heaps: u32) {
+    let parsed = takebreak::parse_code(code).unwrap_or_else(|e| panic!("{code}: {e}"));
+    let table = takebreak::reference(&parsed, heaps as u64, &Progress::silent());
+    let digits = Rc::new(digits_of(code, heaps as usize + 1));
+    let mut search = Search::new();
+    for h in 0..heaps {
+        let p = CodeHeaps { digits: digits.clone(), heaps: if h == 0 { vec![] } else { vec![h] } };
+        assert_eq!(table[h as usize], search.value(&p), "code {code}, heap {h}");
+    }
+}
+
+#[test]
+fn every_two_digit_octal_code_matches_the_heap_search() {
+    for a in 0..8 {
+        for b in 0..8 {
+            check(&format!("0.{a}{b}"), 13);
+        }
+    }
+}
+
+#[test]
+fn every_two_digit_hex_code_matches_the_heap_search() {
+    for a in 0..16u32 {
+        for b in 0..16u32 {
+            check(&format!("0.{a:X}{b:X}"), 9);
+        }
+    }
+}
+
+#[test]
+fn splitting_without_removing_and_longer_codes_match_the_heap_search() {
+    for d0 in ["4", "8", "C"] {
+        for a in 0..16u32 {
+            check(&format!("{d0}.{a:X}"), 8);
+        }
+    }
+    for code in ["0.137", "0.106", "0.161", "0.354", "0.376", "0.6", "0.F", "0.B7", "0.4C3", "0.0007", "0.303000003",
+        "0.[3]", "0.1[2]", "0.[12]", "4.[3]", "0.0[7]", "C.[1]", "0.[F]"] {
+        check(code, 10);
+    }
+}
+
+#[test]
+fn grundy_reference_matches_the_heap_search() {
+    let table = grundy::reference(16, &Progress::silent());
+    let mut search = Search::new();
+    for h in 0..16u32 {
+        assert_eq!(table[h as usize], search.value(&GrundyHeaps(if h == 0 { vec![] } else { vec![h] })), "heap {h}");
+    }
+}
+
+fn values(spec: &str, backend: Backend) -> Vec<u32> {
+    let spec = GameSpec::parse(spec).unwrap();
+    let (packed, _) = Engines::new(backend).compute(&spec, &Progress::silent(), &mut Timings::default()).unwrap();
+    packed.iter().collect()
+}
+
+#[test]
+fn named_games_are_their_codes() {
+    assert_eq!(values("sub:1,3,9:3000", Backend::Scalar), values("0.303000003:3000", Backend::Scalar));
+    assert_eq!(values("lasker:3000", Backend::Scalar), values("4.[3]:3000", Backend::Scalar));
+    assert_eq!(values("sub:2,5,7:500", Backend::Scalar), values("0.0300303:500", Backend::Scalar));
+}
+
+#[test]
+fn rules_come_out_as_published() {
+    let engines = Engines::new(Backend::Auto);
+    let mut timings = Timings::default();
+    for (code, pre, period, saltus, proven) in
+        [("0.77:2000", 71, 12, 0, true), ("0.07:2000", 53, 34, 0, true), ("4.[3]:2000", 1, 4, 4, false), ("0.303000003", 0, 2, 0, true)]
+    {
+        let spec = GameSpec::parse(code).unwrap();
+        let built = build::build(&engines, &spec, &Progress::silent(), &mut timings).unwrap();
+        let r = built.table.rule.unwrap_or_else(|| panic!("{code}: no rule"));
+        assert_eq!((r.pre, r.period, r.saltus, r.proven), (pre, period, saltus, proven), "{code}");
+    }
+    // Hexadecimal and infinite codes are never claimed proven.
+    let spec = GameSpec::parse("0.[3]:500").unwrap();
+    let built = build::build(&engines, &spec, &Progress::silent(), &mut timings).unwrap();
+    assert!(!built.table.rule.unwrap().proven);
+}
+
+#[test]
+fn tables_filled_from_a_proven_rule_equal_tables_computed_in_full() {
+    let engines = Engines::new(Backend::Scalar);
+    let mut timings = Timings::default();
+    for code in ["0.77:40000", "0.07:40000", "0.303000003:20000", "0.6:20000"] {
+        let spec = GameSpec::parse(code).unwrap();
+        let built = build::build(&engines, &spec, &Progress::silent(), &mut timings).unwrap();
+        let (full, _) = engines.compute(&spec, &Progress::silent(), &mut timings).unwrap();
+        assert_eq!(built.table.values, full, "{code}");
+        if code != "0.6:20000" {
+            assert!(built.filled_from.is_some(), "{code} should be proven from a prefix");
+        }
+    }
+}
+
+#[test]
+fn prove_grows_the_table_until_the_theorem_holds() {
+    let engines = Engines::new(Backend::Auto);
+    let spec = GameSpec::parse("0.07:100").unwrap();
+    let (built, proof) = build::prove(&engines, &spec, 1 << 16, &Progress::silent(), &mut Timings::default()).unwrap();
+    let build::Proof::Proven { theorem, len } = proof else { panic!("0.07 not proven") };
+    assert!(theorem.contains("Guy-Smith"));
+    let r = built.table.rule.unwrap();
+    assert!(len >= 2 * 53 + 2 * 34 + 2 && r.proven && r.period == 34, "{len} {r:?}");
+    // A game with no theorem stops at --max and says so.
+    let spec = GameSpec::parse("4.[3]:64").unwrap();
+    let (_, proof) = build::prove(&engines, &spec, 256, &Progress::silent(), &mut Timings::default()).unwrap();
+    assert!(matches!(proof, build::Proof::NotProven { max: 256 }));
+}
