@@ -135,7 +135,7 @@ fn show_and_dump() {
     assert!(out.contains("rule:     g(n+4) = g(n) + 4 for n >= 1 (checked up to n = 1023, not proven beyond)"), "{out}");
     assert!(out.contains("values:   0 1 2 4 3 5 6 8 7"), "{out}");
     let sub = tables_dir().join("sub-1_3_9-1024.sgt");
-    assert!(text(&sgtab(&["show", sub.to_str().unwrap()]).stdout).contains("g(n+2) = g(n) for n >= 0 (proven)"));
+    assert!(text(&sgtab(&["show", sub.to_str().unwrap()]).stdout).contains("g(n+2) = g(n) for n >= 0 (proven by the subtraction-game window"));
     let dump = text(&sgtab(&["dump", lasker.to_str().unwrap()]).stdout);
     let values: Vec<u64> = dump.lines().map(|l| l.parse().unwrap()).collect();
     assert_eq!(values.len(), 1024);

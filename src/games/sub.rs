@@ -68,7 +68,7 @@ impl Game for Sub {
     fn theorem(&self, rule: &Rule) -> Option<Theorem> {
         let t = self.moves.iter().copied().max().unwrap_or(0) as u64;
         (rule.saltus == 0).then_some(Theorem {
-            name: "subtraction-game periodicity (a window as long as the largest move)",
+            name: "the subtraction-game window (as long as the largest move)",
             needs: rule.pre + rule.period + t,
         })
     }
