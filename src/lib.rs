@@ -5,6 +5,7 @@
 //! answers judge input from (the `sgq` binary).
 
 pub mod engine;
+pub mod export;
 pub mod games;
 pub mod judge;
 pub mod progress;
