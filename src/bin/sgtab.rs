@@ -100,6 +100,20 @@ enum Command {
         #[arg(long, default_value_t = 65536)]
         max_bytes: u64,
     },
+    /// Draw a table as an SVG or PNG picture: g(n) against n, or a heat map of rows
+    #[command(after_help = "A heap game: points (a bar per pixel column, least to largest value, when the table is longer than the plot is wide), the pre-period ended by a red line and one period shaded. A row game (chess): a heat map, high bits of the row down, low bits across, each cell the mean value of the rows it covers. Text uses a TrueType font: --font, $SGTAB_FONT, DejaVu Sans or Liberation Sans where they usually are, or what fc-match names.")]
+    Plot {
+        file: PathBuf,
+        /// The picture to write, .svg or .png (written atomically)
+        #[arg(short, long)]
+        out: PathBuf,
+        /// Size in pixels, WIDTHxHEIGHT
+        #[arg(long, default_value = "1000x600", value_parser = parse_size)]
+        size: (u32, u32),
+        /// TrueType font for the text
+        #[arg(long)]
+        font: Option<PathBuf>,
+    },
     /// Write a large, legal judge input for `sgq` (deterministic for a given seed) to stdout
     Gen {
         /// snim, chess, lasker, stones or funny
@@ -134,6 +148,7 @@ fn main() -> ExitCode {
         Command::Show { file, values } => show(&file, values),
         Command::Dump { file } => dump(&file),
         Command::Export { file, lang, out, max_bytes } => export(&file, lang, out.as_deref(), max_bytes),
+        Command::Plot { file, out, size, font } => plot(&file, &out, size, font.as_deref()),
         Command::Gen { problem, seed, cases, per_case, chips } => generate(&problem, seed, Size { cases, per_case, chips }),
     };
     match result {
@@ -306,4 +321,19 @@ fn write_output(path: Option<&Path>, bytes: &[u8]) -> Result<()> {
         let _ = std::fs::remove_file(&tmp);
         format!("cannot write {}: {e}", path.display())
     })
+}
+
+fn parse_size(text: &str) -> std::result::Result<(u32, u32), String> {
+    let bad = || format!("`{text}` is not WIDTHxHEIGHT, e.g. 1000x600");
+    let (w, h) = text.split_once(['x', 'X']).ok_or_else(bad)?;
+    Ok((w.parse().map_err(|_| bad())?, h.parse().map_err(|_| bad())?))
+}
+
+fn plot(file: &Path, out: &Path, size: (u32, u32), font: Option<&Path>) -> Result<()> {
+    use sgtab::plot;
+    let format = plot::Format::from_path(out)?;
+    let table = read(file)?;
+    plot::use_font(font)?;
+    let bytes = plot::plot(&table, format, size)?;
+    write_output(Some(out), &bytes)
 }
