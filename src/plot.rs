@@ -143,7 +143,8 @@ fn err(e: impl std::fmt::Display) -> String {
 fn heap<DB: DrawingBackend>(table: &Table, area: DrawingArea<DB, Shift>) -> Result<(), String> {
     let values = &table.values;
     let len = values.len();
-    let top = values.max() as f64 + 1.0;
+    // Headroom above the data for the legend.
+    let top = (values.max() as f64 + 1.0) * 1.3;
     area.fill(&WHITE).map_err(err)?;
     let mut chart = ChartBuilder::on(&area)
         .caption(title(table), ("sans-serif", 18))
