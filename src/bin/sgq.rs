@@ -38,7 +38,7 @@ fn main() -> ExitCode {
     let mut args = std::env::args_os().skip(1);
     while let Some(arg) = args.next() {
         match arg.to_str() {
-            Some(kind @ ("value" | "sum")) if problem.is_none() && tables.is_none() => return query(kind, args),
+            Some(kind @ ("value" | "sum")) if problem.is_none() => return query(kind, tables, args),
             Some("-h" | "--help") => {
                 println!("{USAGE}");
                 return ExitCode::SUCCESS;
@@ -78,8 +78,9 @@ fn usage(why: &str) -> ExitCode {
 }
 
 /// `sgq value SPEC ...` and `sgq sum SPEC ...`.
-fn query(kind: &str, mut args: impl Iterator<Item = std::ffi::OsString>) -> ExitCode {
-    let (mut spec, mut tables, mut first, mut second) = (None, None, None, None);
+fn query(kind: &str, tables: Option<PathBuf>, mut args: impl Iterator<Item = std::ffi::OsString>) -> ExitCode {
+    let mut tables = tables.map(|t| t.to_string_lossy().into_owned());
+    let (mut spec, mut first, mut second) = (None, None, None);
     while let Some(arg) = args.next() {
         let Some(arg) = arg.to_str().map(str::to_string) else {
             return usage(&format!("unexpected argument `{}`", arg.to_string_lossy()));
