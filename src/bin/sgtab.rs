@@ -89,6 +89,7 @@ enum Command {
     /// Write a table as one source file defining sg(n), values bit-packed in a string literal
     #[command(after_help = "Where the table has a rule, only g(0..pre+period) is stored and the rule gives the rest; the function's comment says whether the rule is proven. Without a rule, every value is stored and sg stops the program past the table.")]
     Export {
+        /// The .sgt table file
         file: PathBuf,
         /// Language of the source
         #[arg(long, value_enum)]
@@ -101,8 +102,9 @@ enum Command {
         max_bytes: u64,
     },
     /// Draw a table as an SVG or PNG picture: g(n) against n, or a heat map of rows
-    #[command(after_help = "A heap game: points (a bar per pixel column, least to largest value, when the table is longer than the plot is wide), the pre-period ended by a red line and one period shaded. A row game (chess): a heat map, high bits of the row down, low bits across, each cell the mean value of the rows it covers. Text uses a TrueType font: --font, $SGTAB_FONT, DejaVu Sans or Liberation Sans where they usually are, or what fc-match names.")]
+    #[command(after_help = "A heap game: points (a bar per pixel column, least to largest value, when the table is longer than twice the plot's width in pixels), the pre-period ended by a red line and one period shaded. A row game (chess): a heat map, high bits of the row down, low bits across, each cell the mean value of the rows it covers. Text uses a TrueType font: --font, $SGTAB_FONT, DejaVu Sans or Liberation Sans where they usually are, or what fc-match names.")]
     Plot {
+        /// The .sgt table file
         file: PathBuf,
         /// The picture to write, .svg or .png (written atomically)
         #[arg(short, long)]
