@@ -1,4 +1,5 @@
-//! `sgq lasker` against `wc -l` on the same generated input, side by side in one run.
+//! `sgq lasker` against `wc -l`, and `sgq sum lasker` (the general query, same input format)
+//! beside them, on the same generated input, side by side in one run.
 //!
 //! Run: `cargo bench --bench sgq` (env SGQ_BENCH_MB sets the input size, default 100 MB;
 //! SGQ_BENCH_RUNS the number of alternating runs, default 7). The input is made once by the
@@ -32,7 +33,8 @@ fn input(mb: u64) -> PathBuf {
 
 fn time(cmd: &mut Command, file: &Path) -> Duration {
     let start = Instant::now();
-    let status = cmd.stdin(File::open(file).unwrap()).stdout(Stdio::null()).status().unwrap();
+    // stderr too: `sgq sum lasker` notes once that its rule is checked, not proven.
+    let status = cmd.stdin(File::open(file).unwrap()).stdout(Stdio::null()).stderr(Stdio::null()).status().unwrap();
     let took = start.elapsed();
     assert!(status.success(), "{cmd:?} failed");
     took
@@ -52,16 +54,29 @@ fn main() {
     let file = input(mb);
     let size = std::fs::metadata(&file).unwrap().len();
     let tables = Path::new(env!("CARGO_MANIFEST_DIR")).join("tables");
-    let (mut sgq, mut wc) = (Vec::new(), Vec::new());
+    let sgq_cmd = |args: &[&str]| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_sgq"));
+        c.args(args).arg("--tables").arg(&tables);
+        c
+    };
+    let sum_args = ["sum", "lasker", "--first", "Alice", "--second", "Bob"];
+    // Both answer the same input the same way.
+    let answers = |args: &[&str]| sgq_cmd(args).stdin(File::open(&file).unwrap()).stderr(Stdio::null()).output().unwrap().stdout;
+    assert_eq!(answers(&["lasker"]), answers(&sum_args), "sgq sum lasker answers differently from sgq lasker");
+    let (mut sgq, mut wc, mut sum) = (Vec::new(), Vec::new(), Vec::new());
     for _ in 0..runs {
         wc.push(time(Command::new("wc").arg("-l"), &file));
-        sgq.push(time(Command::new(env!("CARGO_BIN_EXE_sgq")).arg("lasker").arg("--tables").arg(&tables), &file));
+        sgq.push(time(&mut sgq_cmd(&["lasker"]), &file));
+        sum.push(time(&mut sgq_cmd(&sum_args), &file));
     }
     let (wc_best, wc_med) = summary(wc);
     let (sgq_best, sgq_med) = summary(sgq);
+    let (sum_best, sum_med) = summary(sum);
     println!("input: {} ({:.1} MB), {runs} alternating runs", file.display(), size as f64 / 1e6);
     println!("{:<12} {:>10} {:>10} {:>10}", "command", "best ms", "median ms", "MB/s");
     println!("{:<12} {:>10.1} {:>10.1} {:>10.0}", "wc -l", wc_best, wc_med, size as f64 / 1e3 / wc_med);
     println!("{:<12} {:>10.1} {:>10.1} {:>10.0}", "sgq lasker", sgq_best, sgq_med, size as f64 / 1e3 / sgq_med);
+    println!("{:<12} {:>10.1} {:>10.1} {:>10.0}", "sgq sum", sum_best, sum_med, size as f64 / 1e3 / sum_med);
     println!("ratio sgq/wc: {:.2}x (medians), {:.2}x (best)", sgq_med / wc_med, sgq_best / wc_best);
+    println!("ratio sum/lasker: {:.2}x (medians), {:.2}x (best)", sum_med / sgq_med, sum_best / sgq_best);
 }

@@ -19,6 +19,23 @@ if ! have_vulkan_driver; then
     fi
 fi
 
+# tests/export.rs compiles exported tables with gcc, g++ and rustc and runs them with python3;
+# tests/plot.rs draws text with a TrueType font (DejaVu Sans).
+missing=()
+command -v gcc >/dev/null || missing+=(gcc)
+command -v g++ >/dev/null || missing+=(g++)
+command -v python3 >/dev/null || missing+=(python3)
+compgen -G "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf" >/dev/null || missing+=(fonts-dejavu-core)
+if [ ${#missing[@]} -gt 0 ]; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+        echo "scripts/test.sh: installing ${missing[*]} (export and plot tests)"
+        apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    else
+        echo "scripts/test.sh: WARNING: ${missing[*]} missing and cannot be installed (need root and apt-get)"
+    fi
+fi
+
 # Say which wgpu backend runs, and silence Mesa's harmless XDG_RUNTIME_DIR warning.
 export WGPU_BACKEND="${WGPU_BACKEND:-vulkan}"
 export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-/tmp}"

@@ -6,8 +6,10 @@
 
 pub mod build;
 pub mod engine;
+pub mod export;
 pub mod games;
 pub mod judge;
+pub mod plot;
 pub mod progress;
 pub mod spec;
 pub mod table;

@@ -3,12 +3,14 @@
 //! Kept tiny on purpose: it parses its few arguments by hand (no clap) and references no GPU
 //! code, so it starts in about a millisecond.
 
-use sgtab::judge::{self, JudgeError, Problem};
+use sgtab::judge::{self, query, JudgeError, Problem};
 use std::io::{self, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 const USAGE: &str = "usage: sgq PROBLEM [--tables DIR] < input
+       sgq value SPEC [--tables DIR] < positions
+       sgq sum SPEC [--first WORD] [--second WORD] [--tables DIR] < cases
 
 Answers judge input on standard input, writing the judge's output on standard output.
 
@@ -18,6 +20,13 @@ PROBLEM is one of:
   lasker   Nim or not Nim? (HDU 3032), from the lasker table's stored rule
   stones   Taking stones 1/3/9 (Nowcoder 122 B), from the sub:1,3,9 table
   funny    A Funny Stone Game (UVa 1378), from the funny table
+
+value SPEC writes the value of each position on the input, one a line. sum SPEC reads T, then
+T cases of n and n positions, and writes one line a case: WORD of --first (default First) when
+the XOR of the values is not 0, WORD of --second (default Second) otherwise. SPEC is any game
+spec (`lasker`, `sub:1,3,9`, `chess:20`, `0.77`); its table is loaded. A position is a heap, a
+row bitmask, or a board square `x y`. Heaps past the table come from its stored rule (a rule
+that is only checked, not proven, says so once on stderr); with no rule they are refused.
 
 Tables are looked for in, first match wins: --tables DIR; $SGTAB_TABLES; ./tables if it
 exists; the tables/ directory of the source tree sgq was built from.
@@ -29,6 +38,7 @@ fn main() -> ExitCode {
     let mut args = std::env::args_os().skip(1);
     while let Some(arg) = args.next() {
         match arg.to_str() {
+            Some(kind @ ("value" | "sum")) if problem.is_none() => return query(kind, tables, args),
             Some("-h" | "--help") => {
                 println!("{USAGE}");
                 return ExitCode::SUCCESS;
@@ -65,4 +75,63 @@ fn main() -> ExitCode {
 fn usage(why: &str) -> ExitCode {
     eprintln!("sgq: {why}\n{USAGE}");
     ExitCode::from(2)
+}
+
+/// `sgq value SPEC ...` and `sgq sum SPEC ...`.
+fn query(kind: &str, tables: Option<PathBuf>, mut args: impl Iterator<Item = std::ffi::OsString>) -> ExitCode {
+    let mut tables = tables.map(|t| t.to_string_lossy().into_owned());
+    let (mut spec, mut first, mut second) = (None, None, None);
+    while let Some(arg) = args.next() {
+        let Some(arg) = arg.to_str().map(str::to_string) else {
+            return usage(&format!("unexpected argument `{}`", arg.to_string_lossy()));
+        };
+        let mut value = |flag: &str| args.next().map(|v| v.to_string_lossy().into_owned()).ok_or(format!("{flag} needs a value"));
+        let slot = match arg.as_str() {
+            "-h" | "--help" => {
+                println!("{USAGE}");
+                return ExitCode::SUCCESS;
+            }
+            "--tables" => &mut tables,
+            "--first" if kind == "sum" => &mut first,
+            "--second" if kind == "sum" => &mut second,
+            a if spec.is_none() && !a.starts_with('-') => {
+                spec = Some(arg);
+                continue;
+            }
+            _ => return usage(&format!("unexpected argument `{arg}` for sgq {kind}")),
+        };
+        match value(&arg) {
+            Ok(v) => *slot = Some(v),
+            Err(why) => return usage(&why),
+        }
+    }
+    let Some(spec) = spec else { return usage(&format!("sgq {kind} needs a game spec, e.g. sgq {kind} lasker")) };
+    let spec = match sgtab::spec::GameSpec::parse(&spec) {
+        Ok(s) => s,
+        Err(e) => return usage(&e.to_string()),
+    };
+    let (first, second) = (first.unwrap_or_else(|| "First".into()), second.unwrap_or_else(|| "Second".into()));
+    for word in [&first, &second] {
+        if word.is_empty() || word.chars().any(char::is_control) {
+            return usage(&format!("the words of sgq sum must be non-empty, on one line: {word:?}"));
+        }
+    }
+    let tables = judge::table_dir(tables.map(PathBuf::from));
+    let stdout = io::stdout();
+    let mut out = io::BufWriter::with_capacity(1 << 16, stdout.lock());
+    let mut note = |line: &str| eprintln!("sgq {kind}: {line}");
+    let result = judge::load_table(&tables, &spec).and_then(|table| match kind {
+        "value" => query::value(&table, io::stdin().lock(), &mut out, &mut note),
+        _ => query::sum(&table, &query::Words { first: &first, second: &second }, io::stdin().lock(), &mut out, &mut note),
+    });
+    let flushed = out.flush();
+    match result.and(flushed.map_err(JudgeError::Output)) {
+        Ok(()) => ExitCode::SUCCESS,
+        // A reader that went away (`sgq … | head`) is not an error worth a message.
+        Err(JudgeError::Output(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("sgq {kind} {spec}: error: {e}");
+            ExitCode::FAILURE
+        }
+    }
 }

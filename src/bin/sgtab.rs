@@ -46,6 +46,14 @@ impl From<BackendArg> for Backend {
     }
 }
 
+#[derive(Clone, Copy, ValueEnum)]
+enum LangArg {
+    C,
+    Cpp,
+    Rust,
+    Python,
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Build tables and write them as .sgt files (no SPEC: every default table)
@@ -86,6 +94,36 @@ enum Command {
     },
     /// Print every value, one decimal per line, in index order
     Dump { file: PathBuf },
+    /// Write a table as one source file defining sg(n), values bit-packed in a string literal
+    #[command(after_help = "Where the table has a rule, only g(0..pre+period) is stored and the rule gives the rest; the function's comment says whether the rule is proven. Without a rule, every value is stored and sg stops the program past the table.")]
+    Export {
+        /// The .sgt table file
+        file: PathBuf,
+        /// Language of the source
+        #[arg(long, value_enum)]
+        lang: LangArg,
+        /// Write here instead of to stdout (atomically: nothing half-written)
+        #[arg(short, long)]
+        out: Option<PathBuf>,
+        /// Refuse a source larger than this many bytes (65536 is a usual judge's limit)
+        #[arg(long, default_value_t = 65536)]
+        max_bytes: u64,
+    },
+    /// Draw a table as an SVG or PNG picture: g(n) against n, or a heat map of rows
+    #[command(after_help = "A heap game: points (a bar per pixel column, least to largest value, when the table is longer than twice the plot's width in pixels), the pre-period ended by a red line and one period shaded. A row game (chess): a heat map, high bits of the row down, low bits across, each cell the mean value of the rows it covers. Text uses a TrueType font: --font, $SGTAB_FONT, DejaVu Sans or Liberation Sans where they usually are, or what fc-match names.")]
+    Plot {
+        /// The .sgt table file
+        file: PathBuf,
+        /// The picture to write, .svg or .png (written atomically)
+        #[arg(short, long)]
+        out: PathBuf,
+        /// Size in pixels, WIDTHxHEIGHT
+        #[arg(long, default_value = "1000x600", value_parser = parse_size)]
+        size: (u32, u32),
+        /// TrueType font for the text
+        #[arg(long)]
+        font: Option<PathBuf>,
+    },
     /// Write a large, legal judge input for `sgq` (deterministic for a given seed) to stdout
     Gen {
         /// snim, chess, lasker, stones or funny
@@ -121,6 +159,8 @@ fn main() -> ExitCode {
         Command::Verify { files, backend } => verify(&files, backend.into()),
         Command::Show { file, values } => show(&file, values),
         Command::Dump { file } => dump(&file),
+        Command::Export { file, lang, out, max_bytes } => export(&file, lang, out.as_deref(), max_bytes),
+        Command::Plot { file, out, size, font } => plot(&file, &out, size, font.as_deref()),
         Command::Gen { problem, seed, cases, per_case, chips } => generate(&problem, seed, Size { cases, per_case, chips }),
     };
     match result {
@@ -282,4 +322,51 @@ fn generate(problem: &str, seed: u64, size: Size) -> Result<()> {
         Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(format!("cannot write: {e}")),
         _ => Ok(()),
     }
+}
+
+fn export(file: &Path, lang: LangArg, out: Option<&Path>, max_bytes: u64) -> Result<()> {
+    use sgtab::export::Lang;
+    let table = read(file)?;
+    let lang = match lang {
+        LangArg::C => Lang::C,
+        LangArg::Cpp => Lang::Cpp,
+        LangArg::Rust => Lang::Rust,
+        LangArg::Python => Lang::Python,
+    };
+    let source = sgtab::export::export(&table, lang, max_bytes)?;
+    write_output(out, source.as_bytes())
+}
+
+/// Writes `bytes` to `path` atomically (a temporary file beside it, then renamed), or to stdout.
+fn write_output(path: Option<&Path>, bytes: &[u8]) -> Result<()> {
+    let Some(path) = path else {
+        let mut stdout = io::stdout().lock();
+        return match stdout.write_all(bytes).and_then(|_| stdout.flush()) {
+            Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(format!("cannot write: {e}")),
+            _ => Ok(()),
+        };
+    };
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let name = path.file_name().ok_or_else(|| format!("{} names no file", path.display()))?;
+    let tmp = dir.join(format!(".{}.tmp{}", name.to_string_lossy(), std::process::id()));
+    let written = std::fs::write(&tmp, bytes).and_then(|_| std::fs::rename(&tmp, path));
+    written.map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        format!("cannot write {}: {e}", path.display())
+    })
+}
+
+fn parse_size(text: &str) -> std::result::Result<(u32, u32), String> {
+    let bad = || format!("`{text}` is not WIDTHxHEIGHT, e.g. 1000x600");
+    let (w, h) = text.split_once(['x', 'X']).ok_or_else(bad)?;
+    Ok((w.parse().map_err(|_| bad())?, h.parse().map_err(|_| bad())?))
+}
+
+fn plot(file: &Path, out: &Path, size: (u32, u32), font: Option<&Path>) -> Result<()> {
+    use sgtab::plot;
+    let format = plot::Format::from_path(out)?;
+    let table = read(file)?;
+    plot::use_font(font)?;
+    let bytes = plot::plot(&table, format, size)?;
+    write_output(Some(out), &bytes)
 }

@@ -9,6 +9,7 @@ pub mod funny;
 pub mod generate;
 pub mod input;
 pub mod lasker;
+pub mod query;
 pub mod snim;
 pub mod stones;
 

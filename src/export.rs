@@ -1,0 +1,312 @@
+//! `sgtab export`: a table as one self-contained source file defining `sg(n)`, for pasting into
+//! a contest submission (C, C++, Rust or Python).
+//!
+//! The values are stored bit-packed in a string literal, six bits a character (`'0'` + bits,
+//! so characters `0` to `o`; `\` and, for C's trigraphs, `?` are escaped), value i at bits
+//! [i·b, i·b + b) of the stream, lowest bit first, and decoded by a few lines of plain code.
+//! Hand-written because the encoding is the point: base64 would need a decoding table in every
+//! language, a hex array takes twice the bytes.
+//!
+//! Where the table has a rule, only g(0 .. pre + period) is stored and the rule gives the
+//! rest: exact below the table's length (the rule was checked there), and past it exact when
+//! the rule is proven; the function's comment says which. A table without a rule stores every
+//! value, and the function refuses (abort, panic, ValueError) past it.
+
+use crate::games::Positions;
+use crate::table::{Packed, Table};
+use std::fmt::{self, Write};
+
+/// A language to export to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lang {
+    C,
+    Cpp,
+    Rust,
+    Python,
+}
+
+impl Lang {
+    pub fn name(self) -> &'static str {
+        match self {
+            Lang::C => "C",
+            Lang::Cpp => "C++",
+            Lang::Rust => "Rust",
+            Lang::Python => "Python",
+        }
+    }
+}
+
+/// Characters of data on one source line.
+const LINE: usize = 96;
+
+/// What the exported function stores and how it answers past what it stores.
+struct Plan<'a> {
+    table: &'a Table,
+    /// The stored values g(0 .. stored.len()).
+    stored: Packed,
+    /// (pre, period, saltus) where a rule answers past `stored`.
+    rule: Option<(u64, u64, u64)>,
+    /// Largest n whose value fits 32 bits (the C, C++ and Rust return type); u64::MAX if all do.
+    limit32: u64,
+}
+
+impl<'a> Plan<'a> {
+    fn new(table: &'a Table) -> Result<Plan<'a>, String> {
+        let len = table.values.len();
+        let rule = table.rule.filter(|_| matches!(table.spec.positions(), Positions::Heap));
+        match rule {
+            // Checked over the whole table: the rule reproduces every stored value from pre + period on.
+            Some(r) if r.checked >= len && r.period > 0 && r.pre + r.period <= len => {
+                let head: Vec<u32> = (0..r.pre + r.period).map(|i| table.values.get(i)).collect();
+                let top = head[r.pre as usize..].iter().copied().max().unwrap_or(0) as u64;
+                let limit32 = match r.saltus {
+                    0 => u64::MAX,
+                    s => ((u32::MAX as u64 - top) / s)
+                        .checked_mul(r.period)
+                        .and_then(|x| x.checked_add(r.pre + r.period - 1))
+                        .unwrap_or(u64::MAX),
+                };
+                Ok(Plan { table, stored: Packed::from_values(&head), rule: Some((r.pre, r.period, r.saltus)), limit32 })
+            }
+            Some(r) => Err(format!("the rule stored with {} ({r}) does not cover its table; rebuild it", table.spec)),
+            None => Ok(Plan { table, stored: table.values.clone(), rule: None, limit32: u64::MAX }),
+        }
+    }
+
+    /// The six-bit groups of the stored bit stream, in order.
+    fn chars(&self) -> impl Iterator<Item = u8> + '_ {
+        let payload = self.stored.payload();
+        let count = (self.stored.len() * self.stored.bits() as u64).div_ceil(6);
+        (0..count).map(move |j| {
+            let at = j * 6;
+            let byte = (at / 8) as usize;
+            let word = payload[byte] as u16 | (payload.get(byte + 1).copied().unwrap_or(0) as u16) << 8;
+            b'0' + (word >> (at % 8) & 63) as u8
+        })
+    }
+
+    /// What the function answers, for its comment (lines without comment markers).
+    fn doc(&self) -> Vec<String> {
+        let t = self.table;
+        let len = t.values.len();
+        let mut doc = vec![format!("Sprague-Grundy values of {}, exported by sgtab (the table holds n < {len}).", t.spec)];
+        match (self.rule, t.rule) {
+            (Some((pre, period, saltus)), Some(r)) => {
+                doc.push(format!(
+                    "Stores g(0..{}); the rest from the rule g(n+{period}) = g(n) + {saltus} for n >= {pre}.",
+                    pre + period
+                ));
+                if r.proven {
+                    let theorem = t.spec.theorem(&r).map(|th| format!(" ({})", th.name)).unwrap_or_default();
+                    doc.push(format!("The rule is PROVEN{theorem}: every value is exact."));
+                } else {
+                    doc.push(format!(
+                        "The rule was CHECKED up to n = {} only, NOT PROVEN: values for n >= {len} are a conjecture.",
+                        r.checked - 1
+                    ));
+                }
+                if self.limit32 < u64::MAX {
+                    doc.push(format!("g(n) fits 32 bits for n <= {}; past that the function stops the program.", self.limit32));
+                }
+            }
+            _ => doc.push(format!("No rule is known past the table: for n >= {len} the function stops the program.")),
+        }
+        doc
+    }
+
+    /// Writes the source text for `lang`.
+    fn render(&self, lang: Lang, out: &mut impl Write) -> fmt::Result {
+        let b = self.stored.bits();
+        let stored = self.stored.len();
+        let doc = self.doc();
+        // Data lines, each a complete literal piece for the language.
+        let escape = |c: u8| -> &'static str {
+            match (c, lang) {
+                (b'\\', _) => "\\\\",
+                (b'?', Lang::C | Lang::Cpp) => "\\?",
+                _ => "",
+            }
+        };
+        let data = |out: &mut dyn Write, open: &str, close: &str, last_close: &str| -> fmt::Result {
+            let mut chars = self.chars().peekable();
+            loop {
+                out.write_str(open)?;
+                for _ in 0..LINE {
+                    let Some(c) = chars.next() else { break };
+                    match escape(c) {
+                        "" => out.write_char(c as char)?,
+                        e => out.write_str(e)?,
+                    }
+                }
+                if chars.peek().is_none() {
+                    return out.write_str(last_close);
+                }
+                out.write_str(close)?;
+            }
+        };
+        match lang {
+            Lang::C | Lang::Cpp => {
+                let (stdint, stdlib, abort) = match lang {
+                    Lang::C => ("<stdint.h>", "<stdlib.h>", "abort()"),
+                    _ => ("<cstdint>", "<cstdlib>", "std::abort()"),
+                };
+                writeln!(out, "/* uint32_t sg(uint64_t n)")?;
+                for line in &doc {
+                    writeln!(out, " * {line}")?;
+                }
+                writeln!(out, " */\n#include {stdint}\n#include {stdlib}\n")?;
+                writeln!(out, "/* {stored} values of {b} bits, 6 bits a character ('0' + bits), lowest bit first. */")?;
+                writeln!(out, "static const char SG_DATA[] =")?;
+                data(out, "\"", "\"\n", "\";\n")?;
+                writeln!(out, "\nstatic uint32_t sg_stored(uint64_t i) {{")?;
+                writeln!(out, "    uint32_t v = 0;")?;
+                writeln!(out, "    for (unsigned j = 0; j < {b}; j++) {{")?;
+                writeln!(out, "        uint64_t bit = i * {b} + j;")?;
+                writeln!(out, "        v |= (uint32_t)(((SG_DATA[bit / 6] - '0') >> (bit % 6)) & 1) << j;")?;
+                writeln!(out, "    }}\n    return v;\n}}\n")?;
+                writeln!(out, "uint32_t sg(uint64_t n) {{")?;
+                writeln!(out, "    if (n < {stored}u) return sg_stored(n);")?;
+                match self.rule {
+                    Some((pre, period, saltus)) => {
+                        if self.limit32 < u64::MAX {
+                            writeln!(out, "    if (n > {}u) {abort}; /* g(n) does not fit 32 bits */", self.limit32)?;
+                        }
+                        let k = if saltus == 0 { String::new() } else { format!(" + (uint32_t)((n - {pre}u) / {period}u) * {saltus}u") };
+                        writeln!(out, "    return sg_stored({pre}u + (n - {pre}u) % {period}u){k};")?;
+                    }
+                    None => writeln!(out, "    {abort}; /* past the table: no value known */\n    return 0;")?,
+                }
+                writeln!(out, "}}")
+            }
+            Lang::Rust => {
+                writeln!(out, "/// `sg(n)`")?;
+                for line in &doc {
+                    writeln!(out, "/// {line}")?;
+                }
+                writeln!(out, "pub fn sg(n: u64) -> u32 {{")?;
+                writeln!(out, "    // {stored} values of {b} bits, 6 bits a character (b'0' + bits), lowest bit first.")?;
+                out.write_str("    const DATA: &[u8] = b\"\\\n")?;
+                data(out, "        ", "\\\n", "\";\n")?;
+                writeln!(out, "    let stored = |i: u64| -> u32 {{")?;
+                writeln!(out, "        (0..{b}u64).fold(0, |v, j| {{")?;
+                writeln!(out, "            let bit = i * {b} + j;")?;
+                writeln!(out, "            v | ((((DATA[(bit / 6) as usize] - b'0') >> (bit % 6)) & 1) as u32) << j")?;
+                writeln!(out, "        }})\n    }};")?;
+                writeln!(out, "    if n < {stored} {{\n        return stored(n);\n    }}")?;
+                match self.rule {
+                    Some((pre, period, saltus)) => {
+                        if self.limit32 < u64::MAX {
+                            writeln!(out, "    assert!(n <= {}, \"g({{n}}) does not fit 32 bits\");", self.limit32)?;
+                        }
+                        let k = if saltus == 0 { String::new() } else { format!(" + ((n - {pre}) / {period}) as u32 * {saltus}") };
+                        writeln!(out, "    stored({pre} + (n - {pre}) % {period}){k}")?;
+                    }
+                    None => writeln!(out, "    panic!(\"sg({{n}}): past the table, no value known\")")?,
+                }
+                writeln!(out, "}}")
+            }
+            Lang::Python => {
+                writeln!(out, "# {stored} values of {b} bits, 6 bits a character (ord('0') + bits), lowest bit first.")?;
+                writeln!(out, "_SG_DATA = (")?;
+                data(out, "    b\"", "\"\n", "\"\n")?;
+                writeln!(out, ")\n\n")?;
+                writeln!(out, "def _sg_stored(i):")?;
+                writeln!(out, "    v = 0")?;
+                writeln!(out, "    for j in range({b}):")?;
+                writeln!(out, "        bit = i * {b} + j")?;
+                writeln!(out, "        v |= (((_SG_DATA[bit // 6] - 48) >> (bit % 6)) & 1) << j")?;
+                writeln!(out, "    return v\n\n")?;
+                writeln!(out, "def sg(n):")?;
+                writeln!(out, "    \"\"\"sg(n)")?;
+                // Python's integers do not overflow: no 32-bit limit there.
+                for line in doc.iter().filter(|l| !l.starts_with("g(n) fits 32 bits")) {
+                    writeln!(out, "    {}", line.replace("the function stops the program", "sg raises ValueError"))?;
+                }
+                writeln!(out, "    \"\"\"")?;
+                writeln!(out, "    if n < 0:\n        raise ValueError(\"sg(n) needs n >= 0\")")?;
+                writeln!(out, "    if n < {stored}:\n        return _sg_stored(n)")?;
+                match self.rule {
+                    Some((pre, period, saltus)) => {
+                        let k = if saltus == 0 { String::new() } else { format!(" + (n - {pre}) // {period} * {saltus}") };
+                        writeln!(out, "    return _sg_stored({pre} + (n - {pre}) % {period}){k}")
+                    }
+                    None => writeln!(out, "    raise ValueError(\"sg(%d): past the table, no value known\" % n)"),
+                }
+            }
+        }
+    }
+}
+
+/// Counts the bytes written, to size an export before making it.
+struct Count(u64);
+
+impl Write for Count {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        self.0 += s.len() as u64;
+        Ok(())
+    }
+}
+
+/// The source text of `table` in `lang`, or why not: a table whose source would exceed
+/// `max_bytes` is refused with the size it would have.
+pub fn export(table: &Table, lang: Lang, max_bytes: u64) -> Result<String, String> {
+    let plan = Plan::new(table)?;
+    let mut count = Count(0);
+    plan.render(lang, &mut count).expect("counting never fails");
+    if count.0 > max_bytes {
+        return Err(format!(
+            "the {} source for {} would be {} bytes ({:.1} KiB), more than --max-bytes {max_bytes}; pass --max-bytes {} (or more) to write it",
+            lang.name(),
+            table.spec,
+            count.0,
+            count.0 as f64 / 1024.0,
+            count.0
+        ));
+    }
+    let mut source = String::with_capacity(count.0 as usize);
+    plan.render(lang, &mut source).expect("writing to a String never fails");
+    Ok(source)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::GameSpec;
+    use crate::table::Rule;
+
+    /// Decodes the data characters back, as the exported code does.
+    fn decode(chars: &[u8], b: u32, i: u64) -> u32 {
+        (0..b as u64).fold(0, |v, j| {
+            let bit = i * b as u64 + j;
+            v | ((((chars[(bit / 6) as usize] - b'0') >> (bit % 6)) & 1) as u32) << j
+        })
+    }
+
+    #[test]
+    fn the_six_bit_stream_round_trips_every_width() {
+        for bits in 1..=32u32 {
+            let mask = if bits == 32 { u32::MAX } else { (1 << bits) - 1 };
+            let values: Vec<u32> = (0..301u32).map(|i| i.wrapping_mul(2654435761) & mask).collect();
+            let spec = GameSpec::parse("sub:1:301").unwrap();
+            let table = Table { spec, values: Packed::with_bits(&values, bits), rule: None };
+            let plan = Plan::new(&table).unwrap();
+            let chars: Vec<u8> = plan.chars().collect();
+            assert_eq!(chars.len() as u64, (301 * bits as u64).div_ceil(6));
+            assert!(chars.iter().all(|c| (b'0'..b'0' + 64).contains(c)));
+            for (i, &v) in values.iter().enumerate() {
+                assert_eq!(decode(&chars, bits, i as u64), v, "bits {bits}, value {i}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_rule_stores_only_its_head_and_a_large_table_is_refused_with_its_size() {
+        let values: Vec<u32> = (0..1000u32).map(|n| n % 2).collect();
+        let mut table = Table { spec: GameSpec::parse("sub:1:1000").unwrap(), values: Packed::from_values(&values), rule: None };
+        let big = export(&table, Lang::C, 100).unwrap_err();
+        assert!(big.starts_with("the C source for sub:1:1000 would be ") && big.contains("--max-bytes"), "{big}");
+        table.rule = Some(Rule { pre: 0, period: 2, saltus: 0, checked: 1000, proven: true });
+        let small = export(&table, Lang::C, 65536).unwrap();
+        assert!(small.len() < 1200 && small.contains("PROVEN"), "{small}");
+    }
+}

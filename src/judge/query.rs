@@ -1,0 +1,387 @@
+//! `sgq value SPEC` and `sgq sum SPEC`: any table's positions answered from its file, with the
+//! same streaming scanner as the five problems.
+//!
+//! A position is read as the game reads its index ([`Positions`]): a heap size, a row bitmask,
+//! or a board square `x y`. A heap past the table is answered from the stored rule: silently
+//! when the rule is proven, with one note (once) when it is only checked, and refused when there
+//! is no rule. Refusals keep the scanner's line and column and say which build would cover the
+//! position. Values are never computed past 64 bits: the rule's reach is cut where its values
+//! would overflow.
+
+use super::input::{InputError, Scanner};
+use super::JudgeError;
+use crate::games::Positions;
+use crate::spec::GameSpec;
+use crate::table::{Packed, Table};
+use std::io::{Read, Write};
+
+/// The rule past the table, ready to apply: g(n) = head[(n − pre) mod p] + ⌊(n − pre) / p⌋·s.
+struct Extension {
+    /// g(pre .. pre + period)
+    head: Vec<u64>,
+    pre: u64,
+    saltus: u64,
+    split: Split,
+}
+
+/// Division by the period without a division instruction where possible.
+#[derive(Clone, Copy)]
+enum Split {
+    /// period = 2^shift
+    Pow2 { shift: u32, mask: u64 },
+    /// For x < 2^32: q = (x · magic) >> 64 with magic = ⌈2^64 / period⌉ (exact there); above
+    /// that a plain division.
+    Magic { magic: u64, period: u64 },
+}
+
+impl Split {
+    fn new(period: u64) -> Split {
+        if period.is_power_of_two() {
+            Split::Pow2 { shift: period.trailing_zeros(), mask: period - 1 }
+        } else {
+            Split::Magic { magic: (u64::MAX / period).wrapping_add(1), period }
+        }
+    }
+
+    /// (x / period, x % period)
+    #[inline(always)]
+    fn divide(self, x: u64) -> (u64, u64) {
+        match self {
+            Split::Pow2 { shift, mask } => (x >> shift, x & mask),
+            Split::Magic { magic, period } if x >> 32 == 0 => {
+                let q = ((x as u128 * magic as u128) >> 64) as u64;
+                (q, x - q * period)
+            }
+            Split::Magic { period, .. } => (x / period, x % period),
+        }
+    }
+}
+
+impl Extension {
+    /// g(n) for pre ≤ n ≤ the lookup's limit (which keeps the sum within u64).
+    #[inline(always)]
+    fn get(&self, n: u64) -> u64 {
+        let (k, r) = self.split.divide(n - self.pre);
+        self.head[r as usize] + k * self.saltus
+    }
+}
+
+/// A table ready to answer positions.
+pub struct Lookup<'a> {
+    table: &'a Table,
+    values: &'a Packed,
+    len: u64,
+    ext: Option<Extension>,
+    /// The largest index answered: the table's last, or as far as the rule's values fit u64.
+    limit: u64,
+    positions: Positions,
+}
+
+impl<'a> Lookup<'a> {
+    /// Prepares `table` for queries; fails on a stored rule that does not fit its table.
+    pub fn new(table: &'a Table) -> Result<Lookup<'a>, JudgeError> {
+        let values = &table.values;
+        let len = values.len();
+        let positions = table.spec.positions();
+        let mut ext = None;
+        let mut limit = len - 1;
+        if let (Some(rule), Positions::Heap) = (table.rule, positions) {
+            if rule.period == 0 || rule.pre.checked_add(rule.period).is_none_or(|end| end > len) {
+                return Err(JudgeError::Table(format!(
+                    "table {} stores a rule (pre-period {}, period {}) that does not fit its {len} entries; rebuild it with `sgtab build {}`",
+                    table.spec, rule.pre, rule.period, table.spec
+                )));
+            }
+            let head: Vec<u64> = (rule.pre..rule.pre + rule.period).map(|i| values.get(i) as u64).collect();
+            // Every n ≤ limit has ⌊(n − pre)/p⌋ ≤ kmax, so its value is at most max + kmax·s.
+            limit = match rule.saltus {
+                0 => u64::MAX,
+                s => {
+                    let kmax = (u64::MAX - head.iter().copied().max().unwrap_or(0)) / s;
+                    kmax.checked_mul(rule.period)
+                        .and_then(|x| x.checked_add(rule.pre + rule.period - 1))
+                        .unwrap_or(u64::MAX)
+                }
+            }
+            .max(len - 1);
+            ext = Some(Extension { head, pre: rule.pre, saltus: rule.saltus, split: Split::new(rule.period) });
+        }
+        Ok(Lookup { table, values, len, ext, limit, positions })
+    }
+
+    /// The largest index answered.
+    pub fn limit(&self) -> u64 {
+        self.limit
+    }
+
+    /// g(n) for n ≤ [`limit`](Lookup::limit).
+    #[inline(always)]
+    pub fn get(&self, n: u64) -> u64 {
+        match &self.ext {
+            Some(ext) if n >= self.len => ext.get(n),
+            _ => self.values.get(n) as u64,
+        }
+    }
+
+    /// Whether answers past the table come from a rule that is only checked, not proven.
+    fn unproven(&self) -> bool {
+        self.table.rule.is_some_and(|r| !r.proven) && self.ext.is_some()
+    }
+
+    /// The note written (once) when a position past the table is answered from a checked rule.
+    fn note(&self) -> String {
+        let rule = self.table.rule.expect("a rule answers past the table");
+        format!(
+            "note: positions past the {} entries of {} are answered from its rule {rule}",
+            self.len, self.table.spec
+        )
+    }
+
+    /// Range of one number read: a heap or a row up to the limit, a board coordinate below n.
+    fn number_range(&self) -> u64 {
+        match self.positions {
+            Positions::Board { n } => n - 1,
+            _ => self.limit,
+        }
+    }
+
+    /// Turns the scanner's out-of-range error for `what` into one that says why the number is
+    /// out of reach and which build would cover it; other errors pass unchanged.
+    fn explain(&self, e: InputError, what: &str) -> JudgeError {
+        let InputError::Format { at, message } = e else { return e.into() };
+        let max = self.number_range();
+        let token = message
+            .strip_prefix(what)
+            .and_then(|m| m.strip_prefix(" `"))
+            .and_then(|m| m.strip_suffix(&format!("` is out of range 0..={max}")));
+        let Some(token) = token else { return InputError::Format { at, message }.into() };
+        let spec = &self.table.spec;
+        let n = token.parse::<u64>().ok();
+        let why = match (self.positions, n) {
+            (_, None) => format!("out of reach: {spec} answers 0..={max}"),
+            (Positions::Heap, Some(_)) if self.ext.is_some() => format!(
+                "past the reach of the rule of {spec}: its value would not fit 64 bits (positions up to {} do)",
+                self.limit
+            ),
+            (Positions::Heap, Some(n)) => format!(
+                "past the table: {spec} has {} entries (0..={max}) and no rule for positions past them; {}",
+                self.len,
+                cover(spec, |s| matches!(s.positions(), Positions::Heap) && s.len() > n, n.checked_add(1))
+            ),
+            (Positions::Row { width }, Some(n)) => format!(
+                "not a row of {spec}: a row is a bitmask of {width} bits (0..={max}); {}",
+                cover(spec, |s| matches!(s.positions(), Positions::Row { .. }) && s.len() > n, Some(64 - n.leading_zeros() as u64))
+            ),
+            (Positions::Board { n: side }, Some(c)) => format!(
+                "off the board: {spec} is {side}×{side}, coordinates 0..={max}; {}",
+                cover(spec, |s| matches!(s.positions(), Positions::Board { n } if n > c), c.checked_add(1))
+            ),
+        };
+        InputError::Format { at, message: format!("{what} `{token}` is {why}") }.into()
+    }
+}
+
+/// The `sgtab build` command for the smallest table of `spec`'s game that `fits`, tried by
+/// putting `size` in place of the spec's last number; or a sentence saying there is none.
+fn cover(spec: &GameSpec, fits: impl Fn(&GameSpec) -> bool, size: Option<u64>) -> String {
+    let text = spec.to_string();
+    let found = text.rsplit_once(':').zip(size).and_then(|((head, last), size)| {
+        last.parse::<u64>().ok()?;
+        GameSpec::parse(&format!("{head}:{size}")).ok().filter(|s| fits(s))
+    });
+    match found {
+        Some(s) => format!("`sgtab build {s}` would cover it"),
+        None => "no table that sgtab builds for this game covers it".to_string(),
+    }
+}
+
+/// `sgq value`: every position on the input, its value on a line of its own, until the end.
+pub fn value(table: &Table, input: impl Read, out: &mut impl Write, note: &mut dyn FnMut(&str)) -> Result<(), JudgeError> {
+    let g = Lookup::new(table)?;
+    let mut input = Scanner::new(input);
+    let max = g.number_range();
+    let mut noted = !g.unproven();
+    let mut buf = itoa::Buffer::new();
+    for i in 1u64.. {
+        let index = match g.positions {
+            Positions::Board { n } => {
+                let what = format_args!("the x of position {i}");
+                let Some(x) = input.next_in(0, max, &what).map_err(|e| g.explain(e, &what.to_string()))? else { break };
+                let what = format_args!("the y of position {i}");
+                let y = input.next(0, max, &what).map_err(|e| g.explain(e, &what.to_string()))?;
+                x * n + y
+            }
+            _ => {
+                // Formatted only for an error: this loop runs once a number.
+                let what = format_args!("position {i}");
+                let Some(n) = input.next_in(0, max, &what).map_err(|e| g.explain(e, &what.to_string()))? else { break };
+                n
+            }
+        };
+        if !noted && index >= g.len {
+            note(&g.note());
+            noted = true;
+        }
+        out.write_all(buf.format(g.get(index)).as_bytes())?;
+        out.write_all(b"\n")?;
+    }
+    Ok(())
+}
+
+/// The words `sgq sum` writes for a first-player win and a loss.
+pub struct Words<'w> {
+    pub first: &'w str,
+    pub second: &'w str,
+}
+
+/// `sgq sum`: `T`, then T cases of `n` and n positions; a line per case, `first` when the XOR
+/// of the values is not 0 (the player to move wins), else `second`.
+pub fn sum(table: &Table, words: &Words, input: impl Read, out: &mut impl Write, note: &mut dyn FnMut(&str)) -> Result<(), JudgeError> {
+    let g = Lookup::new(table)?;
+    let mut input = Scanner::new(input);
+    let max = g.number_range();
+    let mut noted = !g.unproven();
+    let (first, second) = (format!("{}\n", words.first), format!("{}\n", words.second));
+    let cases = input.next(0, u64::MAX, &"the case count T")?;
+    for case in 1..=cases {
+        let what = format!("a position in case {case}");
+        let (x, beyond) = match g.positions {
+            Positions::Board { n } => {
+                let count = input.next(0, u64::MAX / 2, &format_args!("the position count n of case {case}"))?;
+                let what = format!("a coordinate in case {case}");
+                let (x, _) = input
+                    .fold(2 * count, 0, max, &what, (0, None), |(x, pending), c| match pending {
+                        None => (x, Some(c)),
+                        Some(px) => (x ^ g.get(px * n + c), None),
+                    })
+                    .map_err(|e| g.explain(e, &what))?;
+                (x, false)
+            }
+            _ => {
+                let count = input.next(0, u64::MAX, &format_args!("the position count n of case {case}"))?;
+                let len = g.len;
+                input
+                    .fold(count, 0, max, &what, (0, false), |(x, beyond), p| (x ^ g.get(p), beyond | (p >= len)))
+                    .map_err(|e| g.explain(e, &what))?
+            }
+        };
+        if beyond && !noted {
+            note(&g.note());
+            noted = true;
+        }
+        out.write_all(if x != 0 { first.as_bytes() } else { second.as_bytes() })?;
+    }
+    input.expect_end(&format!("the {cases} cases"))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::{Family, Game};
+    use crate::progress::Progress;
+    use crate::table::Rule;
+
+    fn run_value(table: &Table, input: &str) -> (Result<String, String>, Vec<String>) {
+        let mut out = Vec::new();
+        let mut notes = Vec::new();
+        let r = value(table, input.as_bytes(), &mut out, &mut |s| notes.push(s.to_string()));
+        (r.map(|_| String::from_utf8(out).unwrap()).map_err(|e| e.to_string()), notes)
+    }
+
+    fn heap_table(spec: &str, values: &[u32], rule: Option<Rule>) -> Table {
+        Table { spec: GameSpec::parse(spec).unwrap(), values: Packed::from_values(values), rule }
+    }
+
+    #[test]
+    fn split_divides_exactly() {
+        for period in [1u64, 2, 3, 4, 7, 12, 1000, 65537, (1 << 32) + 1] {
+            let s = Split::new(period);
+            for x in (0..3000u64).chain([(1 << 32) - 1, 1 << 32, (1 << 32) + 5, u64::MAX - 1, u64::MAX]) {
+                assert_eq!(s.divide(x), (x / period, x % period), "period {period}, x {x}");
+            }
+        }
+    }
+
+    #[test]
+    fn rule_reach_stops_before_overflow() {
+        // g(n) = n on 0..40, saltus 1 period 1: g(n) = n everywhere, fits u64 up to u64::MAX.
+        let values: Vec<u32> = (0..40).collect();
+        let rule = Rule { pre: 0, period: 1, saltus: 1, checked: 40, proven: true };
+        let t = heap_table("sub:1:40", &values, Some(rule));
+        let g = Lookup::new(&t).unwrap();
+        assert_eq!(g.limit(), u64::MAX);
+        assert_eq!(g.get(u64::MAX), u64::MAX);
+        // Saltus 3, period 2: g(2k + r) = head[r] + 3k; head = [5, 7].
+        let values: Vec<u32> = (0..40u32).map(|n| [5, 7][n as usize % 2] + 3 * (n / 2)).collect();
+        let rule = Rule { pre: 0, period: 2, saltus: 3, checked: 40, proven: true };
+        let t = heap_table("sub:1:40", &values, Some(rule));
+        let g = Lookup::new(&t).unwrap();
+        let kmax = (u64::MAX - 7) / 3;
+        assert_eq!(g.limit(), 2 * kmax + 1);
+        assert_eq!(g.get(g.limit()), 7 + 3 * kmax);
+        let (r, _) = run_value(&t, &format!("{}\n", g.limit() + 1));
+        let e = r.unwrap_err();
+        assert!(e.contains("past the reach of the rule") && e.contains("line 1, column 1"), "{e}");
+    }
+
+    #[test]
+    fn a_rule_that_does_not_fit_is_refused() {
+        let rule = Rule { pre: 30, period: 20, saltus: 0, checked: 40, proven: true };
+        let t = heap_table("sub:1:40", &[0; 40], Some(rule));
+        assert!(Lookup::new(&t).err().unwrap().to_string().contains("does not fit its 40 entries"));
+    }
+
+    /// A board game made up for the tests (no board family may exist yet): g(x, y) = x XOR y,
+    /// which is Nim on two heaps, on an n×n board.
+    #[derive(Debug)]
+    struct FakeBoard(u64);
+
+    static FAKE: Family = Family { name: "fakeboard", grammar: "fakeboard", parse: |_| None };
+
+    impl Game for FakeBoard {
+        fn family(&self) -> &'static Family {
+            &FAKE
+        }
+        fn canonical(&self) -> String {
+            format!("fakeboard:{}", self.0)
+        }
+        fn len(&self) -> u64 {
+            self.0 * self.0
+        }
+        fn positions(&self) -> Positions {
+            Positions::Board { n: self.0 }
+        }
+        fn reference(&self, _: &Progress) -> Packed {
+            let n = self.0;
+            Packed::from_values(&(0..n * n).map(|i| (i / n) ^ (i % n)).collect::<Vec<u64>>())
+        }
+        fn as_any(&self) -> &dyn std::any::Any {
+            self
+        }
+    }
+
+    #[test]
+    fn board_positions_are_pairs() {
+        let spec = GameSpec::new(FakeBoard(8));
+        let t = Table { values: spec.reference(&Progress::silent()), spec, rule: None };
+        let (r, _) = run_value(&t, "0 0\n3 5\n7 7\n7 0\n");
+        assert_eq!(r.unwrap(), "0\n6\n0\n7\n");
+        let (r, _) = run_value(&t, "1 2\n8 0\n");
+        let e = r.unwrap_err();
+        assert_eq!(e, "bad input: line 2, column 1 (byte 4): the x of position 2 `8` is off the board: fakeboard:8 is 8×8, coordinates 0..=7; no table that sgtab builds for this game covers it");
+        let (r, _) = run_value(&t, "1 2\n3");
+        assert!(r.unwrap_err().contains("input ends where the y of position 2 was expected"));
+        let mut out = Vec::new();
+        let words = Words { first: "A", second: "B" };
+        sum(&t, &words, "3\n2\n1 2 3 0\n1\n0 0\n0\n".as_bytes(), &mut out, &mut |_| panic!("no note")).unwrap();
+        // 1^2 = 3, 3^0 = 3: XOR 0 → B; (0,0) → 0 → B; nothing → B.
+        assert_eq!(String::from_utf8(out).unwrap(), "B\nB\nB\n");
+        let mut out = Vec::new();
+        sum(&t, &words, "1\n2\n1 2 3 1\n".as_bytes(), &mut out, &mut |_| panic!("no note")).unwrap();
+        assert_eq!(String::from_utf8(out).unwrap(), "A\n");
+        let mut out = Vec::new();
+        let e = sum(&t, &words, "1\n1\n1 9\n".as_bytes(), &mut out, &mut |_| {}).unwrap_err().to_string();
+        assert!(e.contains("line 3, column 3") && e.contains("`9` is off the board"), "{e}");
+    }
+}

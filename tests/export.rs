@@ -1,0 +1,157 @@
+//! `sgtab export`: the C, C++, Rust and Python sources compiled (gcc, g++, rustc) or run
+//! (python3) and compared value for value with their tables, for every committed table and
+//! Kayles; past the table, with a longer reference where the rule answers.
+
+mod common;
+
+use common::{sgtab, tables_dir, text};
+use sgtab::progress::Progress;
+use sgtab::spec::GameSpec;
+use sgtab::table::{format, Table};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::io::Write;
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("sgtab-export-{name}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Whether `tool` runs; a missing compiler skips its language with a loud line (CI installs them).
+fn have(tool: &str) -> bool {
+    let ok = Command::new(tool).arg("--version").stdout(Stdio::null()).stderr(Stdio::null()).status().is_ok_and(|s| s.success());
+    if !ok {
+        assert!(std::env::var_os("CI").is_none(), "{tool} is missing on CI; scripts/test.sh installs it");
+        eprintln!("SKIPPED: {tool} not found");
+    }
+    ok
+}
+
+fn run_ok(cmd: &mut Command) {
+    let out = cmd.output().unwrap();
+    assert!(out.status.success(), "{cmd:?}: {}{}", text(&out.stdout), text(&out.stderr));
+}
+
+/// Exports `file` to every language, runs sg on `queries` and compares with `want`.
+fn agree(file: &Path, queries: &[u64], want: &[u64]) {
+    let dir = scratch(file.file_stem().unwrap().to_str().unwrap());
+    let input: String = queries.iter().map(|q| format!("{q}\n")).collect();
+    let expect: String = want.iter().map(|w| format!("{w}\n")).collect();
+    let export = |lang: &str, name: &str| {
+        let out = dir.join(name);
+        let run = sgtab(&["export", file.to_str().unwrap(), "--lang", lang, "-o", out.to_str().unwrap(), "--max-bytes", "10000000"]);
+        assert!(run.status.success(), "{}", text(&run.stderr));
+        out
+    };
+    let answers = |cmd: &mut Command| -> String {
+        let mut child = cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        let data = input.clone();
+        let feeder = std::thread::spawn(move || stdin.write_all(data.as_bytes()));
+        let out = child.wait_with_output().unwrap();
+        feeder.join().unwrap().unwrap();
+        assert!(out.status.success(), "{cmd:?}: {}", text(&out.stderr));
+        text(&out.stdout)
+    };
+    let check = |lang: &str, got: String| {
+        let first = got.lines().zip(expect.lines()).position(|(a, b)| a != b);
+        assert!(got == expect, "{} in {lang}: first difference at query {first:?} of {}", file.display(), queries.len());
+    };
+    let main_c = "#include <stdio.h>\n#include <stdint.h>\nuint32_t sg(uint64_t n);\n\
+        int main(void) { unsigned long long n; while (scanf(\"%llu\", &n) == 1) printf(\"%u\\n\", sg(n)); return 0; }\n";
+    for (lang, compiler, ext, std) in [("c", "gcc", "c", "-std=c11"), ("cpp", "g++", "cpp", "-std=c++17")] {
+        if !have(compiler) {
+            continue;
+        }
+        let src = export(lang, &format!("sg.{ext}"));
+        let main = dir.join(format!("main.{ext}"));
+        fs::write(&main, main_c).unwrap();
+        let bin = dir.join(format!("sg-{lang}"));
+        run_ok(Command::new(compiler).args([std, "-O1", "-Wall", "-Wextra", "-Werror", "-o"]).arg(&bin).arg(&src).arg(&main));
+        check(lang, answers(&mut Command::new(&bin)));
+    }
+    if have("rustc") {
+        let src = export("rust", "sg.rs");
+        let main = dir.join("main.rs");
+        fs::write(&main, "include!(\"sg.rs\");\nfn main() {\n    let mut s = String::new();\n    std::io::Read::read_to_string(&mut std::io::stdin(), &mut s).unwrap();\n    let out: String = s.split_whitespace().map(|t| format!(\"{}\\n\", sg(t.parse().unwrap()))).collect();\n    print!(\"{out}\");\n}\n").unwrap();
+        assert!(src.exists());
+        let bin = dir.join("sg-rust");
+        run_ok(Command::new("rustc").args(["--edition", "2021", "-O", "-D", "warnings", "-o"]).arg(&bin).arg(&main));
+        check("rust", answers(&mut Command::new(&bin)));
+    }
+    if have("python3") {
+        export("python", "sg.py");
+        let script = "import sys\nsys.path.insert(0, sys.argv[1])\nfrom sg import sg\n\
+            sys.stdout.write(''.join('%d\\n' % sg(int(t)) for t in sys.stdin.read().split()))\n";
+        check("python", answers(Command::new("python3").arg("-c").arg(script).arg(&dir)));
+    }
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+fn reference(spec: &str) -> Vec<u64> {
+    GameSpec::parse(spec).unwrap().reference(&Progress::silent()).iter().map(u64::from).collect()
+}
+
+fn table(file: &Path) -> Table {
+    format::read(file).unwrap()
+}
+
+fn whole(file: &Path) -> (Vec<u64>, Vec<u64>) {
+    let t = table(file);
+    ((0..t.values.len()).collect(), t.values.iter().map(u64::from).collect())
+}
+
+#[test]
+fn chess_every_row() {
+    let (q, w) = whole(&tables_dir().join("chess-20.sgt"));
+    agree(&tables_dir().join("chess-20.sgt"), &q, &w);
+}
+
+#[test]
+fn funny_every_entry() {
+    let (q, w) = whole(&tables_dir().join("funny-32.sgt"));
+    agree(&tables_dir().join("funny-32.sgt"), &q, &w);
+}
+
+#[test]
+fn sub_and_lasker_past_their_tables() {
+    for (file, longer) in [("sub-1_3_9-1024.sgt", "sub:1,3,9:6000"), ("lasker-1024.sgt", "lasker:3000")] {
+        let want = reference(longer);
+        let mut queries: Vec<u64> = (0..want.len() as u64).collect();
+        let mut expect = want.clone();
+        // Far out: sub:1,3,9 is n mod 2; Lasker's Nim swaps 4k+3 and 4k+4.
+        let far = [1u64 << 31, (1 << 32) - 5, (1 << 32) - 4, 4_000_000_001, 4_000_000_003];
+        queries.extend(far);
+        expect.extend(far.map(|n| if file.starts_with("sub") { n % 2 } else { match n % 4 { 0 => n - 1, 3 => n + 1, _ => n } }));
+        agree(&tables_dir().join(file), &queries, &expect);
+    }
+}
+
+#[test]
+fn kayles_from_its_rule() {
+    let dir = scratch("kayles-table");
+    let spec = GameSpec::parse("0.77:1024").unwrap();
+    let t = Table::new(spec.clone(), spec.reference(&Progress::silent()));
+    let file = dir.join(spec.file_name());
+    format::write(&t, &file).unwrap();
+    let want = reference("0.77:4000");
+    agree(&file, &(0..4000).collect::<Vec<u64>>(), &want);
+    let run = sgtab(&["export", file.to_str().unwrap(), "--lang", "c"]);
+    assert!(run.status.success() && run.stdout.len() < 2000, "Kayles stores only pre-period + period values");
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn too_large_is_refused_with_its_size() {
+    let file = tables_dir().join("chess-20.sgt");
+    let run = sgtab(&["export", file.to_str().unwrap(), "--lang", "cpp"]);
+    let err = text(&run.stderr);
+    assert!(!run.status.success() && err.lines().count() == 1, "{err}");
+    assert!(err.contains("the C++ source for chess:20 would be ") && err.contains("more than --max-bytes 65536"), "{err}");
+    let out = scratch("refused").join("x.cpp");
+    let run = sgtab(&["export", file.to_str().unwrap(), "--lang", "c", "-o", out.to_str().unwrap()]);
+    assert!(!run.status.success() && !out.exists(), "nothing written");
+}
