@@ -26,12 +26,13 @@ impl Table {
         Table { spec, values, rule }
     }
 
-    /// g(n) for any n: from the table below its length, from the rule beyond it.
+    /// g(n) for any n: from the table below its length, from the rule beyond it (`None` past
+    /// the table without a rule, or where the rule's value would not fit in 64 bits).
     pub fn value(&self, n: u64) -> Option<u64> {
         if n < self.values.len() {
             return Some(self.values.get(n) as u64);
         }
-        self.rule.map(|r| r.extend(n, |i| self.values.get(i) as u64))
+        self.rule?.checked_extend(n, |i| self.values.get(i) as u64)
     }
 }
 

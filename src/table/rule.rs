@@ -107,3 +107,40 @@ mod tests {
         assert_eq!(Rule::find(1000, |i| noise[i as usize]), None);
     }
 }
+
+/// Checks on a rule that came from outside (a table file), kept apart from the search above.
+impl Rule {
+    /// Checks the rule against `len` values: 1 ≤ period, pre + period < checked ≤ len, and
+    /// g(n + period) = g(n) + saltus for every n in [pre, checked − period), in one linear pass
+    /// with checked arithmetic (a saltus whose addition wraps is a mismatch, not a pass). With
+    /// values below 2^32 this bounds the saltus below 2^32 too. Says what failed.
+    pub fn verify(&self, len: u64, get: impl Fn(u64) -> u64) -> Result<(), String> {
+        let Rule { pre, period, saltus, checked, .. } = *self;
+        if period == 0 {
+            return Err("its period is 0".into());
+        }
+        if checked > len {
+            return Err(format!("it claims to be checked up to {checked}, past the table's {len} entries"));
+        }
+        if pre.checked_add(period).is_none_or(|e| e >= checked) {
+            return Err(format!("pre-period {pre} plus period {period} leaves nothing checked below {checked}"));
+        }
+        for n in pre..checked - period {
+            let (a, b) = (get(n), get(n + period));
+            if a.checked_add(saltus) != Some(b) {
+                return Err(format!("g({}) = {b} is not g({n}) + {saltus} = {a} + {saltus}", n + period));
+            }
+        }
+        Ok(())
+    }
+
+    /// g(n) for any n like [`Rule::extend`], or `None` where the value would not fit in 64 bits.
+    pub fn checked_extend(&self, n: u64, get: impl Fn(u64) -> u64) -> Option<u64> {
+        if n < self.checked {
+            return Some(get(n));
+        }
+        let past = n.checked_sub(self.pre)?;
+        let (k, r) = (past.checked_div(self.period)?, past % self.period);
+        get(self.pre + r).checked_add(k.checked_mul(self.saltus)?)
+    }
+}
