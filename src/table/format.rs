@@ -358,7 +358,7 @@ fn read_checked(mut r: impl Read, file_len: u64, want: Option<&GameSpec>) -> Res
         }
         rule.verify(count, |i| values.get(i) as u64)
             .map_err(|why| ReadError::Bad(format!("the stored rule contradicts the stored values: {why}")))?;
-        if rule.proven && !spec.theorem(&rule).is_some_and(|t| rule.checked >= t.needs) {
+        if rule.proven && spec.theorem(&rule).is_none_or(|t| rule.checked < t.needs) {
             return bad(format!("damaged header: the stored rule is marked proven, but no theorem proves it for {spec}"));
         }
     }
