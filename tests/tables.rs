@@ -106,7 +106,7 @@ fn a_damaged_header_is_refused() {
     refused(&damaged_tables("bits", |b| b[12] = 0), "damaged header: 0 bits per value");
     refused(&damaged_tables("count-up", |b| b[18] ^= 1), "file is truncated (or its header damaged)");
     refused(&damaged_tables("count-down", |b| b[18] ^= 0x10), "damaged header or trailing data");
-    refused(&damaged_tables("spec", |b| b[64] = b'C'), "damaged header: bad game spec `Chess:20`");
+    refused(&damaged_tables("spec", |b| b[64] = b'C'), "damaged header: the game spec `Chess:20` is not one this sgtab reads");
 }
 
 #[test]

@@ -135,7 +135,7 @@ fn rename_or_remove(tmp: &Path, path: &Path) -> io::Result<()> {
 fn temporary_pid(name: &str) -> Option<u32> {
     let digits = if let Some(rest) = name.strip_prefix(".sgtab-").and_then(|r| r.strip_suffix(".tmp")) {
         let (pid, seq) = rest.split_once('-')?;
-        seq.bytes().all(|b| b.is_ascii_digit()).then_some(pid)?
+        (!seq.is_empty() && seq.bytes().all(|b| b.is_ascii_digit())).then_some(pid)?
     } else {
         let at = name.rfind(".sgt.tmp").filter(|_| name.starts_with('.'))?;
         &name[at + 8..]
@@ -317,9 +317,15 @@ fn read_checked(mut r: impl Read, file_len: u64, want: Option<&GameSpec>) -> Res
     crc.update(&spec_bytes);
     let text = std::str::from_utf8(&spec_bytes[..spec_len])
         .map_err(|_| ReadError::Bad("damaged header: the game spec is not UTF-8".into()))?;
-    let spec = GameSpec::parse(text).map_err(|e| ReadError::Bad(format!("damaged header: {e}")))?;
+    // At most 48 characters of a spec that may be 4 KiB of anything.
+    let shown = || {
+        let cut: String = text.chars().take(48).collect();
+        format!("`{}`{}", cut.escape_debug(), if cut.len() < text.len() { "…" } else { "" })
+    };
+    let spec = GameSpec::parse(text)
+        .map_err(|_| ReadError::Bad(format!("damaged header: the game spec {} is not one this sgtab reads", shown())))?;
     if spec.to_string() != text || spec_bytes[spec_len..].iter().any(|&b| b != 0) {
-        return bad(format!("damaged header: the game spec `{}` is not in canonical form", text.escape_debug()));
+        return bad(format!("damaged header: the game spec {} is not in canonical form", shown()));
     }
     if spec.len() != count {
         return bad(format!("damaged header: {spec} has {} entries, the header says {count}", spec.len()));
@@ -356,13 +362,38 @@ fn read_checked(mut r: impl Read, file_len: u64, want: Option<&GameSpec>) -> Res
         if !spec.has_rule() {
             return bad(format!("damaged header: a rule is stored, but {spec} has none (its index is not a heap)"));
         }
-        rule.verify(count, |i| values.get(i) as u64)
+        check_rule(&rule, count, |i| values.get(i) as u64)
             .map_err(|why| ReadError::Bad(format!("the stored rule contradicts the stored values: {why}")))?;
         if rule.proven && spec.theorem(&rule).is_none_or(|t| rule.checked < t.needs) {
             return bad(format!("damaged header: the stored rule is marked proven, but no theorem proves it for {spec}"));
         }
     }
     Ok(Table { spec, values, rule })
+}
+
+/// Checks a rule read from a file against the table's `len` values: 1 ≤ period,
+/// pre + period < checked ≤ len, and g(n + period) = g(n) + saltus for every n in
+/// [pre, checked − period), in one linear pass with checked arithmetic (a saltus whose addition
+/// wraps is a mismatch, not a pass). With values below 2^32 this bounds the saltus below 2^32,
+/// so applying the rule to any n below 2^32 cannot overflow 64 bits. Says what failed.
+pub fn check_rule(rule: &Rule, len: u64, get: impl Fn(u64) -> u64) -> Result<(), String> {
+    let Rule { pre, period, saltus, checked, .. } = *rule;
+    if period == 0 {
+        return Err("its period is 0".into());
+    }
+    if checked > len {
+        return Err(format!("it claims to be checked up to {checked}, past the table's {len} entries"));
+    }
+    if pre.checked_add(period).is_none_or(|e| e >= checked) {
+        return Err(format!("pre-period {pre} plus period {period} leaves nothing checked below {checked}"));
+    }
+    for n in pre..checked - period {
+        let (a, b) = (get(n), get(n + period));
+        if a.checked_add(saltus) != Some(b) {
+            return Err(format!("g({}) = {b} is not g({n}) + {saltus} = {a} + {saltus}", n + period));
+        }
+    }
+    Ok(())
 }
 
 /// Opens `path` for reading, refusing anything but a regular file. The open itself never
@@ -397,4 +428,48 @@ pub fn read_expecting(path: &Path, want: &GameSpec) -> Result<Table, ReadError> 
 /// Decodes a whole file held in memory.
 pub fn decode(bytes: &[u8]) -> Result<Table, ReadError> {
     read_from(bytes, bytes.len() as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn table() -> Table {
+        Table::new(GameSpec::parse("lasker:40").unwrap(), Packed::from_values(&(0..40u32).collect::<Vec<_>>()))
+    }
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("sgtab-format-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    #[test]
+    fn temporary_names_are_recognised() {
+        assert_eq!(temporary_pid(".sgtab-123-0.tmp"), Some(123));
+        assert_eq!(temporary_pid(".sgtab-123-45.tmp"), Some(123));
+        assert_eq!(temporary_pid(".chess-20.sgt.tmp4567"), Some(4567));
+        for other in ["chess-20.sgt", ".sgtab-x-0.tmp", ".sgtab-1-.tmp", ".sgtab--1.tmp", "sgtab-1-1.tmp", ".a.sgt.tmp", ".a.sgt.tmp12x", ".sgtab-1-2.tmp.sgt"] {
+            assert_eq!(temporary_pid(other), None, "{other}");
+        }
+    }
+
+    #[test]
+    fn the_named_fallback_writes_the_same_bytes_and_leaves_nothing() {
+        let dir = scratch("named");
+        let (a, b) = (dir.join("a.sgt"), dir.join("b.sgt"));
+        write(&table(), &a).unwrap();
+        named(&table(), &dir.join(".sgtab-1-1.tmp"), &b).unwrap();
+        assert_eq!(std::fs::read(&a).unwrap(), encode(&table()));
+        assert_eq!(std::fs::read(&b).unwrap(), encode(&table()));
+        // Over an existing file, too.
+        write(&table(), &b).unwrap();
+        let mut names: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+        names.sort();
+        assert_eq!(names, ["a.sgt", "b.sgt"]);
+        // A write into a directory that does not exist fails, leaving nothing.
+        assert!(write(&table(), &dir.join("none/c.sgt")).is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

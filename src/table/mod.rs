@@ -32,7 +32,12 @@ impl Table {
         if n < self.values.len() {
             return Some(self.values.get(n) as u64);
         }
-        self.rule?.checked_extend(n, |i| self.values.get(i) as u64)
+        // As Rule::extend, but checked: a rule from a file may have any saltus.
+        let r = self.rule?;
+        let past = n.checked_sub(r.pre)?;
+        let (k, i) = (past.checked_div(r.period)?, r.pre + past % r.period);
+        (i < self.values.len()).then_some(())?;
+        (self.values.get(i) as u64).checked_add(k.checked_mul(r.saltus)?)
     }
 }
 
