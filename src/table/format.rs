@@ -79,7 +79,7 @@ pub fn encode(table: &Table) -> Vec<u8> {
 /// - Where the file system has no `O_TMPFILE`, it is written under that temporary name directly,
 ///   removed on error.
 ///
-/// The temporary name is `.sgtab-PID-SEQ.tmp`: at most 35 bytes whatever `path` is, so it fits
+/// The temporary name is `.sgtab-PID-SEQ.tmp`: under 40 bytes whatever `path` is, so it fits
 /// wherever a table's own name does. A kill -9 can still strand one (between the link and the
 /// rename, or anywhere on the fallback path); every write first removes those whose PID is no
 /// longer running. There is no fsync: it would cost more than building chess:20, and a table torn
@@ -166,7 +166,7 @@ fn running(pid: u32) -> bool {
 
 /// Removes the temporary files in `dir` left by builds that were killed (their PID is gone).
 /// Best effort: a directory that cannot be listed is left as it is.
-pub fn remove_stale_temporaries(dir: &Path) -> Vec<PathBuf> {
+fn remove_stale_temporaries(dir: &Path) -> Vec<PathBuf> {
     let mut removed = Vec::new();
     let Ok(entries) = std::fs::read_dir(dir) else { return removed };
     for entry in entries.flatten() {
