@@ -106,7 +106,7 @@ fn a_damaged_header_is_refused() {
     refused(&damaged_tables("bits", |b| b[12] = 0), "damaged header: 0 bits per value");
     refused(&damaged_tables("count-up", |b| b[18] ^= 1), "file is truncated (or its header damaged)");
     refused(&damaged_tables("count-down", |b| b[18] ^= 0x10), "damaged header or trailing data");
-    refused(&damaged_tables("spec", |b| b[64] = b'C'), "checksum mismatch");
+    refused(&damaged_tables("spec", |b| b[64] = b'C'), "damaged header: the game spec `Chess:20` is not one this sgtab reads");
 }
 
 #[test]
@@ -177,7 +177,7 @@ fn sgq_answers_from_the_environment_variable() {
         .unwrap();
     // Cargo.toml is not judge input: the first token is not a number.
     assert_eq!(out.status.code(), Some(1));
-    assert!(text(&out.stderr).contains("line 1, column 1 (byte 0): expected the first heap n1 of line 1"));
+    assert!(text(&out.stderr).contains("line 1, column 1 (byte 0): expected the first heap n1 of pair 1"));
 }
 
 #[test]

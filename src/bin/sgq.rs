@@ -7,6 +7,7 @@ use sgtab::judge::{self, query, JudgeError, Problem};
 use std::io::{self, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 const USAGE: &str = "usage: sgq PROBLEM [--tables DIR] < input
        sgq value SPEC [--tables DIR] < positions
@@ -44,6 +45,7 @@ fn main() -> ExitCode {
                 return ExitCode::SUCCESS;
             }
             Some("--tables") => match args.next() {
+                Some(dir) if dir.is_empty() => return usage("--tables needs a directory, not an empty string (use `--tables .` for this one)"),
                 Some(dir) => tables = Some(PathBuf::from(dir)),
                 None => return usage("--tables needs a directory"),
             },
@@ -57,20 +59,48 @@ fn main() -> ExitCode {
     let Some(problem) = problem else { return usage("which problem?") };
     let tables = judge::table_dir(tables);
 
+    if stdout_was_closed() {
+        eprintln!("sgq {}: error: standard output is closed, so the answers would be lost; give sgq somewhere to write them", problem.name());
+        return ExitCode::FAILURE;
+    }
     let stdout = io::stdout();
     let mut out = io::BufWriter::with_capacity(1 << 16, stdout.lock());
     let result = judge::answer(problem, &tables, io::stdin().lock(), &mut out);
     let flushed = out.flush();
     match result.and(flushed.map_err(JudgeError::Output)) {
         Ok(()) => ExitCode::SUCCESS,
-        // A reader that went away (`sgq … | head`) is not an error worth a message.
-        Err(JudgeError::Output(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        // A reader that went away (`sgq … | head`): the answers after it are lost, so the exit
+        // status says so, but a message would only be noise.
+        Err(JudgeError::Output(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::FAILURE,
         Err(e) => {
             eprintln!("sgq {}: error: {e}", problem.name());
             ExitCode::FAILURE
         }
     }
 }
+
+/// Whether descriptor 1 was closed when sgq started (`sgq … >&-`). Rust's runtime opens
+/// /dev/null on a closed standard descriptor before `main`, so every write would then succeed
+/// and the answers vanish; this looks before the runtime does, from an ELF initialiser (they run
+/// before the runtime's start-up code, which runs inside the C `main`).
+fn stdout_was_closed() -> bool {
+    STDOUT_CLOSED.load(Ordering::Relaxed)
+}
+
+static STDOUT_CLOSED: AtomicBool = AtomicBool::new(false);
+
+#[cfg(target_os = "linux")]
+#[used]
+#[unsafe(link_section = ".init_array")]
+static CHECK_STDOUT: extern "C" fn() = {
+    extern "C" fn check() {
+        // SAFETY: F_GETFD only asks whether descriptor 1 is open; it changes nothing.
+        if unsafe { libc::fcntl(1, libc::F_GETFD) } == -1 {
+            STDOUT_CLOSED.store(true, Ordering::Relaxed);
+        }
+    }
+    check
+};
 
 fn usage(why: &str) -> ExitCode {
     eprintln!("sgq: {why}\n{USAGE}");

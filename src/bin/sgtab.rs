@@ -252,7 +252,10 @@ fn build(specs: &[String], backend: Backend, out: &Path, show_timings: bool, pro
 }
 
 fn read(file: &Path) -> Result<Table> {
-    format::read(file).map_err(|e| format!("{}: {e}", file.display()))
+    format::read(file).map_err(|e| match e {
+        format::ReadError::Bad(_) => format!("{}: {e}; rebuild it with `sgtab build`", file.display()),
+        _ => format!("{}: {e}", file.display()),
+    })
 }
 
 fn verify(files: &[PathBuf], backend: Backend) -> Result<()> {

@@ -19,7 +19,7 @@ pub fn answer(table: &Table, input: &mut Scanner<impl Read>, out: &mut impl Writ
             let m = input.next(0, WIDTH as u64, &format_args!("the chip count of row {row} in case {case}"))?;
             let mut mask = 0u32;
             for _ in 0..m {
-                let p = input.next(1, WIDTH as u64, &format_args!("a chip column (1..=20) in row {row} of case {case}"))? as u32;
+                let p = input.next(1, WIDTH as u64, &format_args!("a chip column in row {row} of case {case}"))? as u32;
                 let bit = row_from_columns(WIDTH, &[p]);
                 if mask & bit != 0 {
                     return Err(input.error_at_last(format!("column {p} is given twice in row {row} of case {case}")).into());

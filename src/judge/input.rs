@@ -9,16 +9,21 @@
 //! Numbers take a fast path when enough bytes are buffered around them: the end of a token is
 //! found eight bytes at a time (SWAR, or block bit masks in `fold`), and its digits are
 //! converted by one routine, `digits_before`, with no loop over them. Anything unusual (a
-//! token of 16 or more bytes, a bad character, a number out of range) falls back to the
-//! byte-at-a-time path, which also writes the error message.
+//! token of 16 or more bytes, a bad character, a number out of range, a token split by a refill)
+//! falls back to the byte-at-a-time path, which also writes the error message.
+//!
+//! The verdict on a token never depends on where it falls in the buffer or how the input
+//! arrives: the byte-at-a-time path streams a token of any length (it keeps its start offset and
+//! first bytes, not the token), so a number with any count of leading zeros is read as its value
+//! everywhere, and one with more than 20 significant digits is out of range everywhere.
 
 use std::fmt;
 use std::io::{self, Read};
 
 /// Size of the input buffer.
 pub const BUFFER: usize = 1 << 18;
-/// A token longer than this is an error however it continues (no legal token comes close).
-const MAX_TOKEN: usize = 4096;
+/// Bytes of a bad token kept for its message (one more than shown, to know it goes on).
+const SHOWN: usize = 24;
 
 const OTHER: u8 = 0;
 const SPACE: u8 = 1;
@@ -78,16 +83,54 @@ pub struct Scanner<R> {
     lines: u64,
     /// Stream offset just past the last newline before buf[0] (0 if none).
     line_start: u64,
+    /// Stream offsets of the start and end of the last token read by the byte-at-a-time path,
+    /// whose start may have been dropped from the buffer since (see `error_at_last`).
+    slow_token: (u64, u64),
 }
 
-/// Describes the token found, for messages: at most 24 bytes of it, escaped.
+/// Describes the token found, for messages: at most 24 bytes of it, escaped, with a byte that
+/// is not UTF-8 shown as `\xff` (not as `�`, which would hide which byte it was).
 fn show(token: &[u8]) -> String {
-    let cut = &token[..token.len().min(24)];
-    let mut s = String::from_utf8_lossy(cut).escape_debug().to_string();
+    let cut = &token[..token.len().min(SHOWN)];
+    let mut s = String::new();
+    for chunk in cut.utf8_chunks() {
+        s.extend(chunk.valid().chars().flat_map(char::escape_debug));
+        for b in chunk.invalid() {
+            s += &format!("\\x{b:02x}");
+        }
+    }
     if token.len() > cut.len() {
         s.push('…');
     }
     s
+}
+
+/// A token's first bytes, gathered while it streams past (for its message).
+struct Head {
+    bytes: [u8; SHOWN + 1],
+    len: usize,
+}
+
+impl Head {
+    fn new() -> Head {
+        Head { bytes: [0; SHOWN + 1], len: 0 }
+    }
+
+    #[inline]
+    fn push(&mut self, b: u8) {
+        if self.len < self.bytes.len() {
+            self.bytes[self.len] = b;
+            self.len += 1;
+        }
+    }
+
+    fn full(&self) -> bool {
+        self.len == self.bytes.len()
+    }
+
+    fn show(&self) -> String {
+        show(&self.bytes[..self.len])
+    }
 }
 
 impl<R: Read> Scanner<R> {
@@ -98,7 +141,17 @@ impl<R: Read> Scanner<R> {
     /// A scanner with a small buffer, to test tokens split across refills.
     pub fn with_capacity(src: R, capacity: usize) -> Scanner<R> {
         let capacity = capacity.max(16);
-        Scanner { src, buf: vec![0; capacity].into_boxed_slice(), pos: 0, end: 0, eof: false, base: 0, lines: 0, line_start: 0 }
+        Scanner {
+            src,
+            buf: vec![0; capacity].into_boxed_slice(),
+            pos: 0,
+            end: 0,
+            eof: false,
+            base: 0,
+            lines: 0,
+            line_start: 0,
+            slow_token: (u64::MAX, u64::MAX),
+        }
     }
 
     /// Drops buf[..keep], moves the rest to the front and reads more. Returns false at the end
@@ -145,8 +198,41 @@ impl<R: Read> Scanner<R> {
         Position { line: self.lines + lines + 1, column: offset - line_start + 1, offset }
     }
 
+    /// The position of stream offset `at`, which is in the buffer or starts a run of
+    /// non-newline bytes that reaches into it (a token streamed past by the slow path).
+    fn position_of(&self, at: u64) -> Position {
+        if at >= self.base {
+            return self.position((at - self.base) as usize);
+        }
+        // Every newline before buf[0] was before `at` (the bytes from `at` on are a token's).
+        Position { line: self.lines + 1, column: at - self.line_start + 1, offset: at }
+    }
+
     fn error<T>(&self, at: usize, message: String) -> Result<T, InputError> {
         Err(InputError::Format { at: self.position(at), message })
+    }
+
+    /// The offset of buf[pos] in the stream.
+    fn offset(&self) -> u64 {
+        self.base + self.pos as u64
+    }
+
+    /// Reads the rest of the token at `pos` (up to whitespace or the end) into `head`,
+    /// streaming: nothing of it is kept in the buffer. For messages only.
+    #[cold]
+    fn gather(&mut self, head: &mut Head) -> Result<(), InputError> {
+        loop {
+            while self.pos < self.end && !head.full() {
+                if CLASS[self.buf[self.pos] as usize] == SPACE {
+                    return Ok(());
+                }
+                head.push(self.buf[self.pos]);
+                self.pos += 1;
+            }
+            if head.full() || !self.refill(self.end)? {
+                return Ok(());
+            }
+        }
     }
 
     /// Skips whitespace; returns false at the end of the input.
@@ -193,64 +279,45 @@ impl<R: Read> Scanner<R> {
     }
 
     /// The byte-at-a-time path for the token at `pos`: any length, any split across refills,
-    /// and the error messages.
+    /// and the error messages. It streams: the buffer is refilled past the token's digits
+    /// (leading zeros are skipped as they come), and only its start offset and first bytes are
+    /// kept, so a token is judged the same wherever it falls and however the input arrives.
     #[cold]
     fn slow_number(&mut self, min: u64, max: u64, what: &dyn fmt::Display) -> Result<u64, InputError> {
-        let mut start = self.pos;
-        let mut value: u64 = 0;
-        let mut digits = 0usize; // significant digits (leading zeros do not count)
+        let start = self.offset();
+        let mut head = Head::new();
+        let mut value: Option<u64> = Some(0); // None once past u64
+        let mut digits = false;
         loop {
             while self.pos < self.end {
-                let d = self.buf[self.pos].wrapping_sub(b'0');
+                let b = self.buf[self.pos];
+                let d = b.wrapping_sub(b'0');
                 if d > 9 {
                     break;
                 }
-                if digits > 0 || d != 0 {
-                    digits += 1;
-                    value = value.wrapping_mul(10).wrapping_add(d as u64);
-                }
+                digits = true;
+                head.push(b);
+                value = value.and_then(|v| v.checked_mul(10)?.checked_add(d as u64));
                 self.pos += 1;
             }
-            if self.pos < self.end || self.eof {
-                break;
-            }
-            // A token as long as the buffer can hold is too long to be a number.
-            if self.pos - start >= MAX_TOKEN.min(self.buf.len() - 1) {
-                let token = show(&self.buf[start..self.pos]);
-                return self.error(start, format!("{what} `{token}` is too long (range {min}..={max})"));
-            }
-            let kept = self.pos - start;
-            self.refill(start)?;
-            start = 0;
-            debug_assert_eq!(self.pos, kept);
-            if self.pos == self.end {
+            if self.pos < self.end || !self.refill(self.end)? {
                 break;
             }
         }
+        self.slow_token = (start, self.offset());
         let ends_cleanly = self.pos == self.end || CLASS[self.buf[self.pos] as usize] == SPACE;
-        if self.pos == start || !ends_cleanly {
-            let mut stop = self.pos;
-            while stop < self.end && stop - start < 32 && CLASS[self.buf[stop] as usize] != SPACE {
-                stop += 1;
-            }
-            let token = show(&self.buf[start..stop]);
-            return self.error(start, format!("expected {what} (a whole number {min}..={max}), found `{token}`"));
+        if !digits || !ends_cleanly {
+            self.gather(&mut head)?;
+            let message = format!("expected {what} (a whole number {min} to {max}), found `{}`", head.show());
+            return Err(InputError::Format { at: self.position_of(start), message });
         }
-        if digits == 20 {
-            // Twenty digits may have wrapped around u64 in the fast loop: redo them exactly.
-            let exact = self.buf[start..self.pos]
-                .iter()
-                .try_fold(0u64, |v, &b| v.checked_mul(10)?.checked_add((b - b'0') as u64));
-            match exact {
-                Some(v) => value = v,
-                None => digits = 21,
+        match value {
+            Some(v) if (min..=max).contains(&v) => Ok(v),
+            _ => {
+                let message = format!("{what} `{}` is out of range {min} to {max}", head.show());
+                Err(InputError::Format { at: self.position_of(start), message })
             }
         }
-        if digits > 20 || value < min || value > max {
-            let token = show(&self.buf[start..self.pos]);
-            return self.error(start, format!("{what} `{token}` is out of range {min}..={max}"));
-        }
-        Ok(value)
     }
 
     /// Reads `count` numbers in `min..=max` and folds them into `acc` with `f`: the bulk form
@@ -343,23 +410,28 @@ impl<R: Read> Scanner<R> {
         if !self.skip_space()? {
             return Ok(());
         }
-        let start = self.pos;
-        let mut stop = start;
-        while stop < self.end && stop - start < 32 && CLASS[self.buf[stop] as usize] != SPACE {
-            stop += 1;
-        }
-        let token = show(&self.buf[start..stop]);
-        self.error(start, format!("extra input `{token}` after {after}"))
+        let start = self.offset();
+        let mut head = Head::new();
+        self.gather(&mut head)?;
+        let message = format!("extra input `{}` after {after}", head.show());
+        Err(InputError::Format { at: self.position_of(start), message })
     }
 
     /// Reports a format error at the token just read (for checks beyond the range, such as a
-    /// repeated chip column): `start` is found again by stepping back over the token.
+    /// repeated chip column): `start` is found again by stepping back over the token, or, for a
+    /// token the slow path streamed past the start of the buffer, from where it noted it.
     pub fn error_at_last(&self, message: String) -> InputError {
         let mut start = self.pos;
         while start > 0 && CLASS[self.buf[start - 1] as usize] != SPACE {
             start -= 1;
         }
-        InputError::Format { at: self.position(start), message }
+        let (slow_start, slow_end) = self.slow_token;
+        let at = if start == 0 && slow_end == self.offset() && slow_start < self.base {
+            self.position_of(slow_start)
+        } else {
+            self.position(start)
+        };
+        InputError::Format { at, message }
     }
 }
 
@@ -492,7 +564,7 @@ mod tests {
         let max = (1u64 << 31) - 1;
         assert_eq!(s.next(1, max, &"heap").unwrap(), max);
         let e = s.next(1, max, &"heap").unwrap_err().to_string();
-        assert_eq!(e, "line 1, column 12 (byte 11): heap `2147483648` is out of range 1..=2147483647");
+        assert_eq!(e, "line 1, column 12 (byte 11): heap `2147483648` is out of range 1 to 2147483647");
         assert!(s.next(1, max, &"heap").unwrap_err().to_string().contains("`0` is out of range"));
         assert_eq!(s.next(1, max, &"heap").unwrap(), 1);
         let mut s = Scanner::new("99999999999999999999 18446744073709551615 18446744073709551616".as_bytes());
@@ -508,7 +580,7 @@ mod tests {
         s.next(0, 9, &"k").unwrap();
         s.next(0, 9, &"k").unwrap();
         let e = s.next(0, 9, &"a heap size").unwrap_err().to_string();
-        assert_eq!(e, "line 2, column 4 (byte 5): expected a heap size (a whole number 0..=9), found `-3`");
+        assert_eq!(e, "line 2, column 4 (byte 5): expected a heap size (a whole number 0 to 9), found `-3`");
         for (input, found) in [("+5", "`+5`"), ("12a", "`12a`"), ("x", "`x`"), ("1.5", "`1.5`")] {
             let e = Scanner::new(input.as_bytes()).next(0, 99, &"n").unwrap_err().to_string();
             assert!(e.contains(found), "{input}: {e}");
@@ -569,8 +641,8 @@ mod tests {
             assert_eq!(all(&text, cap).unwrap(), want, "capacity {cap}");
         }
         let long = format!("1 {} 2", "9".repeat(40));
-        assert!(all(&long, 16).unwrap_err().contains("is too long"));
-        assert!(all(&"9".repeat(5000), 1 << 16).unwrap_err().contains("is too long"));
+        assert!(all(&long, 16).unwrap_err().contains("`999999999999999999999999…` is out of range"));
+        assert!(all(&"9".repeat(5000), 1 << 16).unwrap_err().contains("is out of range"));
     }
 
     #[test]
@@ -613,12 +685,71 @@ mod tests {
         let text = format!("{}7 12x 3", "1 ".repeat(100));
         let mut s = Scanner::new(text.as_bytes());
         let e = s.fold(103, 0, 99, &"heap", 0, |a, b| a + b).unwrap_err().to_string();
-        assert_eq!(e, "line 1, column 203 (byte 202): expected heap (a whole number 0..=99), found `12x`");
+        assert_eq!(e, "line 1, column 203 (byte 202): expected heap (a whole number 0 to 99), found `12x`");
         let text = format!("{}100 3", "1 ".repeat(100));
         let e = Scanner::new(text.as_bytes()).fold(102, 0, 99, &"heap", 0, |a, b| a + b).unwrap_err().to_string();
-        assert_eq!(e, "line 1, column 201 (byte 200): heap `100` is out of range 0..=99");
+        assert_eq!(e, "line 1, column 201 (byte 200): heap `100` is out of range 0 to 99");
         let e = Scanner::new("1 2".as_bytes()).fold(3, 0, 99, &"heap", 0, |a, b| a + b).unwrap_err().to_string();
         assert_eq!(e, "line 1, column 4 (byte 3): input ends where heap was expected");
+    }
+
+    /// A reader that hands out at most `chunk` bytes a read, like a pipe fed in small writes.
+    struct Chunked<'a> {
+        data: &'a [u8],
+        chunk: usize,
+    }
+
+    impl Read for Chunked<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            let n = buf.len().min(self.chunk).min(self.data.len());
+            buf[..n].copy_from_slice(&self.data[..n]);
+            self.data = &self.data[n..];
+            Ok(n)
+        }
+    }
+
+    fn chunked(input: &[u8], cap: usize, chunk: usize) -> Result<Vec<u64>, String> {
+        let mut s = Scanner::with_capacity(Chunked { data: input, chunk }, cap);
+        let mut out = Vec::new();
+        while let Some(v) = s.next_in(0, u64::MAX, &"number").map_err(|e| e.to_string())? {
+            out.push(v);
+        }
+        Ok(out)
+    }
+
+    #[test]
+    fn long_tokens_get_one_verdict_wherever_they_fall() {
+        let zeros = |n: usize| "0".repeat(n);
+        let tokens = [
+            zeros(5000) + "7",
+            zeros(5000) + "x",
+            zeros(300) + "18446744073709551615",
+            zeros(300) + "18446744073709551616",
+            "1".to_string() + &zeros(30),
+            zeros(17),
+            "12345678901234567\u{ff}".to_string(),
+        ];
+        for token in &tokens {
+            let mut verdicts = Vec::new();
+            for lead in [0usize, 1, 15, 16, 17, 63, 64, 65, 4095, 4097] {
+                let input = format!("{}{token} 5\n", " ".repeat(lead));
+                let want = chunked(input.as_bytes(), BUFFER, usize::MAX);
+                for cap in [16, 17, 31, 64, 100, 4096, 4097, 1 << 13] {
+                    for chunk in [1, 3, 1000, usize::MAX] {
+                        let got = chunked(input.as_bytes(), cap, chunk);
+                        assert_eq!(got, want, "token {:?}…, {lead} spaces before, capacity {cap}, reads of {chunk}", &token[..token.len().min(12)]);
+                    }
+                }
+                // Across offsets only the position may differ.
+                verdicts.push(want.map_err(|e| e.replace(&format!("line 1, column {} (byte {lead})", lead + 1), "AT")));
+            }
+            assert!(verdicts.windows(2).all(|w| w[0] == w[1]), "{verdicts:?}");
+        }
+        assert_eq!(chunked(format!("{}7 5", zeros(5000)).as_bytes(), 16, 1), Ok(vec![7, 5]));
+        let e = chunked(format!("1\n{}x", zeros(100)).as_bytes(), 16, 1).unwrap_err();
+        assert_eq!(e, "line 2, column 1 (byte 2): expected number (a whole number 0 to 18446744073709551615), found `000000000000000000000000…`");
+        let e = chunked(b"1 \xff\xfeab", 16, 1).unwrap_err();
+        assert_eq!(e, "line 1, column 3 (byte 2): expected number (a whole number 0 to 18446744073709551615), found `\\xff\\xfeab`");
     }
 
     #[test]

@@ -107,18 +107,31 @@ pub fn table_dir(flag: Option<PathBuf>) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tables")
 }
 
-/// Loads the table `spec` from `dir`, checked, or says how to make it.
+/// Loads the table `spec` from `dir`, checked, or says how to make it (once, at the end of the
+/// line). The file's header must name `spec` before any of its values is read.
 pub fn load_table(dir: &Path, spec: &GameSpec) -> Result<Table, JudgeError> {
     let path = dir.join(spec.file_name());
-    let fix = format!("build it with `sgtab build {spec} --out {}`", dir.display());
-    match format::read(&path) {
-        Ok(table) if table.spec == *spec => Ok(table),
-        Ok(table) => Err(JudgeError::Table(format!("table {} holds {}, not {spec}; {fix}", path.display(), table.spec))),
+    let out = if dir.as_os_str().is_empty() { ".".to_string() } else { shell_word(&dir.to_string_lossy()) };
+    let fix = format!("build it with `sgtab build {spec} --out {out}`");
+    match format::read_expecting(&path, spec) {
+        Ok(table) => Ok(table),
+        Err(format::ReadError::OtherGame(found)) => {
+            Err(JudgeError::Table(format!("table {} holds {found}, not {spec}; {fix}", path.display())))
+        }
         Err(format::ReadError::Io(e)) if e.kind() == io::ErrorKind::NotFound => {
             Err(JudgeError::Table(format!("table {} not found; {fix} (or point --tables / SGTAB_TABLES at it)", path.display())))
         }
         Err(e) => Err(JudgeError::Table(format!("cannot use table {}: {e}; {fix}", path.display()))),
     }
+}
+
+/// `text` as one shell word: as it is when that is safe, else in single quotes.
+fn shell_word(text: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "/._-:,+=@%".contains(c);
+    if !text.is_empty() && text.chars().all(plain) {
+        return text.to_string();
+    }
+    format!("'{}'", text.replace('\'', r"'\''"))
 }
 
 /// Answers `problem` for the judge input on `input`, writing the judge output to `out`.
