@@ -18,6 +18,7 @@
 //! words). Tables larger than one storage binding are split over up to four bindings of a power
 //! of two of rows each; a width that does not fit is refused before any work starts.
 
+mod corner;
 mod schedule;
 
 use super::{EngineError, Timings};
