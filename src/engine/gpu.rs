@@ -45,6 +45,8 @@ pub struct GpuEngine {
     binding_cap: Option<u64>,
     /// Whether the device can time the kernel with GPU timestamps.
     timestamps: bool,
+    /// The corner-game pipelines, built when a corner board is first asked for.
+    corner: std::sync::OnceLock<Result<corner::Pipelines, String>>,
 }
 
 /// The best adapter wgpu finds (backends from `WGPU_BACKEND`, else all built in).
@@ -77,7 +79,7 @@ impl GpuEngine {
         // Errors are caught in error scopes around each build; one that escapes must not panic.
         device.on_uncaptured_error(std::sync::Arc::new(|e| eprintln!("sgtab: GPU error: {e}")));
         let (layout, pipelines) = chess_pipelines(&device)?;
-        Ok(GpuEngine { info, device, queue, layout, pipelines, binding_cap: None, timestamps })
+        Ok(GpuEngine { info, device, queue, layout, pipelines, binding_cap: None, timestamps, corner: Default::default() })
     }
 
     /// The adapter `new` would open, described, and whether it is a software rasteriser such
