@@ -81,12 +81,12 @@ fn plan(piece: Piece, n: u64, per_binding: u64, max_buffer: u64, stride: u64) ->
         [("row and column sets", row_set_bytes), ("diagonal sets", diag_set_bytes), ("floors", state_bytes)]
     {
         if bytes > per_binding {
-            return Err((what.into(), bytes));
+            return Err((format!("{} of {what} in one storage buffer", in_mib(bytes)), bytes));
         }
     }
     let params = (2 * n - 1) * stride;
     if params > max_buffer {
-        return Err(("anti-diagonal parameters".into(), params));
+        return Err((format!("{} of anti-diagonal parameters in one buffer", in_mib(params)), params));
     }
     let bits = piece.value_bits(n);
     // Whole rows a binding, a multiple of 8 (whole bytes), as many as fit.
@@ -95,10 +95,13 @@ fn plan(piece: Piece, n: u64, per_binding: u64, max_buffer: u64, stride: u64) ->
     if table <= per_binding {
         return Ok(Plan { row_set_bytes, diag_set_bytes, rows_per_chunk: n, chunk_bytes: table, chunks: 1 });
     }
-    let rows = (per_binding * 8 / (n * bits as u64)) / 8 * 8;
+    let mut rows = (per_binding * 8 / (n * bits as u64)) / 8 * 8;
+    while rows > 0 && chunk_bytes(rows) > per_binding {
+        rows -= 8;
+    }
     let chunks = if rows == 0 { u64::MAX } else { n.div_ceil(rows) };
     if chunks > VALUE_BINDINGS {
-        return Err((format!("table (split over at most {VALUE_BINDINGS} buffers)"), table));
+        return Err((format!("{} of table, split over at most {VALUE_BINDINGS} storage buffers", in_mib(table)), table));
     }
     Ok(Plan { row_set_bytes, diag_set_bytes, rows_per_chunk: rows, chunk_bytes: chunk_bytes(rows), chunks })
 }
@@ -147,7 +150,7 @@ impl GpuEngine {
         }
         let stride = self.corner_stride();
         let fits = |m: u64| plan(piece, m, per_binding, limits.max_buffer_size, stride);
-        let (what, bytes) = match fits(n as u64) {
+        let (what, _) = match fits(n as u64) {
             Ok(plan) => return Ok(plan),
             Err(e) => e,
         };
@@ -158,10 +161,8 @@ impl GpuEngine {
             if fits(mid).is_ok() { lo = mid } else { hi = mid }
         }
         Err(EngineError(format!(
-            "{}:{n} needs {} of {what} in one storage buffer, more than this device allows: at most {} per storage \
-             buffer ({limited_by}), so its widest {} board here is {}; use --backend simd",
-            piece.name(),
-            in_mib(bytes),
+            "board side {n} needs {what}, more than this device allows: at most {} per storage buffer \
+             ({limited_by}), so its widest {} board here is {}; use --backend simd",
             in_mib(per_binding),
             piece.name(),
             if lo == 0 { "none".to_string() } else { lo.to_string() },
@@ -394,12 +395,17 @@ mod tests {
         // queen:1000 at 12 bits: 1.43 MB of table.
         let p = plan(Piece::Queen, 1000, 1 << 30, 1 << 30, 256).unwrap();
         assert_eq!((p.chunks, p.rows_per_chunk), (1, 1000));
-        let p = plan(Piece::Queen, 1000, 500_000, 1 << 30, 256).unwrap();
+        let p = plan(Piece::Queen, 1000, 600_000, 1 << 30, 256).unwrap();
         assert_eq!(p.rows_per_chunk % 8, 0);
-        assert!(p.chunk_bytes <= 500_000 && p.chunks * p.rows_per_chunk >= 1000 && p.chunks <= 4, "{p:?}");
-        let (what, _) = plan(Piece::Queen, 1000, 200_000, 1 << 30, 256).unwrap_err();
-        assert!(what.starts_with("table"), "{what}");
-        let (what, _) = plan(Piece::Queen, 1000, 100_000, 1 << 30, 256).unwrap_err();
-        assert_eq!(what, "row and column sets");
+        assert!(p.chunk_bytes <= 600_000 && p.chunks * p.rows_per_chunk >= 1000 && p.chunks <= 4, "{p:?}");
+        // The splits tests/gpu_corner.rs runs.
+        let chunks = |piece, n, cap| plan(piece, n, cap, 1 << 30, 256).map(|p| (p.chunks, p.rows_per_chunk)).unwrap();
+        assert_eq!(chunks(Piece::King, 300, 6000), (4, 80));
+        assert_eq!(chunks(Piece::Rook, 200, 20000), (3, 88));
+        assert_eq!(chunks(Piece::Queen, 200, 25000), (3, 96));
+        let (what, _) = plan(Piece::King, 1000, 50_000, 1 << 30, 256).unwrap_err();
+        assert_eq!(what, "250000 bytes of table, split over at most 4 storage buffers");
+        let (what, bytes) = plan(Piece::Queen, 1000, 100_000, 1 << 30, 256).unwrap_err();
+        assert!(what.ends_with("of row and column sets in one storage buffer") && bytes > 100_000, "{what}");
     }
 }
