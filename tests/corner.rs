@@ -146,3 +146,30 @@ fn a_board_too_large_for_memory_is_refused_with_the_widest_that_fits() {
         }
     }
 }
+
+/// `sgtab build` and `sgtab show --rows` on a queen board; bad sides get one line.
+#[test]
+fn sgtab_builds_and_shows_rows() {
+    let out = std::env::temp_dir().join(format!("sgtab-corner-cli-{}", std::process::id()));
+    let dir = out.to_str().unwrap();
+    let built = common::sgtab(&["build", "queen:200", "king:50", "--backend", "simd", "--out", dir]);
+    assert!(built.status.success(), "{}", common::text(&built.stderr));
+    let file = out.join("queen-200.sgt");
+    let shown = common::sgtab(&["show", file.to_str().unwrap(), "--rows", "3"]);
+    assert!(shown.status.success(), "{}", common::text(&shown.stderr));
+    let text = common::text(&shown.stdout);
+    for line in ["  row 0: pre-period 0, period 1, saltus 1", "  row 1: pre-period 0, period 3, saltus 3"] {
+        assert!(text.lines().any(|l| l == line), "no `{line}` in:\n{text}");
+    }
+    let king = common::sgtab(&["show", out.join("king-50.sgt").to_str().unwrap(), "--rows", "60"]);
+    assert_eq!(common::text(&king.stdout).lines().filter(|l| l.starts_with("  row ")).count(), 50);
+    let verified = common::sgtab(&["verify", "--backend", "scalar", file.to_str().unwrap()]);
+    assert!(verified.status.success(), "{}", common::text(&verified.stderr));
+    std::fs::remove_dir_all(&out).unwrap();
+    for (spec, want) in [("queen:65537", "board side 65537 is outside 1 to 65536"), ("rook:0", "board side 0 is outside")] {
+        let run = common::sgtab(&["build", spec, "--out", dir]);
+        let err = common::text(&run.stderr);
+        assert!(!run.status.success() && err.contains(want) && err.lines().count() == 1, "{spec}: {err}");
+    }
+    assert!(!out.exists(), "a refused spec left files");
+}
