@@ -271,7 +271,7 @@ mod tests {
         let t = reference(Piece::Queen, 6, &Progress::silent());
         let zeros: Vec<(u64, u64)> = (0..36).filter(|&i| t.get(i) == 0).map(|i| (i / 6, i % 6)).collect();
         assert_eq!(zeros, vec![(0, 0), (1, 2), (2, 1), (3, 5), (5, 3)]);
-        assert_eq!(t.get(1 * 6 + 1), 2);
+        assert_eq!(t.get(7), 2, "(1, 1)");
         let k = reference(Piece::King, 3, &Progress::silent());
         assert_eq!(k.iter().collect::<Vec<_>>(), vec![0, 1, 0, 1, 2, 3, 0, 3, 0]);
     }
