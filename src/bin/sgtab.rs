@@ -91,6 +91,9 @@ enum Command {
         /// How many values to show
         #[arg(long, default_value_t = 32)]
         values: u64,
+        /// Board games (queen, rook, king): the rule found along each of the first K rows
+        #[arg(long, value_name = "K")]
+        rows: Option<u64>,
     },
     /// Print every value, one decimal per line, in index order
     Dump { file: PathBuf },
@@ -157,7 +160,7 @@ fn main() -> ExitCode {
             build(&specs, backend.into(), &out, timings, prove.then_some(max))
         }
         Command::Verify { files, backend } => verify(&files, backend.into()),
-        Command::Show { file, values } => show(&file, values),
+        Command::Show { file, values, rows } => show(&file, values, rows),
         Command::Dump { file } => dump(&file),
         Command::Export { file, lang, out, max_bytes } => export(&file, lang, out.as_deref(), max_bytes),
         Command::Plot { file, out, size, font } => plot(&file, &out, size, font.as_deref()),
@@ -294,7 +297,7 @@ fn verify(files: &[PathBuf], backend: Backend) -> Result<()> {
     if failed { Err(String::new()) } else { Ok(()) }
 }
 
-fn show(file: &Path, count: u64) -> Result<()> {
+fn show(file: &Path, count: u64, rows: Option<u64>) -> Result<()> {
     let table = read(file)?;
     let size = std::fs::metadata(file).map(|m| m.len()).unwrap_or(0);
     println!("file:     {} ({size} bytes, format version {})", file.display(), format::VERSION);
@@ -305,6 +308,24 @@ fn show(file: &Path, count: u64) -> Result<()> {
     let shown: Vec<String> = table.values.iter().take(count as usize).map(|v| v.to_string()).collect();
     let more = if table.values.len() > count { " ..." } else { "" };
     println!("values:   {}{more}", shown.join(" "));
+    if let Some(rows) = rows {
+        show_rows(&table, rows)?;
+    }
+    Ok(())
+}
+
+/// The rule along each of the first `rows` rows of a board table.
+fn show_rows(table: &Table, rows: u64) -> Result<()> {
+    let games::Positions::Board { n } = table.spec.positions() else {
+        return Err(format!("--rows is for board games (queen, rook, king); {} is not one", table.spec));
+    };
+    println!("rows:     g(x, y + p) = g(x, y) + s for y >= pre, as found in each row x (checked for y < {n}, not proven beyond)");
+    for row in games::corner::row_rules(&table.values, n, rows) {
+        match row.rule {
+            Some(r) => println!("  row {}: pre-period {}, period {}, saltus {}", row.x, r.pre, r.period, r.saltus),
+            None => println!("  row {}: none within {n}", row.x),
+        }
+    }
     Ok(())
 }
 

@@ -18,6 +18,7 @@
 //! words). Tables larger than one storage binding are split over up to four bindings of a power
 //! of two of rows each; a width that does not fit is refused before any work starts.
 
+mod corner;
 mod schedule;
 
 use super::{EngineError, Timings};
@@ -44,6 +45,8 @@ pub struct GpuEngine {
     binding_cap: Option<u64>,
     /// Whether the device can time the kernel with GPU timestamps.
     timestamps: bool,
+    /// The corner-game pipelines, built when a corner board is first asked for.
+    corner: std::sync::OnceLock<Result<corner::Pipelines, String>>,
 }
 
 /// The best adapter wgpu finds (backends from `WGPU_BACKEND`, else all built in).
@@ -76,7 +79,7 @@ impl GpuEngine {
         // Errors are caught in error scopes around each build; one that escapes must not panic.
         device.on_uncaptured_error(std::sync::Arc::new(|e| eprintln!("sgtab: GPU error: {e}")));
         let (layout, pipelines) = chess_pipelines(&device)?;
-        Ok(GpuEngine { info, device, queue, layout, pipelines, binding_cap: None, timestamps })
+        Ok(GpuEngine { info, device, queue, layout, pipelines, binding_cap: None, timestamps, corner: Default::default() })
     }
 
     /// The adapter `new` would open, described, and whether it is a software rasteriser such

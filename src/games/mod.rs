@@ -15,6 +15,7 @@
 //! [`Game`] so that `sgq`, which reads tables through `Game`, links no engine code (no GPU).
 
 pub mod chess;
+pub mod corner;
 pub mod funny;
 pub mod grundy;
 pub mod lasker;
@@ -31,8 +32,17 @@ use std::sync::Arc;
 
 /// Every family sgtab knows, in the order their grammars are listed in help and errors. A spec
 /// is offered to each parser in turn; the first that recognises its syntax owns it.
-pub static FAMILIES: &[&Family] =
-    &[&chess::FAMILY, &sub::FAMILY, &lasker::FAMILY, &funny::FAMILY, &takebreak::FAMILY, &grundy::FAMILY];
+pub static FAMILIES: &[&Family] = &[
+    &chess::FAMILY,
+    &sub::FAMILY,
+    &lasker::FAMILY,
+    &funny::FAMILY,
+    &takebreak::FAMILY,
+    &grundy::FAMILY,
+    &corner::QUEEN,
+    &corner::ROOK,
+    &corner::KING,
+];
 
 /// A family of games: its name and the grammar of its specs.
 pub struct Family {

@@ -120,19 +120,45 @@ impl Packed {
     }
 
     /// The same values at the fewest bits that hold them (engines that compute at a fixed width
-    /// call this so that every backend stores the same bytes).
-    pub fn shrink(self) -> Packed {
+    /// call this so that every backend stores the same bytes). Repacks in place: a large table
+    /// never needs a second copy.
+    pub fn shrink(mut self) -> Packed {
         // One value that needs the top bit settles it, and big tables have one early.
         let top = 1u32 << (self.bits - 1);
-        if self.iter().any(|v| v >= top) {
-            return self;
+        let mut max = 0;
+        for i in 0..self.len {
+            let v = self.get(i);
+            if v >= top {
+                return self;
+            }
+            max = max.max(v);
         }
-        let bits = bits_for(self.max() as u64);
+        let bits = bits_for(max as u64);
         if bits == self.bits {
             return self;
         }
-        let values: Vec<u32> = self.iter().collect();
-        Packed::with_bits(&values, bits)
+        // Value i moves from bit i·b to bit i·b' < i·b: a byte is written only once every value
+        // that reached it has been read, and before any byte a later value is read from.
+        let (mut acc, mut have, mut out) = (0u64, 0u32, 0usize);
+        for i in 0..self.len {
+            acc |= (self.get(i) as u64) << have;
+            have += bits;
+            while have >= 8 {
+                self.bytes[out] = acc as u8;
+                out += 1;
+                acc >>= 8;
+                have -= 8;
+            }
+        }
+        if have > 0 {
+            self.bytes[out] = acc as u8;
+        }
+        let len = payload_len(self.len, bits) as usize;
+        self.bytes.truncate(len);
+        self.bytes.resize(len + PAD, 0);
+        self.bytes.shrink_to_fit();
+        self.bits = bits;
+        self
     }
 
     /// First index where two tables differ (a length difference counts at the shorter length).
@@ -168,6 +194,16 @@ mod tests {
         assert_eq!(Packed::from_values(&[0u32, 16]).bits(), 5);
         assert_eq!(Packed::from_values(&[15u32]).bits(), 4);
         assert_eq!(Packed::with_bits(&[3u8, 1], 5).shrink().bits(), 2);
+        // In-place repacking, every pair of widths, against packing afresh.
+        for from in 1..=32u32 {
+            for to in 1..from {
+                let values: Vec<u32> = (0..203u32).map(|i| i.wrapping_mul(2654435761) >> (32 - to)).collect();
+                let mut values = values;
+                values[7] = (1 << to) - 1;
+                let shrunk = Packed::with_bits(&values, from).shrink();
+                assert_eq!(shrunk, Packed::with_bits(&values, to), "{from} -> {to}");
+            }
+        }
     }
 
     #[test]

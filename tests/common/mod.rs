@@ -171,6 +171,43 @@ impl Position for Piles {
     }
 }
 
+/// Pieces on a board walking toward the corner (0, 0), several at once (one position of a sum):
+/// `kind` is b'Q' (any distance left, down or diagonally down-left), b'R' (left or down) or b'K'
+/// (one step left, down or diagonally). Pieces are kept sorted; they do not block each other.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct CornerPieces {
+    pub kind: u8,
+    pub pieces: Vec<(u32, u32)>,
+}
+
+impl Position for CornerPieces {
+    fn moves(&self) -> Vec<CornerPieces> {
+        let mut out = Vec::new();
+        for (i, &(x, y)) in self.pieces.iter().enumerate() {
+            let mut targets = Vec::new();
+            let reach = |d: u32| if self.kind == b'K' { d.min(1) } else { d };
+            for k in 1..=reach(x) {
+                targets.push((x - k, y));
+            }
+            for k in 1..=reach(y) {
+                targets.push((x, y - k));
+            }
+            if self.kind != b'R' {
+                for k in 1..=reach(x.min(y)) {
+                    targets.push((x - k, y - k));
+                }
+            }
+            for t in targets {
+                let mut next = self.clone();
+                next.pieces[i] = t;
+                next.pieces.sort_unstable();
+                out.push(next);
+            }
+        }
+        out
+    }
+}
+
 /// A small deterministic generator (xorshift), so tests need no crate and repeat exactly.
 pub struct Rng(pub u64);
 
