@@ -3,6 +3,7 @@
 //!
 //! - `scalar`: the games' own references (every game).
 //! - `simd`: chess rows with `wide`, on all cores.
+//! - `octal`: take-and-break codes and Grundy's game by the rare/common split.
 //! - `textbook`: chess rows by the plain loop, the baseline the benches compare against.
 //! - `gpu`: chess rows with a wgpu compute shader, layer by layer (feature `gpu`).
 //!
@@ -10,6 +11,7 @@
 //! picks one for the backend asked for, falling back to the game's reference where it has
 //! none, and says which it used.
 
+pub mod octal;
 pub mod scalar;
 pub mod simd;
 pub mod textbook;
@@ -80,7 +82,7 @@ impl std::error::Error for EngineError {}
 
 /// Every family's fast engines (see [`crate::games::FastEngines`]); a family without any builds
 /// with its reference whatever the backend.
-pub static FAST: &[&FastEngines] = &[&crate::games::chess::FAST];
+pub static FAST: &[&FastEngines] = &[&crate::games::chess::FAST, &crate::games::takebreak::FAST];
 
 /// The fast engines of `spec`'s family.
 fn fast_engines(spec: &GameSpec) -> Option<&'static FastEngines> {
