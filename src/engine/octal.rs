@@ -97,12 +97,19 @@ impl Moves {
 
 /// Values of heaps 0..len of `code`, on up to `threads` threads.
 pub fn takebreak(code: &Code, len: u64, threads: usize, progress: &Progress) -> Packed {
-    run(&Moves::code(code), len, threads, progress)
+    run(&Moves::code(code), len, Par { threads, from: PARALLEL_SCAN }, progress)
 }
 
 /// Values of heaps 0..len of Grundy's game, on up to `threads` threads.
 pub fn grundy(len: u64, threads: usize, progress: &Progress) -> Packed {
-    run(&Moves::grundy(), len, threads, progress)
+    run(&Moves::grundy(), len, Par { threads, from: PARALLEL_SCAN }, progress)
+}
+
+/// Threads for the long scans, and from how long a scan they are used.
+#[derive(Clone, Copy, Debug)]
+pub struct Par {
+    pub threads: usize,
+    pub from: usize,
 }
 
 /// What a fast-engine registration for Grundy's game calls: the table of heaps 0..len on all
@@ -111,13 +118,15 @@ pub fn grundy_compute(len: u64, progress: &Progress, timings: &mut super::Timing
     timings.time("kernel", || grundy(len, super::simd::threads(), progress))
 }
 
-/// Values of heaps 0..len of the game with `moves`.
-pub fn run(moves: &Moves, len: u64, threads: usize, progress: &Progress) -> Packed {
+/// Values of heaps 0..len of the game with `moves`; tests lower `par.from` so that short scans
+/// take the threaded path too.
+pub fn run(moves: &Moves, len: u64, par: Par, progress: &Progress) -> Packed {
     let len = usize::try_from(len).expect("table length fits in memory");
     assert!(len <= u32::MAX as usize, "heaps are counted in 32 bits");
-    let mut engine = Engine::new(moves, len, threads.max(1));
+    let par = Par { threads: par.threads.max(1), from: par.from.max(8) };
+    let mut engine = Engine::new(moves, len, par);
     let mut t8: Vec<u8> = Vec::with_capacity(len);
-    let Err(v) = engine.fill(&mut t8, progress) else { return pack(t8, engine.max) };
+    let Err(v) = engine.fill(&mut t8, progress) else { if std::env::var_os("OCTAL_STATS").is_some() { engine.report(); } return pack(t8, engine.max) };
     let mut t16 = widen::<u8, u16>(t8, len);
     t16.push(v as u16);
     engine.pushed(&t16, v);
@@ -125,6 +134,7 @@ pub fn run(moves: &Moves, len: u64, threads: usize, progress: &Progress) -> Pack
     let mut t32 = widen::<u16, u32>(t16, len);
     t32.push(v);
     engine.pushed(&t32, v);
+    if std::env::var_os("OCTAL_STATS").is_some() { engine.report(); }
     match engine.fill(&mut t32, progress) {
         Ok(()) => pack(t32, engine.max),
         Err(_) => unreachable!("u32 holds every value"),
@@ -329,7 +339,7 @@ const PARALLEL_SCAN: usize = 1 << 17;
 struct Engine<'a> {
     mv: &'a Moves,
     len: usize,
-    threads: usize,
+    par: Par,
     /// A power of two above every value so far (at least 64): every option is below it.
     cap: usize,
     max: u32,
@@ -347,10 +357,13 @@ struct Engine<'a> {
     tail_split2: Vec<Vec<u64>>,
     tail_split3: Vec<Vec<u64>>,
     want: Vec<u32>,
+    acc: Vec<u64>,
+    scratch: Scratch,
+    stats: [u64; 4],
 }
 
 impl<'a> Engine<'a> {
-    fn new(mv: &'a Moves, len: usize, threads: usize) -> Engine<'a> {
+    fn new(mv: &'a Moves, len: usize, par: Par) -> Engine<'a> {
         let cap = 64;
         let mut classes = vec![];
         for d in 0..2 {
@@ -364,7 +377,7 @@ impl<'a> Engine<'a> {
         Engine {
             mv,
             len,
-            threads,
+            par,
             cap,
             max: 0,
             seen: vec![0; cap / 64 + 1],
@@ -377,6 +390,16 @@ impl<'a> Engine<'a> {
             tail_split2: sets(4),
             tail_split3: sets(8),
             want: vec![],
+            acc: vec![],
+            scratch: Scratch::default(),
+            stats: [0; 4],
+        }
+    }
+
+    fn report(&self) {
+        eprintln!("stats: scans {} scanned {} rare-enum {} chooses {}", self.stats[0], self.stats[1], self.stats[2], self.stats[3]);
+        for c in &self.classes {
+            eprintln!(" class {}: rare {} common {:?}", c.d, c.rare.len(), c.members.iter().map(|p| format!("{}.{}", p >> 1, p & 1)).collect::<Vec<_>>().join(" "));
         }
     }
 
@@ -462,6 +485,7 @@ impl<'a> Engine<'a> {
             rare = rare.max(c.rare.len());
         }
         self.rare_after = rare;
+        self.stats[3] += 1;
         self.rare_since = 0;
         self.next_choice = (n + n / 2).max(64);
     }
@@ -522,6 +546,7 @@ impl<'a> Engine<'a> {
         }
         // Splits with a rare heap.
         let p = n & 1;
+        let words = self.cap / 64;
         let mut active = [false; 2];
         for (ci, c) in self.classes.iter().enumerate() {
             for &b in &c.bs {
@@ -530,15 +555,19 @@ impl<'a> Engine<'a> {
                 }
                 active[ci] = true;
                 let s = n - b;
-                for &(r, x) in &c.rare {
-                    let r = r as usize;
-                    if r >= s {
-                        break;
-                    }
-                    if mv.unequal && 2 * r == s {
-                        continue;
-                    }
-                    set(seen, (x ^ g[s - r].get()) as usize);
+                let below = c.rare.partition_point(|&(r, _)| (r as usize) < s);
+                let mut mark = |rare: &[(u32, u32)]| {
+                    self.stats[2] += rare.len() as u64;
+                    accumulate(words, &mut self.acc, seen, rare.len(), |i| rare[i].1 ^ g[s - rare[i].0 as usize].get())
+                };
+                if mv.unequal && s % 2 == 0 {
+                    // Grundy's game: not the equal split.
+                    let half = c.rare.partition_point(|&(r, _)| (r as usize) < s / 2);
+                    let skip = half + usize::from(c.rare.get(half).is_some_and(|&(r, _)| r as usize == s / 2));
+                    mark(&c.rare[..half]);
+                    mark(&c.rare[skip..below.max(skip)]);
+                } else {
+                    mark(&c.rare[..below]);
                 }
             }
         }
@@ -567,23 +596,82 @@ impl<'a> Engine<'a> {
         if want.is_empty() {
             return x;
         }
-        // Look for the wanted values among all splits of the classes where they are forbidden.
+        // Look for each wanted value among all splits of the classes where it is forbidden (in
+        // the others it is not an option: it would have been seen).
         for ci in 0..classes.len() {
-            let c = &classes[ci];
-            for &b in &c.bs {
-                if !want.iter().any(|&y| unsafe_in(ci, y)) {
-                    break;
-                }
-                if n < b + 2 {
+            let mut mine: Vec<u32> = want.iter().copied().filter(|&y| unsafe_in(ci, y)).collect();
+            let before = mine.len();
+            for &b in &classes[ci].bs {
+                if mine.is_empty() || n < b + 2 {
                     break;
                 }
                 let s = n - b;
                 let hi = if mv.unequal { (s - 1) / 2 } else { s / 2 };
-                scan(g, s, 1, hi + 1, want, self.threads);
+                self.stats[0] += 1;
+                self.stats[1] += scan(g, s, 1, hi + 1, &mut mine, words, self.par, &mut self.scratch) as u64;
+            }
+            if mine.len() < before {
+                let found: Vec<u32> =
+                    want.iter().copied().filter(|&y| unsafe_in(ci, y) && !mine.contains(&y)).collect();
+                want.retain(|y| !found.contains(y));
             }
         }
         want.iter().copied().min().unwrap_or(x)
     }
+}
+
+/// ORs 1 << x(i) for i in 0..count into `set` (values below 64·words). Four interleaved
+/// partial sets, so that no OR waits for the one before through memory (a register each when
+/// every value is below 64).
+#[inline(always)]
+fn accumulate(words: usize, acc: &mut Vec<u64>, set: &mut [u64], count: usize, x: impl Fn(usize) -> u32) {
+    let quads = count / 4 * 4;
+    if words == 1 {
+        let (mut a, mut b, mut c, mut d) = (0u64, 0u64, 0u64, 0u64);
+        let mut i = 0;
+        while i < quads {
+            a |= 1 << (x(i) & 63);
+            b |= 1 << (x(i + 1) & 63);
+            c |= 1 << (x(i + 2) & 63);
+            d |= 1 << (x(i + 3) & 63);
+            i += 4;
+        }
+        while i < count {
+            a |= 1 << (x(i) & 63);
+            i += 1;
+        }
+        set[0] |= a | b | c | d;
+        return;
+    }
+    acc.clear();
+    acc.resize(4 * words, 0);
+    let (a, rest) = acc.split_at_mut(words);
+    let (b, rest) = rest.split_at_mut(words);
+    let (c, d) = rest.split_at_mut(words);
+    let mut i = 0;
+    while i < quads {
+        for (k, part) in [&mut *a, &mut *b, &mut *c, &mut *d].into_iter().enumerate() {
+            let v = x(i + k) as usize;
+            part[v >> 6] |= 1 << (v & 63);
+        }
+        i += 4;
+    }
+    while i < count {
+        let v = x(i) as usize;
+        a[v >> 6] |= 1 << (v & 63);
+        i += 1;
+    }
+    for j in 0..words {
+        set[j] |= a[j] | b[j] | c[j] | d[j];
+    }
+}
+
+/// Buffers a scan reuses.
+#[derive(Default)]
+struct Scratch {
+    acc: Vec<u64>,
+    chunk: Vec<u64>,
+    mask: Vec<u64>,
 }
 
 /// Smallest value not in the set.
@@ -606,14 +694,27 @@ fn split3<T: Word>(g: &[T], s: usize, mut f: impl FnMut(u32)) {
     }
 }
 
-/// Removes from `want` every value g(a) ⊕ g(s−a) for a in lo..hi, stopping once none is left.
-fn scan<T: Word>(g: &[T], s: usize, lo: usize, hi: usize, want: &mut Vec<u32>, threads: usize) {
-    if threads > 1 && hi > lo + PARALLEL_SCAN {
+/// Removes from `want` every value g(a) ⊕ g(s−a) for a in lo..hi (values below 64·words),
+/// stopping once none is left; returns how many splits it read.
+#[allow(clippy::too_many_arguments)]
+fn scan<T: Word>(
+    g: &[T],
+    s: usize,
+    lo: usize,
+    hi: usize,
+    want: &mut Vec<u32>,
+    words: usize,
+    par: Par,
+    sc: &mut Scratch,
+) -> usize {
+    let threads = par.threads;
+    let one = Par { threads: 1, ..par };
+    if threads > 1 && hi > lo + par.from {
         // A first stretch alone: most scans end in it.
-        let first = lo + PARALLEL_SCAN / 4;
-        scan(g, s, lo, first, want, 1);
+        let first = lo + par.from / 4;
+        scan(g, s, lo, first, want, words, one, sc);
         if want.is_empty() {
-            return;
+            return first - lo;
         }
         let step = (hi - first).div_ceil(threads);
         let found: Vec<Vec<u32>> = std::thread::scope(|scope| {
@@ -624,7 +725,7 @@ fn scan<T: Word>(g: &[T], s: usize, lo: usize, hi: usize, want: &mut Vec<u32>, t
                     scope.spawn(move || {
                         let before = mine.clone();
                         if a < b {
-                            scan(g, s, a, b, &mut mine, 1);
+                            scan(g, s, a, b, &mut mine, words, one, &mut Scratch::default());
                         }
                         before.into_iter().filter(|y| !mine.contains(y)).collect::<Vec<u32>>()
                     })
@@ -633,25 +734,39 @@ fn scan<T: Word>(g: &[T], s: usize, lo: usize, hi: usize, want: &mut Vec<u32>, t
             handles.into_iter().map(|h| h.join().expect("scan thread")).collect()
         });
         want.retain(|y| !found.iter().any(|f| f.contains(y)));
-        return;
+        return hi - lo;
     }
     let lanes = CHUNK_BYTES / std::mem::size_of::<T>();
     let mut a = lo;
     while !want.is_empty() && a < hi {
-        // Wanted values are below the candidate, at most the cap, so they fit T.
         if want.len() > 4 {
-            // Many wanted values: one at a time through a bit set.
-            let top = *want.iter().max().unwrap_or(&0) as usize;
-            let mut bits = vec![0u64; top / 64 + 1];
+            // Many wanted values: every split's value goes into a set, a chunk at a time, and
+            // the set is then checked against the wanted ones.
+            sc.mask.clear();
+            sc.mask.resize(words, 0);
             for &y in want.iter() {
-                set(&mut bits, y as usize);
+                set(&mut sc.mask, y as usize);
             }
+            let step = (16 * words).max(256);
             while a < hi {
-                let x = (g[a] ^ g[s - a]).get() as usize;
-                a += 1;
-                if has(&bits, x) {
-                    bits[x >> 6] &= !(1 << (x & 63));
-                    want.retain(|&y| y as usize != x);
+                let end = (a + step).min(hi);
+                sc.chunk.clear();
+                sc.chunk.resize(words, 0);
+                let front = &g[a..end];
+                let back = &g[s + 1 - end..=s - a];
+                let last = back.len() - 1;
+                accumulate(words, &mut sc.acc, &mut sc.chunk, end - a, |i| (front[i] ^ back[last - i]).get());
+                a = end;
+                let mut found = false;
+                for (m, c) in sc.mask.iter_mut().zip(&sc.chunk) {
+                    if *m & *c != 0 {
+                        *m &= !*c;
+                        found = true;
+                    }
+                }
+                if found {
+                    let mask = &sc.mask;
+                    want.retain(|&y| has(mask, y as usize));
                     if want.len() <= 4 {
                         break;
                     }
@@ -684,6 +799,7 @@ fn scan<T: Word>(g: &[T], s: usize, lo: usize, hi: usize, want: &mut Vec<u32>, t
             }
         }
     }
+    a - lo
 }
 
 /// Whether front[i] ⊕ back[len−1−i] is one of `w` for some i. Plain loops over equal-length
