@@ -357,8 +357,11 @@ struct Engine<'a> {
     tail_split2: Vec<Vec<u64>>,
     tail_split3: Vec<Vec<u64>>,
     want: Vec<u32>,
-    acc: Vec<u64>,
-    scratch: Scratch,
+    /// Values met among the splits of the heap being computed: `mark[v] == stamp`. A store per
+    /// split, no read-modify-write chain through a bit set, and nothing cleared per heap.
+    marks: Marks,
+    /// One class's wanted values.
+    mine: Vec<u32>,
     stats: [u64; 4],
 }
 
@@ -390,8 +393,8 @@ impl<'a> Engine<'a> {
             tail_split2: sets(4),
             tail_split3: sets(8),
             want: vec![],
-            acc: vec![],
-            scratch: Scratch::default(),
+            marks: Marks::new(cap),
+            mine: vec![],
             stats: [0; 4],
         }
     }
@@ -405,6 +408,24 @@ impl<'a> Engine<'a> {
 
     /// Computes heaps g.len()..len. Stops with the value that does not fit T.
     fn fill<T: Word>(&mut self, g: &mut Vec<T>, progress: &Progress) -> Result<(), u32> {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: this CPU has AVX2 (checked just above), all `fill_avx2` asks of it.
+            return unsafe { self.fill_avx2(g, progress) };
+        }
+        self.fill_here(g, progress)
+    }
+
+    /// The same loop compiled for AVX2: the scans' compares and the folds run 32 bytes wide.
+    /// (Portable builds target SSE2 only; this picks the wider code at run time.)
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn fill_avx2<T: Word>(&mut self, g: &mut Vec<T>, progress: &Progress) -> Result<(), u32> {
+        self.fill_here(g, progress)
+    }
+
+    #[inline(always)]
+    fn fill_here<T: Word>(&mut self, g: &mut Vec<T>, progress: &Progress) -> Result<(), u32> {
         while g.len() < self.len {
             let n = g.len();
             let v = self.value(g, n);
@@ -438,6 +459,7 @@ impl<'a> Engine<'a> {
                 c.resize(2 * self.cap / 64);
             }
             self.counts.resize(2 * self.cap, 0);
+            self.marks.mark.resize(self.cap, 0);
         }
         self.max = self.max.max(v);
         if n == 0 || self.classes.is_empty() {
@@ -491,6 +513,7 @@ impl<'a> Engine<'a> {
     }
 
     /// The value of heap n, every smaller heap known.
+    #[inline(always)]
     fn value<T: Word>(&mut self, g: &[T], n: usize) -> u32 {
         let mv = self.mv;
         let seen = &mut self.seen;
@@ -547,6 +570,8 @@ impl<'a> Engine<'a> {
         // Splits with a rare heap.
         let p = n & 1;
         let words = self.cap / 64;
+        let marks = &mut self.marks;
+        marks.next();
         let mut active = [false; 2];
         for (ci, c) in self.classes.iter().enumerate() {
             for &b in &c.bs {
@@ -558,7 +583,11 @@ impl<'a> Engine<'a> {
                 let below = c.rare.partition_point(|&(r, _)| (r as usize) < s);
                 let mut mark = |rare: &[(u32, u32)]| {
                     self.stats[2] += rare.len() as u64;
-                    accumulate(words, &mut self.acc, seen, rare.len(), |i| rare[i].1 ^ g[s - rare[i].0 as usize].get())
+                    let (mark, stamp) = (&mut marks.mark[..], marks.stamp);
+                    let top = mark.len() - 1;
+                    for &(r, x) in rare {
+                        mark[(x ^ g[s - r as usize].get()) as usize & top] = stamp;
+                    }
                 };
                 if mv.unequal && s % 2 == 0 {
                     // Grundy's game: not the equal split.
@@ -571,6 +600,7 @@ impl<'a> Engine<'a> {
                 }
             }
         }
+        marks.fold_into(&mut seen[..words]);
         // The smallest unseen value whose pair no two common heaps make; smaller unseen values
         // are wanted.
         let classes = &self.classes;
@@ -598,8 +628,10 @@ impl<'a> Engine<'a> {
         }
         // Look for each wanted value among all splits of the classes where it is forbidden (in
         // the others it is not an option: it would have been seen).
+        let mut mine = std::mem::take(&mut self.mine);
         for ci in 0..classes.len() {
-            let mut mine: Vec<u32> = want.iter().copied().filter(|&y| unsafe_in(ci, y)).collect();
+            mine.clear();
+            mine.extend(want.iter().copied().filter(|&y| unsafe_in(ci, y)));
             let before = mine.len();
             for &b in &classes[ci].bs {
                 if mine.is_empty() || n < b + 2 {
@@ -608,70 +640,16 @@ impl<'a> Engine<'a> {
                 let s = n - b;
                 let hi = if mv.unequal { (s - 1) / 2 } else { s / 2 };
                 self.stats[0] += 1;
-                self.stats[1] += scan(g, s, 1, hi + 1, &mut mine, words, self.par, &mut self.scratch) as u64;
+                self.stats[1] += scan(g, s, 1, hi + 1, &mut mine, self.par, marks) as u64;
             }
             if mine.len() < before {
-                let found: Vec<u32> =
-                    want.iter().copied().filter(|&y| unsafe_in(ci, y) && !mine.contains(&y)).collect();
-                want.retain(|y| !found.contains(y));
+                // Found: the class's wanted values no longer in `mine`.
+                want.retain(|&y| !unsafe_in(ci, y) || mine.contains(&y));
             }
         }
+        self.mine = mine;
         want.iter().copied().min().unwrap_or(x)
     }
-}
-
-/// ORs 1 << x(i) for i in 0..count into `set` (values below 64·words). Four interleaved
-/// partial sets, so that no OR waits for the one before through memory (a register each when
-/// every value is below 64).
-#[inline(always)]
-fn accumulate(words: usize, acc: &mut Vec<u64>, set: &mut [u64], count: usize, x: impl Fn(usize) -> u32) {
-    let quads = count / 4 * 4;
-    if words == 1 {
-        let (mut a, mut b, mut c, mut d) = (0u64, 0u64, 0u64, 0u64);
-        let mut i = 0;
-        while i < quads {
-            a |= 1 << (x(i) & 63);
-            b |= 1 << (x(i + 1) & 63);
-            c |= 1 << (x(i + 2) & 63);
-            d |= 1 << (x(i + 3) & 63);
-            i += 4;
-        }
-        while i < count {
-            a |= 1 << (x(i) & 63);
-            i += 1;
-        }
-        set[0] |= a | b | c | d;
-        return;
-    }
-    acc.clear();
-    acc.resize(4 * words, 0);
-    let (a, rest) = acc.split_at_mut(words);
-    let (b, rest) = rest.split_at_mut(words);
-    let (c, d) = rest.split_at_mut(words);
-    let mut i = 0;
-    while i < quads {
-        for (k, part) in [&mut *a, &mut *b, &mut *c, &mut *d].into_iter().enumerate() {
-            let v = x(i + k) as usize;
-            part[v >> 6] |= 1 << (v & 63);
-        }
-        i += 4;
-    }
-    while i < count {
-        let v = x(i) as usize;
-        a[v >> 6] |= 1 << (v & 63);
-        i += 1;
-    }
-    for j in 0..words {
-        set[j] |= a[j] | b[j] | c[j] | d[j];
-    }
-}
-
-/// Buffers a scan reuses.
-#[derive(Default)]
-struct Scratch {
-    acc: Vec<u64>,
-    chunk: Vec<u64>,
-    mask: Vec<u64>,
 }
 
 /// Smallest value not in the set.
@@ -694,25 +672,62 @@ fn split3<T: Word>(g: &[T], s: usize, mut f: impl FnMut(u32)) {
     }
 }
 
+/// A set of values below a power of two, as stamps: `mark[v] == stamp` for the values in it.
+/// Emptied by taking the next stamp, wiped only once every 255 sets.
+struct Marks {
+    mark: Vec<u8>,
+    stamp: u8,
+}
+
+impl Marks {
+    fn new(cap: usize) -> Marks {
+        Marks { mark: vec![0; cap], stamp: 0 }
+    }
+
+    /// Starts an empty set.
+    fn next(&mut self) {
+        if self.stamp == u8::MAX {
+            self.mark.fill(0);
+            self.stamp = 0;
+        }
+        self.stamp += 1;
+    }
+
+    #[inline(always)]
+    fn has(&self, v: u32) -> bool {
+        self.mark.get(v as usize) == Some(&self.stamp)
+    }
+
+    /// ORs the set into a bit set (a compare and a mask per 64 values, vectorised).
+    fn fold_into(&self, bits: &mut [u64]) {
+        for (w, chunk) in bits.iter_mut().zip(self.mark.chunks_exact(64)) {
+            let mut m = 0u64;
+            for (j, &x) in chunk.iter().enumerate() {
+                m |= u64::from(x == self.stamp) << j;
+            }
+            *w |= m;
+        }
+    }
+}
+
 /// Removes from `want` every value g(a) ⊕ g(s−a) for a in lo..hi (values below 64·words),
 /// stopping once none is left; returns how many splits it read.
 #[allow(clippy::too_many_arguments)]
+#[inline(always)]
 fn scan<T: Word>(
     g: &[T],
     s: usize,
     lo: usize,
     hi: usize,
     want: &mut Vec<u32>,
-    words: usize,
     par: Par,
-    sc: &mut Scratch,
+    marks: &mut Marks,
 ) -> usize {
     let threads = par.threads;
-    let one = Par { threads: 1, ..par };
     if threads > 1 && hi > lo + par.from {
         // A first stretch alone: most scans end in it.
         let first = lo + par.from / 4;
-        scan(g, s, lo, first, want, words, one, sc);
+        scan_here(g, s, lo, first, want, marks);
         if want.is_empty() {
             return first - lo;
         }
@@ -721,11 +736,14 @@ fn scan<T: Word>(
             let handles: Vec<_> = (0..threads)
                 .map(|i| {
                     let mut mine = want.clone();
+                    let cap = marks.mark.len();
                     let (a, b) = (first + i * step, (first + (i + 1) * step).min(hi));
                     scope.spawn(move || {
                         let before = mine.clone();
                         if a < b {
-                            scan(g, s, a, b, &mut mine, words, one, &mut Scratch::default());
+                            let mut own = Marks::new(cap);
+                            own.next();
+                            scan_here(g, s, a, b, &mut mine, &mut own);
                         }
                         before.into_iter().filter(|y| !mine.contains(y)).collect::<Vec<u32>>()
                     })
@@ -736,56 +754,44 @@ fn scan<T: Word>(
         want.retain(|y| !found.iter().any(|f| f.contains(y)));
         return hi - lo;
     }
+    scan_here(g, s, lo, hi, want, marks)
+}
+
+/// `scan` on this thread.
+#[inline(always)]
+fn scan_here<T: Word>(g: &[T], s: usize, lo: usize, hi: usize, want: &mut Vec<u32>, marks: &mut Marks) -> usize {
     let lanes = CHUNK_BYTES / std::mem::size_of::<T>();
     let mut a = lo;
     while !want.is_empty() && a < hi {
-        if want.len() > 4 {
-            // Many wanted values: every split's value goes into a set, a chunk at a time, and
-            // the set is then checked against the wanted ones.
-            sc.mask.clear();
-            sc.mask.resize(words, 0);
-            for &y in want.iter() {
-                set(&mut sc.mask, y as usize);
-            }
-            let step = (16 * words).max(256);
+        if want.len() > MANY {
+            // Many wanted values: every split's value is marked, a chunk at a time, and the
+            // wanted ones are then looked up. (The marks are the heap's: a wanted value was
+            // not among the rare splits, so its mark is not yet the stamp.)
             while a < hi {
-                let end = (a + step).min(hi);
-                sc.chunk.clear();
-                sc.chunk.resize(words, 0);
+                let end = (a + 256).min(hi);
                 let front = &g[a..end];
                 let back = &g[s + 1 - end..=s - a];
-                let last = back.len() - 1;
-                accumulate(words, &mut sc.acc, &mut sc.chunk, end - a, |i| (front[i] ^ back[last - i]).get());
-                a = end;
-                let mut found = false;
-                for (m, c) in sc.mask.iter_mut().zip(&sc.chunk) {
-                    if *m & *c != 0 {
-                        *m &= !*c;
-                        found = true;
-                    }
+                let (mark, stamp) = (&mut marks.mark[..], marks.stamp);
+                let top = mark.len() - 1;
+                for (&f, &b) in front.iter().zip(back.iter().rev()) {
+                    mark[(f ^ b).get() as usize & top] = stamp;
                 }
-                if found {
-                    let mask = &sc.mask;
-                    want.retain(|&y| has(mask, y as usize));
-                    if want.len() <= 4 {
-                        break;
-                    }
+                a = end;
+                want.retain(|&y| !marks.has(y));
+                if want.len() <= MANY {
+                    break;
                 }
             }
             continue;
         }
-        let w = [0, 1, 2, 3].map(|i| T::new(want[i.min(want.len() - 1)]));
-        // Chunks of `lanes`: g(a..a+lanes) against g(s−a−lanes+1..=s−a) reversed.
-        let mut hit = None;
-        while a + lanes <= hi {
-            let front = &g[a..a + lanes];
-            let back = &g[s + 1 - a - lanes..=s - a];
-            if any_wanted(front, back, w) {
-                hit = Some(a);
-                break;
-            }
-            a += lanes;
-        }
+        // Chunks of `lanes`: g(a..a+lanes) against g(s−a−lanes+1..=s−a) reversed, each lane
+        // against every wanted value (padded by repeating one).
+        let hit = match want.len() {
+            1 => find_chunk::<T, 1>(g, s, &mut a, hi, lanes, want),
+            2 => find_chunk::<T, 2>(g, s, &mut a, hi, lanes, want),
+            3 | 4 => find_chunk::<T, 4>(g, s, &mut a, hi, lanes, want),
+            _ => find_chunk::<T, MANY>(g, s, &mut a, hi, lanes, want),
+        };
         let end = match hit {
             Some(a) => a + lanes,
             None => hi,
@@ -802,14 +808,42 @@ fn scan<T: Word>(
     a - lo
 }
 
+/// Up to this many wanted values are compared lane by lane; more are marked.
+const MANY: usize = 8;
+
+/// From `*a`, the first chunk of `lanes` splits with a wanted value (`*a` left at its start), or
+/// None (`*a` left where whole chunks end).
+#[inline(always)]
+fn find_chunk<T: Word, const K: usize>(
+    g: &[T],
+    s: usize,
+    a: &mut usize,
+    hi: usize,
+    lanes: usize,
+    want: &[u32],
+) -> Option<usize> {
+    let w: [T; K] = std::array::from_fn(|i| T::new(want[i.min(want.len() - 1)]));
+    while *a + lanes <= hi {
+        let front = &g[*a..*a + lanes];
+        let back = &g[s + 1 - *a - lanes..=s - *a];
+        if any_wanted(front, back, &w) {
+            return Some(*a);
+        }
+        *a += lanes;
+    }
+    None
+}
+
 /// Whether front[i] ⊕ back[len−1−i] is one of `w` for some i. Plain loops over equal-length
 /// slices with no early exit, so that the compiler vectorises them.
 #[inline(always)]
-fn any_wanted<T: Word>(front: &[T], back: &[T], w: [T; 4]) -> bool {
+fn any_wanted<T: Word, const K: usize>(front: &[T], back: &[T], w: &[T; K]) -> bool {
     let mut hit = false;
     for (&f, &b) in front.iter().zip(back.iter().rev()) {
         let x = f ^ b;
-        hit |= (x == w[0]) | (x == w[1]) | (x == w[2]) | (x == w[3]);
+        for &y in w {
+            hit |= x == y;
+        }
     }
     hit
 }
