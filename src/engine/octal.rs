@@ -569,7 +569,6 @@ impl<'a> Engine<'a> {
         }
         // Splits with a rare heap.
         let p = n & 1;
-        let words = self.cap / 64;
         let marks = &mut self.marks;
         marks.next();
         let mut active = [false; 2];
@@ -600,23 +599,17 @@ impl<'a> Engine<'a> {
                 }
             }
         }
-        marks.fold_into(&mut seen[..words]);
-        // The smallest unseen value whose pair no two common heaps make; smaller unseen values
-        // are wanted.
+        // The smallest value neither seen nor marked whose pair no two common heaps make;
+        // smaller such values whose pair they do make are wanted.
         let classes = &self.classes;
         let unsafe_in = |ci: usize, x: u32| active[ci] && has(&classes[ci].forbidden, pair(x, p));
         let want = &mut self.want;
         want.clear();
         let mut x = 0u32;
         loop {
-            let w = (x >> 6) as usize;
-            let free = !seen.get(w).copied().unwrap_or(0) >> (x & 63);
-            if free == 0 {
-                x = (w as u32 + 1) << 6;
-                continue;
-            }
-            x += free.trailing_zeros();
-            if (0..classes.len()).any(|ci| unsafe_in(ci, x)) {
+            if marks.has(x) || has(seen, x as usize) {
+                x += 1;
+            } else if (0..classes.len()).any(|ci| unsafe_in(ci, x)) {
                 want.push(x);
                 x += 1;
             } else {
@@ -698,16 +691,6 @@ impl Marks {
         self.mark.get(v as usize) == Some(&self.stamp)
     }
 
-    /// ORs the set into a bit set (a compare and a mask per 64 values, vectorised).
-    fn fold_into(&self, bits: &mut [u64]) {
-        for (w, chunk) in bits.iter_mut().zip(self.mark.chunks_exact(64)) {
-            let mut m = 0u64;
-            for (j, &x) in chunk.iter().enumerate() {
-                m |= u64::from(x == self.stamp) << j;
-            }
-            *w |= m;
-        }
-    }
 }
 
 /// Removes from `want` every value g(a) ⊕ g(s−a) for a in lo..hi (values below 64·words),
@@ -763,12 +746,16 @@ fn scan_here<T: Word>(g: &[T], s: usize, lo: usize, hi: usize, want: &mut Vec<u3
     let lanes = CHUNK_BYTES / std::mem::size_of::<T>();
     let mut a = lo;
     while !want.is_empty() && a < hi {
-        if want.len() > MANY {
-            // Many wanted values: every split's value is marked, a chunk at a time, and the
-            // wanted ones are then looked up. (The marks are the heap's: a wanted value was
-            // not among the rare splits, so its mark is not yet the stamp.)
+        // Most scans end within a few dozen splits: those, and scans for many values, mark
+        // every split's value and look the wanted ones up, with no second pass over a chunk.
+        if want.len() > MANY || a == lo {
+            // (The marks are the heap's: a wanted value was not among the rare splits, so its
+            // mark is not yet the stamp.)
+            let mut step = 32;
+            let first = a == lo;
             while a < hi {
-                let end = (a + 256).min(hi);
+                let end = (a + step).min(hi);
+                step = (2 * step).min(1024);
                 let front = &g[a..end];
                 let back = &g[s + 1 - end..=s - a];
                 let (mark, stamp) = (&mut marks.mark[..], marks.stamp);
@@ -778,7 +765,7 @@ fn scan_here<T: Word>(g: &[T], s: usize, lo: usize, hi: usize, want: &mut Vec<u3
                 }
                 a = end;
                 want.retain(|&y| !marks.has(y));
-                if want.len() <= MANY {
+                if want.len() <= MANY || first {
                     break;
                 }
             }
