@@ -20,9 +20,16 @@
 //!   This is exact whatever C is (an empty C is the plain quadratic scan); a good C only makes
 //!   it fast. C is chosen greedily, most frequent pair first (by pair, or by value with both
 //!   parities, whichever leaves fewer rare heaps), and rechosen as the counts change.
-//! - The full scan reads g(a) ⊕ g(s−a) a chunk at a time and compares against up to four wanted
-//!   values at once, written so that the compiler vectorises it (plain arrays: `wide` has no
-//!   lane reversal, which the reversed half needs); long scans are split over threads.
+//! - The values met among a heap's splits are kept as stamps (`mark[v] = stamp`, a new stamp
+//!   per heap, the array wiped once every 255 heaps): one store per split, no clearing and no
+//!   read-modify-write chain through a bit set; the candidate is read straight from them.
+//! - The full scan reads g(a) ⊕ g(s−a) a chunk at a time. Up to eight wanted values are compared
+//!   lane by lane, written so that the compiler vectorises it (plain arrays: `wide` has no lane
+//!   reversal, which the reversed half needs); more are marked and looked up per chunk, and
+//!   the first few dozen splits (where most scans end) are marked too. The whole loop is also
+//!   compiled for AVX2 and picked at run time. Scans longer than 2^17 splits are shared by the
+//!   threads; the heaps themselves form one dependency chain (a split reads g(n−b−1)), so a
+//!   single long table gains little from more cores.
 //! - Moves of a repeating tail (`0.[3]`, take any number) are infinitely many: they are kept as
 //!   per-residue sets of the values (or split values) of every rest so far, each grown by one
 //!   rest per heap, so a heap costs a few set unions instead of a pass over all smaller heaps.
@@ -126,7 +133,7 @@ pub fn run(moves: &Moves, len: u64, par: Par, progress: &Progress) -> Packed {
     let par = Par { threads: par.threads.max(1), from: par.from.max(8) };
     let mut engine = Engine::new(moves, len, par);
     let mut t8: Vec<u8> = Vec::with_capacity(len);
-    let Err(v) = engine.fill(&mut t8, progress) else { if std::env::var_os("OCTAL_STATS").is_some() { engine.report(); } return pack(t8, engine.max) };
+    let Err(v) = engine.fill(&mut t8, progress) else { return pack(t8, engine.max) };
     let mut t16 = widen::<u8, u16>(t8, len);
     t16.push(v as u16);
     engine.pushed(&t16, v);
@@ -134,7 +141,6 @@ pub fn run(moves: &Moves, len: u64, par: Par, progress: &Progress) -> Packed {
     let mut t32 = widen::<u16, u32>(t16, len);
     t32.push(v);
     engine.pushed(&t32, v);
-    if std::env::var_os("OCTAL_STATS").is_some() { engine.report(); }
     match engine.fill(&mut t32, progress) {
         Ok(()) => pack(t32, engine.max),
         Err(_) => unreachable!("u32 holds every value"),
@@ -362,7 +368,6 @@ struct Engine<'a> {
     marks: Marks,
     /// One class's wanted values.
     mine: Vec<u32>,
-    stats: [u64; 4],
 }
 
 impl<'a> Engine<'a> {
@@ -395,14 +400,6 @@ impl<'a> Engine<'a> {
             want: vec![],
             marks: Marks::new(cap),
             mine: vec![],
-            stats: [0; 4],
-        }
-    }
-
-    fn report(&self) {
-        eprintln!("stats: scans {} scanned {} rare-enum {} chooses {}", self.stats[0], self.stats[1], self.stats[2], self.stats[3]);
-        for c in &self.classes {
-            eprintln!(" class {}: rare {} common {:?}", c.d, c.rare.len(), c.members.iter().map(|p| format!("{}.{}", p >> 1, p & 1)).collect::<Vec<_>>().join(" "));
         }
     }
 
@@ -507,7 +504,6 @@ impl<'a> Engine<'a> {
             rare = rare.max(c.rare.len());
         }
         self.rare_after = rare;
-        self.stats[3] += 1;
         self.rare_since = 0;
         self.next_choice = (n + n / 2).max(64);
     }
@@ -581,14 +577,13 @@ impl<'a> Engine<'a> {
                 let s = n - b;
                 let below = c.rare.partition_point(|&(r, _)| (r as usize) < s);
                 let mut mark = |rare: &[(u32, u32)]| {
-                    self.stats[2] += rare.len() as u64;
                     let (mark, stamp) = (&mut marks.mark[..], marks.stamp);
                     let top = mark.len() - 1;
                     for &(r, x) in rare {
                         mark[(x ^ g[s - r as usize].get()) as usize & top] = stamp;
                     }
                 };
-                if mv.unequal && s % 2 == 0 {
+                if mv.unequal && s.is_multiple_of(2) {
                     // Grundy's game: not the equal split.
                     let half = c.rare.partition_point(|&(r, _)| (r as usize) < s / 2);
                     let skip = half + usize::from(c.rare.get(half).is_some_and(|&(r, _)| r as usize == s / 2));
@@ -622,18 +617,17 @@ impl<'a> Engine<'a> {
         // Look for each wanted value among all splits of the classes where it is forbidden (in
         // the others it is not an option: it would have been seen).
         let mut mine = std::mem::take(&mut self.mine);
-        for ci in 0..classes.len() {
+        for (ci, class) in classes.iter().enumerate() {
             mine.clear();
             mine.extend(want.iter().copied().filter(|&y| unsafe_in(ci, y)));
             let before = mine.len();
-            for &b in &classes[ci].bs {
+            for &b in &class.bs {
                 if mine.is_empty() || n < b + 2 {
                     break;
                 }
                 let s = n - b;
                 let hi = if mv.unequal { (s - 1) / 2 } else { s / 2 };
-                self.stats[0] += 1;
-                self.stats[1] += scan(g, s, 1, hi + 1, &mut mine, self.par, marks) as u64;
+                scan(g, s, 1, hi + 1, &mut mine, self.par, marks);
             }
             if mine.len() < before {
                 // Found: the class's wanted values no longer in `mine`.
@@ -690,12 +684,10 @@ impl Marks {
     fn has(&self, v: u32) -> bool {
         self.mark.get(v as usize) == Some(&self.stamp)
     }
-
 }
 
-/// Removes from `want` every value g(a) ⊕ g(s−a) for a in lo..hi (values below 64·words),
-/// stopping once none is left; returns how many splits it read.
-#[allow(clippy::too_many_arguments)]
+/// Removes from `want` every value g(a) ⊕ g(s−a) for a in lo..hi, stopping once none is left;
+/// on `par.threads` threads when the range is longer than `par.from`.
 #[inline(always)]
 fn scan<T: Word>(
     g: &[T],
@@ -705,14 +697,14 @@ fn scan<T: Word>(
     want: &mut Vec<u32>,
     par: Par,
     marks: &mut Marks,
-) -> usize {
+) {
     let threads = par.threads;
     if threads > 1 && hi > lo + par.from {
         // A first stretch alone: most scans end in it.
         let first = lo + par.from / 4;
         scan_here(g, s, lo, first, want, marks);
         if want.is_empty() {
-            return first - lo;
+            return;
         }
         let step = (hi - first).div_ceil(threads);
         let found: Vec<Vec<u32>> = std::thread::scope(|scope| {
@@ -735,14 +727,14 @@ fn scan<T: Word>(
             handles.into_iter().map(|h| h.join().expect("scan thread")).collect()
         });
         want.retain(|y| !found.iter().any(|f| f.contains(y)));
-        return hi - lo;
+        return;
     }
     scan_here(g, s, lo, hi, want, marks)
 }
 
 /// `scan` on this thread.
 #[inline(always)]
-fn scan_here<T: Word>(g: &[T], s: usize, lo: usize, hi: usize, want: &mut Vec<u32>, marks: &mut Marks) -> usize {
+fn scan_here<T: Word>(g: &[T], s: usize, lo: usize, hi: usize, want: &mut Vec<u32>, marks: &mut Marks) {
     let lanes = CHUNK_BYTES / std::mem::size_of::<T>();
     let mut a = lo;
     while !want.is_empty() && a < hi {
@@ -792,7 +784,6 @@ fn scan_here<T: Word>(g: &[T], s: usize, lo: usize, hi: usize, want: &mut Vec<u3
             }
         }
     }
-    a - lo
 }
 
 /// Up to this many wanted values are compared lane by lane; more are marked.
