@@ -4,6 +4,7 @@
 //! - `scalar`: the games' own references (every game).
 //! - `simd`: chess rows with `wide`, on all cores.
 //! - `corner`: queen, rook and king boards by anti-diagonals of tiles, on all cores.
+//! - `octal`: take-and-break codes and Grundy's game by the rare/common split.
 //! - `textbook`: chess rows by the plain loop, the baseline the benches compare against.
 //! - `gpu`: chess rows with a wgpu compute shader, layer by layer (feature `gpu`).
 //!
@@ -12,6 +13,7 @@
 //! none, and says which it used.
 
 pub mod corner;
+pub mod octal;
 pub mod scalar;
 pub mod simd;
 pub mod textbook;
@@ -87,6 +89,8 @@ pub static FAST: &[&FastEngines] = &[
     &crate::games::corner::QUEEN_FAST,
     &crate::games::corner::ROOK_FAST,
     &crate::games::corner::KING_FAST,
+    &crate::games::takebreak::FAST,
+    &crate::games::grundy::FAST,
 ];
 
 /// The fast engines of `spec`'s family.

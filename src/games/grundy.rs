@@ -1,6 +1,7 @@
 //! Grundy's game: a move splits one heap into two unequal non-empty heaps.
 
-use super::{parse, Family, Game, MexSet};
+use super::{parse, FastEngines, Family, Game, MexSet};
+use crate::engine::{octal, Backend, EngineError, Engines, Timings};
 use crate::progress::Progress;
 use crate::spec::{SpecError, MAX_LEN};
 use crate::table::Packed;
@@ -17,6 +18,16 @@ fn parse_spec(spec: &str) -> Option<Result<Arc<dyn Game>, SpecError>> {
     let rest = parse::named(spec, "grundy")?;
     Some(parse::bounded(spec, "entry count", rest, DEFAULT_LEN, (1, MAX_LEN), GRAMMAR)
         .map(|len| Arc::new(Grundy { len }) as Arc<dyn Game>))
+}
+
+/// The fast engine: the rare/common split of `crate::engine::octal`.
+pub static FAST: FastEngines = FastEngines { family: &FAMILY, engines: &[Backend::Simd], compute: fast };
+
+fn fast(game: &dyn Game, _: Backend, _: &Engines, progress: &Progress, timings: &mut Timings) -> Result<Packed, EngineError> {
+    let Some(g) = game.as_any().downcast_ref::<Grundy>() else {
+        return Err(EngineError("not Grundy's game".into()));
+    };
+    Ok(octal::grundy_compute(g.len, progress, timings))
 }
 
 /// Grundy's game with `len` entries.

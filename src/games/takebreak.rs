@@ -16,7 +16,8 @@
 //! at its shortest period with as much of the finite part folded into it as repeats it
 //! (`0.3[3]` and `0.[33]` are `0.[3]`), a tail of zeros dropped, then `:N`.
 
-use super::{parse, Family, Game, MexSet, Theorem};
+use super::{parse, Family, FastEngines, Game, MexSet, Theorem};
+use crate::engine::{octal, simd, Backend, EngineError, Engines, Timings};
 use crate::progress::Progress;
 use crate::spec::{SpecError, MAX_LEN};
 use crate::table::{Packed, Rule};
@@ -32,6 +33,25 @@ const GRAMMAR: &str = "a take-and-break code d0.d1d2...[tail][:N] such as 0.07, 
     (digits 0-9 and A-F; d0 is 0, 4, 8 or C; N heaps, default 1024)";
 
 pub static FAMILY: Family = Family { name: "code", grammar: GRAMMAR, parse: parse_spec };
+
+/// The fast CPU engine: [`crate::engine::octal`] (rare/common split, all cores).
+pub static FAST: FastEngines = FastEngines { family: &FAMILY, engines: &[Backend::Simd], compute: fast };
+
+fn fast(
+    game: &dyn Game,
+    backend: Backend,
+    _engines: &Engines,
+    progress: &Progress,
+    timings: &mut Timings,
+) -> Result<Packed, EngineError> {
+    let Some(game) = game.as_any().downcast_ref::<TakeBreak>() else {
+        return Err(EngineError("not a take-and-break game".into()));
+    };
+    match backend {
+        Backend::Simd => Ok(timings.time("kernel", || octal::takebreak(&game.code, game.len, simd::threads(), progress))),
+        _ => Err(EngineError(format!("take-and-break codes have no {backend} engine"))),
+    }
+}
 
 /// A take-and-break code, normalised (see the module docs): every spelling of one game gives
 /// the same `Code`.
