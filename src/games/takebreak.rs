@@ -235,8 +235,15 @@ impl Game for TakeBreak {
     /// The Guy–Smith periodicity theorem (Winning Ways, ch. 4): in a finite octal game whose
     /// last non-zero digit is d_t, if g(n + p) = g(n) for every n with n0 ≤ n < 2·n0 + p + t,
     /// then it holds for every n ≥ n0. A rule is checked for the n with n + p < checked, so the
-    /// check proves it once checked ≥ 2·n0 + 2p + t. (Hexadecimal codes, codes with a tail and
-    /// rules with a saltus have no such theorem here: their rules stay "checked".)
+    /// check proves it once checked ≥ 2·n0 + 2p + t.
+    ///
+    /// Nothing else is proven here; [`no_theorem`] says why for each other case. In particular
+    /// Howse and Nowakowski's arithmetic-periodicity theorem for finite hexadecimal codes
+    /// ("Periodicity and arithmetic-periodicity in hexadecimal games", Theoret. Comput. Sci.
+    /// 313 (2004) 463–472) is not applied: the stored copies of the paper available when this
+    /// was written gave only its first page, not the theorem's exact hypotheses (which saltus,
+    /// which check range, which digits), and a rule is called proven only where a theorem
+    /// certainly applies.
     fn theorem(&self, rule: &Rule) -> Option<Theorem> {
         let t = self.code.last_nonzero()?;
         if !self.code.is_octal() || rule.saltus != 0 {
@@ -249,6 +256,28 @@ impl Game for TakeBreak {
     fn as_any(&self) -> &dyn std::any::Any {
         self
     }
+}
+
+/// Why no theorem proves `rule` for `code` ([`TakeBreak::theorem`] returned `None`), in words
+/// for `sgtab show`; `None` when a theorem does apply (the rule may still need a longer table).
+pub fn no_theorem(code: &Code, rule: &Rule) -> Option<&'static str> {
+    if code.last_nonzero().is_none() {
+        return Some("a code with a repeating tail (take-any moves) has no periodicity theorem here");
+    }
+    if code.digits.iter().any(|&d| d >= 8) {
+        return Some(
+            "a hexadecimal code (a digit with 8: three heaps) is outside Guy-Smith, and Howse and Nowakowski's \
+             arithmetic-periodicity theorem for such codes is not applied (its exact hypotheses were not available \
+             to check), so the rule is checked only",
+        );
+    }
+    if code.d0 != 0 {
+        return Some("splitting without removing (d0 = 4, 8 or C) is outside the Guy-Smith theorem as applied here");
+    }
+    if rule.saltus != 0 {
+        return Some("the Guy-Smith theorem covers plain periods only, not a saltus");
+    }
+    None
 }
 
 /// Every option of a heap of `n`, as the heaps it leaves (0, 1, 2 or 3 of them, each ≥ 1),
