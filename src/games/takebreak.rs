@@ -96,7 +96,7 @@ impl Code {
     fn normalise(mut self) -> Code {
         // The tail at its shortest period.
         let t = self.tail.len();
-        if let Some(p) = (1..=t).find(|&p| t % p == 0 && (p..t).all(|i| self.tail[i] == self.tail[i - p])) {
+        if let Some(p) = (1..=t).find(|&p| t.is_multiple_of(p) && (p..t).all(|i| self.tail[i] == self.tail[i - p])) {
             self.tail.truncate(p);
         }
         if self.tail.iter().all(|&d| d == 0) {

@@ -115,7 +115,7 @@ pub fn rare_split(values: &Packed) -> Option<RareSplit> {
     let n = values.len() as i64;
     // Mask 0 leaves every entry rare; any other does at least as well.
     let (mask, rare_entries) = (1..size).map(|m| (m as u32, ((n + w[m]) / 2) as u64)).min_by_key(|&(m, r)| (r, m))?;
-    let rare = counts.iter().filter(|&&(v, _)| (v & mask).count_ones() % 2 == 0).map(|&(v, _)| v).collect();
+    let rare = counts.iter().filter(|&&(v, _)| (v & mask).count_ones().is_multiple_of(2)).map(|&(v, _)| v).collect();
     Some(RareSplit { mask, rare, rare_entries })
 }
 
@@ -125,7 +125,7 @@ mod tests {
 
     /// Counts straight from the definition, one mask at a time.
     fn rare_entries(values: &[u32], mask: u32) -> u64 {
-        values.iter().filter(|&&v| (v & mask).count_ones() % 2 == 0).count() as u64
+        values.iter().filter(|&&v| (v & mask).count_ones().is_multiple_of(2)).count() as u64
     }
 
     #[test]
@@ -160,7 +160,7 @@ mod tests {
             let masks = 1..(max + 1).next_power_of_two();
             let best = masks.map(|m| (rare_entries(&values, m), m)).min().unwrap();
             assert_eq!((split.rare_entries, split.mask), best, "case {case}: {values:?}");
-            let mut rare: Vec<u32> = values.iter().copied().filter(|&v| (v & split.mask).count_ones() % 2 == 0).collect();
+            let mut rare: Vec<u32> = values.iter().copied().filter(|&v| (v & split.mask).count_ones().is_multiple_of(2)).collect();
             rare.sort_unstable();
             rare.dedup();
             assert_eq!(split.rare, rare, "case {case}");
