@@ -140,13 +140,7 @@ mod tests {
 
     #[test]
     fn rare_split_equals_trying_every_mask() {
-        let mut seed = 0x9E3779B97F4A7C15u64;
-        let mut rnd = move |m: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed % m
-        };
+        let mut rnd = rule::xorshift(0x9E3779B97F4A7C15);
         for case in 0..300 {
             let len = 1 + rnd(300) as usize;
             let top = 1 + rnd(200) as u32;
