@@ -193,8 +193,11 @@ pub fn parse_code(text: &str) -> Result<Code, String> {
 
 fn parse_spec(spec: &str) -> Option<Result<Arc<dyn Game>, SpecError>> {
     let first = spec.chars().next()?;
-    // Codes start with a digit or the point; names start with a letter (but `C.1` is a code).
-    if !(first.is_ascii_digit() || first == '.' || (matches!(first, 'C' | 'c') && spec[1..].starts_with('.'))) {
+    // Codes start with a digit or the point; names start with a letter. A letter that is a hex
+    // digit with a point before any `:` (`C.1`; `A.1`, which is then told that d0 must be 0, 4,
+    // 8 or C) is a code too: no family's name has a point in it.
+    let head = spec.split(':').next().unwrap_or("");
+    if !(first.is_ascii_digit() || first == '.' || (first.is_ascii_hexdigit() && head.contains('.'))) {
         return None;
     }
     let (code, count) = match spec.split_once(':') {
@@ -368,6 +371,13 @@ mod tests {
             ("0.[3]1", "must end the code"),
             ("0.07:0", "entry count 0"),
             ("07", "needs its point"),
+            ("A.1", "must be 0, 4, 8 or C"),
+            ("12.07", "before the point is `12`"),
+            ("0.1]", "`]` at character 4 is not allowed; expected a hex digit 0-9, A-F or `[`"),
+            ("0.[1[2]]", "`[` at character 5 is not allowed; expected a hex digit 0-9, A-F or the closing `]`"),
+            ("0.é7", "`é` at character 3"),
+            ("0.7é", "`é` at character 4"),
+            ("0.07:x", "entry count `x` is not a whole number"),
         ] {
             let e = GameSpec::parse(bad).unwrap_err().0;
             assert!(e.contains(says), "{bad}: {e}");
