@@ -140,3 +140,31 @@ fn prove_grows_the_table_until_the_theorem_holds() {
     let (_, proof) = build::prove(&engines, &spec, 256, &Progress::silent(), &mut Timings::default()).unwrap();
     assert!(matches!(proof, build::Proof::NotProven { max: 256 }));
 }
+
+#[test]
+fn octal_codes_are_proven_by_guy_smith_exactly_at_the_length_it_needs() {
+    use sgtab::table::Table;
+    // (code, pre-period, period): Kayles, Dawson's Kayles, 0.137 (Winning Ways ch. 4).
+    for (code, pre, period) in [("0.77", 71, 12), ("0.07", 53, 34), ("0.137", 52, 34)] {
+        let spec = GameSpec::parse(&format!("{code}:600")).unwrap();
+        let table = Table::new(spec.clone(), spec.reference(&Progress::silent()));
+        let rule = table.rule.unwrap();
+        assert_eq!((rule.pre, rule.period, rule.saltus, rule.proven), (pre, period, 0, true), "{code}");
+        let t = spec.theorem(&rule).unwrap();
+        assert!(t.name.contains("Guy-Smith"));
+        let last = code.len() as u64 - 2; // digits after "0."
+        assert_eq!(t.needs, 2 * pre + 2 * period + last, "{code}");
+        for (len, proven) in [(t.needs - 1, false), (t.needs, true)] {
+            let spec = build::resized(&spec, len).unwrap();
+            let table = Table::new(spec.clone(), spec.reference(&Progress::silent()));
+            let r = table.rule.unwrap_or_else(|| panic!("{code}:{len}: no rule"));
+            assert_eq!((r.pre, r.period, r.proven), (pre, period, proven), "{code}:{len}");
+        }
+    }
+    // No theorem for tails, d0 splits or three-heap digits: at most checked.
+    for code in ["0.[3]:300", "4.[3]:300", "4.07:300", "0.F:300", "0.8:300", "0.48:300"] {
+        let spec = GameSpec::parse(code).unwrap();
+        let table = Table::new(spec.clone(), spec.reference(&Progress::silent()));
+        assert!(table.rule.is_some_and(|r| !r.proven), "{code}: {:?}", table.rule);
+    }
+}

@@ -8,7 +8,7 @@ use sgtab::judge::Problem;
 use sgtab::progress::Progress;
 use sgtab::games;
 use sgtab::spec::GameSpec;
-use sgtab::table::{format, Table};
+use sgtab::table::{self, format, Table};
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -305,6 +305,10 @@ fn show(file: &Path, count: u64, rows: Option<u64>) -> Result<()> {
     println!("entries:  {}", table.values.len());
     println!("bits:     {} per value (largest value {})", table.values.bits(), table.values.max());
     println!("rule:     {}", describe_rule(&table));
+    if let Some(why) = why_unproven(&table) {
+        println!("proof:    {why}");
+    }
+    println!("rare:     {}", describe_rare(&table));
     let shown: Vec<String> = table.values.iter().take(count as usize).map(|v| v.to_string()).collect();
     let more = if table.values.len() > count { " ..." } else { "" };
     println!("values:   {}{more}", shown.join(" "));
@@ -312,6 +316,53 @@ fn show(file: &Path, count: u64, rows: Option<u64>) -> Result<()> {
         show_rows(&table, rows)?;
     }
     Ok(())
+}
+
+/// Why a table's rule is not proven, where it has one that is not.
+fn why_unproven(table: &Table) -> Option<String> {
+    let rule = table.rule.filter(|r| !r.proven)?;
+    if let Some(t) = table.spec.theorem(&rule) {
+        let base = table.spec.to_string();
+        let base = base.rsplit_once(':').map_or(base.as_str(), |(head, _)| head).to_string();
+        return Some(format!(
+            "not yet: {} proves this rule once it is checked to n = {} (this table reaches n = {}); \
+             `sgtab build {base} --prove` grows the table until it is",
+            t.name,
+            t.needs.saturating_sub(1),
+            rule.checked - 1
+        ));
+    }
+    let why = match table.spec.as_any().downcast_ref::<games::takebreak::TakeBreak>() {
+        Some(game) => games::takebreak::no_theorem(&game.code, &rule).unwrap_or("no theorem applies to this rule"),
+        None => "this game has no theorem that proves a rule, so the rule is checked only",
+    };
+    Some(format!("not proven: {why}"))
+}
+
+/// Values shown at most in the `rare:` line.
+const RARE_SHOWN: usize = 24;
+
+/// The rare values of a table and the mask that makes them (see [`table::rare_split`]).
+fn describe_rare(table: &Table) -> String {
+    let Some(split) = table::rare_split(&table.values) else {
+        return if table.values.max() == 0 {
+            "none (every value is 0)".to_string()
+        } else {
+            format!("not computed (values need more than {} bits)", table::RARE_SPLIT_BITS)
+        };
+    };
+    let mut list: Vec<String> = split.rare.iter().take(RARE_SHOWN).map(|v| v.to_string()).collect();
+    if split.rare.len() > RARE_SHOWN {
+        list.push("...".into());
+    }
+    format!(
+        "{} ({} rare values under bit mask {:#x}, at {} of {} entries; the other values are common)",
+        list.join(" "),
+        split.rare.len(),
+        split.mask,
+        split.rare_entries,
+        table.values.len()
+    )
 }
 
 /// The rule along each of the first `rows` rows of a board table.

@@ -96,7 +96,7 @@ impl Code {
     fn normalise(mut self) -> Code {
         // The tail at its shortest period.
         let t = self.tail.len();
-        if let Some(p) = (1..=t).find(|&p| t % p == 0 && (p..t).all(|i| self.tail[i] == self.tail[i - p])) {
+        if let Some(p) = (1..=t).find(|&p| t.is_multiple_of(p) && (p..t).all(|i| self.tail[i] == self.tail[i - p])) {
             self.tail.truncate(p);
         }
         if self.tail.iter().all(|&d| d == 0) {
@@ -193,8 +193,11 @@ pub fn parse_code(text: &str) -> Result<Code, String> {
 
 fn parse_spec(spec: &str) -> Option<Result<Arc<dyn Game>, SpecError>> {
     let first = spec.chars().next()?;
-    // Codes start with a digit or the point; names start with a letter (but `C.1` is a code).
-    if !(first.is_ascii_digit() || first == '.' || (matches!(first, 'C' | 'c') && spec[1..].starts_with('.'))) {
+    // Codes start with a digit or the point; names start with a letter. A letter that is a hex
+    // digit with a point before any `:` (`C.1`; `A.1`, which is then told that d0 must be 0, 4,
+    // 8 or C) is a code too: no family's name has a point in it.
+    let head = spec.split(':').next().unwrap_or("");
+    if !(first.is_ascii_digit() || first == '.' || (first.is_ascii_hexdigit() && head.contains('.'))) {
         return None;
     }
     let (code, count) = match spec.split_once(':') {
@@ -235,8 +238,15 @@ impl Game for TakeBreak {
     /// The Guy–Smith periodicity theorem (Winning Ways, ch. 4): in a finite octal game whose
     /// last non-zero digit is d_t, if g(n + p) = g(n) for every n with n0 ≤ n < 2·n0 + p + t,
     /// then it holds for every n ≥ n0. A rule is checked for the n with n + p < checked, so the
-    /// check proves it once checked ≥ 2·n0 + 2p + t. (Hexadecimal codes, codes with a tail and
-    /// rules with a saltus have no such theorem here: their rules stay "checked".)
+    /// check proves it once checked ≥ 2·n0 + 2p + t.
+    ///
+    /// Nothing else is proven here; [`no_theorem`] says why for each other case. In particular
+    /// Howse and Nowakowski's arithmetic-periodicity theorem for finite hexadecimal codes
+    /// ("Periodicity and arithmetic-periodicity in hexadecimal games", Theoret. Comput. Sci.
+    /// 313 (2004) 463–472) is not applied: the stored copies of the paper available when this
+    /// was written gave only its first page, not the theorem's exact hypotheses (which saltus,
+    /// which check range, which digits), and a rule is called proven only where a theorem
+    /// certainly applies.
     fn theorem(&self, rule: &Rule) -> Option<Theorem> {
         let t = self.code.last_nonzero()?;
         if !self.code.is_octal() || rule.saltus != 0 {
@@ -249,6 +259,28 @@ impl Game for TakeBreak {
     fn as_any(&self) -> &dyn std::any::Any {
         self
     }
+}
+
+/// Why no theorem proves `rule` for `code` ([`TakeBreak::theorem`] returned `None`), in words
+/// for `sgtab show`; `None` when a theorem does apply (the rule may still need a longer table).
+pub fn no_theorem(code: &Code, rule: &Rule) -> Option<&'static str> {
+    if code.last_nonzero().is_none() {
+        return Some("a code with a repeating tail (take-any moves) has no periodicity theorem here");
+    }
+    if code.digits.iter().any(|&d| d >= 8) {
+        return Some(
+            "a hexadecimal code (a digit with 8: three heaps) is outside Guy-Smith, and Howse and Nowakowski's \
+             arithmetic-periodicity theorem for such codes is not applied (its exact hypotheses were not available \
+             to check), so the rule is checked only",
+        );
+    }
+    if code.d0 != 0 {
+        return Some("splitting without removing (d0 = 4, 8 or C) is outside the Guy-Smith theorem as applied here");
+    }
+    if rule.saltus != 0 {
+        return Some("the Guy-Smith theorem covers plain periods only, not a saltus");
+    }
+    None
 }
 
 /// Every option of a heap of `n`, as the heaps it leaves (0, 1, 2 or 3 of them, each ≥ 1),
@@ -339,6 +371,13 @@ mod tests {
             ("0.[3]1", "must end the code"),
             ("0.07:0", "entry count 0"),
             ("07", "needs its point"),
+            ("A.1", "must be 0, 4, 8 or C"),
+            ("12.07", "before the point is `12`"),
+            ("0.1]", "`]` at character 4 is not allowed; expected a hex digit 0-9, A-F or `[`"),
+            ("0.[1[2]]", "`[` at character 5 is not allowed; expected a hex digit 0-9, A-F or the closing `]`"),
+            ("0.é7", "`é` at character 3"),
+            ("0.7é", "`é` at character 4"),
+            ("0.07:x", "entry count `x` is not a whole number"),
         ] {
             let e = GameSpec::parse(bad).unwrap_err().0;
             assert!(e.contains(says), "{bad}: {e}");

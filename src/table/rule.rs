@@ -33,6 +33,19 @@ impl Rule {
     /// pass gives, for every p at once, how far down the rule reaches. Differences are taken
     /// modulo 2^32; each candidate is confirmed on the values themselves before it is returned.
     pub fn find(len: u64, get: impl Fn(u64) -> u64) -> Option<Rule> {
+        Rule::find_where(len, get, |_| true)
+    }
+
+    /// As [`Rule::find`], but the smallest period (then pre-period) whose rule also passes
+    /// `accept`: [`crate::table::find_rule`] asks for the smallest period that the game's
+    /// theorem proves, so that a short stretch at the end of the table that happens to repeat
+    /// does not hide the rule a proof stands behind. `accept` sees each candidate before its
+    /// values are confirmed (so a rejected one costs O(1), not a pass over the table), first with
+    /// the lowest pre-period it could have; `accept` must therefore reject a rule whenever it
+    /// rejects the same rule with a smaller pre-period (as "a theorem proves it by `checked`"
+    /// does). Beyond the last 2^22 values the search gives up early rather than go quadratic:
+    /// it may return `None` where a rule exists, never a rule that does not hold.
+    pub fn find_where(len: u64, get: impl Fn(u64) -> u64, accept: impl Fn(&Rule) -> bool) -> Option<Rule> {
         if len < 2 {
             return None;
         }
@@ -40,6 +53,9 @@ impl Rule {
         // r[i] = D(len − 2 − i): differences from the end of the table backwards.
         let r: Vec<u32> = (0..w - 1).map(|i| (get(len - 1 - i) as u32).wrapping_sub(get(len - 2 - i) as u32)).collect();
         let z = z_function(&r);
+        // Rules that reach the window's edge cost a pass over the table each; after one of them
+        // is rejected, the rest (mostly its multiples) are skipped, so the search stays linear.
+        let mut rejected_whole = false;
         for period in 1..=w / 3 {
             let reach = (period as usize + z[period as usize].min(r.len() - period as usize)) as u64;
             // The rule holds from pre = len − 1 − reach (relative to the window).
@@ -50,14 +66,24 @@ impl Rule {
             }
             let Some(saltus) = get(pre + period).checked_sub(get(pre)) else { continue };
             let holds = |n: u64| get(n + period) == get(n) + saltus;
+            // A rule that reaches the window's edge may hold further down: its pre-period is
+            // found by walking down past the window, so it can only get smaller.
+            let whole = reach == w - 1;
+            let lowest = if whole { 0 } else { pre };
+            if whole && rejected_whole || !accept(&Rule { pre: lowest, period, saltus, checked: len, proven: false }) {
+                continue;
+            }
             if !(pre..len - period).all(holds) {
                 continue; // a difference collided modulo 2^32
             }
-            // Past the window's edge, walk down while the rule still holds.
-            while pre > 0 && reach == w - 1 && holds(pre - 1) {
+            while pre > 0 && whole && holds(pre - 1) {
                 pre -= 1;
             }
-            return Some(Rule { pre, period, saltus, checked: len, proven: false });
+            let rule = Rule { pre, period, saltus, checked: len, proven: false };
+            if accept(&rule) {
+                return Some(rule);
+            }
+            rejected_whole = true;
         }
         None
     }
@@ -112,6 +138,17 @@ impl fmt::Display for Rule {
     }
 }
 
+/// A small deterministic generator for tests: `rnd(m)` is in 0..m.
+#[cfg(test)]
+pub(crate) fn xorshift(mut seed: u64) -> impl FnMut(u64) -> u64 {
+    move |m| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed % m
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -145,6 +182,11 @@ mod tests {
     /// The obvious finder: for each period in turn, walk down from the end while the relation
     /// holds (quadratic).
     fn slow_find(v: &[u64]) -> Option<Rule> {
+        slow_find_where(v, |_| true)
+    }
+
+    /// The obvious search for the smallest period whose rule passes `accept`.
+    fn slow_find_where(v: &[u64], accept: impl Fn(&Rule) -> bool) -> Option<Rule> {
         let len = v.len() as u64;
         for period in 1..=len / 3 {
             let last = len - 1;
@@ -154,22 +196,35 @@ mod tests {
                 pre -= 1;
             }
             let span = len - pre;
-            if span >= 3 * period && span >= period + 16 {
-                return Some(Rule { pre, period, saltus, checked: len, proven: false });
+            let rule = Rule { pre, period, saltus, checked: len, proven: false };
+            if span >= 3 * period && span >= period + 16 && accept(&rule) {
+                return Some(rule);
             }
         }
         None
     }
 
     #[test]
+    fn search_for_a_proven_period_equals_the_obvious_one() {
+        let mut rnd = xorshift(0x2545F4914F6CDD1D);
+        for case in 0..2000 {
+            let len = 1 + rnd(400);
+            let (period, pre, t) = (1 + rnd(40), rnd(len), rnd(20));
+            let head: Vec<u64> = (0..pre + period).map(|_| rnd(3)).collect();
+            // A period whose block ends in a run of equal values, so that shorter periods at
+            // the end compete with it.
+            let run = rnd(period + 1);
+            let block = |i: u64| if i >= pre && (i - pre) % period >= period - run { 7 } else { head[i as usize] };
+            let v: Vec<u64> = (0..len).map(|n| block(if n < pre + period { n } else { pre + (n - pre) % period })).collect();
+            // "Guy-Smith with last digit t": proven once checked ≥ 2·pre + 2·period + t.
+            let accept = |r: &Rule| r.saltus == 0 && r.checked >= 2 * r.pre + 2 * r.period + t;
+            assert_eq!(Rule::find_where(len, |i| v[i as usize], accept), slow_find_where(&v, accept), "case {case}: {v:?}");
+        }
+    }
+
+    #[test]
     fn near_linear_finder_equals_the_obvious_one() {
-        let mut seed = 0x2545F4914F6CDD1Du64;
-        let mut rnd = move |m: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed % m
-        };
+        let mut rnd = xorshift(0x2545F4914F6CDD1D);
         for case in 0..3000 {
             let len = 1 + rnd(400);
             let period = 1 + rnd(60);

@@ -1,0 +1,59 @@
+//! The rule finder on large tables, in one run: `Rule::find` (smallest period with margin) and
+//! `Rule::find_where` with a Guy-Smith-like test (the smallest period proven by the table's
+//! length), on packed tables of 10^6 values: pre-period 12 345 and period 10^5, pre-period 53
+//! and period 3 (the common case), and no rule at all. Both are linear (Z-function over the
+//! backward differences); the numbers show what a rule search adds to a build.
+//!
+//! Run: `cargo bench --bench rules` (RULES_BENCH_RUNS runs each, default 7): median and best.
+
+use sgtab::table::{Packed, Rule};
+use std::time::{Duration, Instant};
+
+fn table(len: usize, pre: usize, period: usize, seed: u64) -> Packed {
+    let mut x = seed;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        (x >> 40) as u32 & 0xFF
+    };
+    let head: Vec<u32> = (0..pre).map(|_| next()).collect();
+    let block: Vec<u32> = (0..period).map(|_| next()).collect();
+    let mut values: Vec<u32> = (0..len).map(|n| if n < pre { head[n] } else { block[(n - pre) % period] }).collect();
+    if pre > 0 && pre < len {
+        values[pre - 1] = values[pre - 1 + period] ^ 1;
+    }
+    Packed::from_values(&values)
+}
+
+fn time<T>(runs: usize, mut f: impl FnMut() -> T) -> (Duration, Duration, T) {
+    let mut times = Vec::new();
+    let mut out = None;
+    for _ in 0..runs {
+        let start = Instant::now();
+        out = Some(f());
+        times.push(start.elapsed());
+    }
+    times.sort();
+    (times[times.len() / 2], times[0], out.unwrap())
+}
+
+fn main() {
+    let runs: usize = std::env::var("RULES_BENCH_RUNS").ok().and_then(|s| s.parse().ok()).unwrap_or(7);
+    let cases = [
+        ("10^6 values, pre 12345, period 10^5", table(1_000_000, 12_345, 100_000, 1)),
+        ("10^6 values, pre 53, period 3", table(1_000_000, 53, 3, 2)),
+        ("10^6 values, no rule", table(1_000_000, 1_000_000, 1, 3)),
+    ];
+    println!("{:<38} {:>11} {:>11} {:>13} {:>13}  rule", "table", "find med", "find best", "proven med", "proven best");
+    for (name, values) in &cases {
+        let get = |i: u64| values.get(i) as u64;
+        let proven = |r: &Rule| r.saltus == 0 && r.checked >= 2 * r.pre + 2 * r.period + 3;
+        let (med, best, rule) = time(runs, || Rule::find(values.len(), get));
+        let (pmed, pbest, prule) = time(runs, || Rule::find_where(values.len(), get, proven));
+        assert_eq!(rule, prule, "{name}: both find the same rule here");
+        let shown = rule.map_or("none".to_string(), |r| format!("pre {} period {}", r.pre, r.period));
+        let ms = |d: Duration| format!("{:.2} ms", d.as_secs_f64() * 1e3);
+        println!("{name:<38} {:>11} {:>11} {:>13} {:>13}  {shown}", ms(med), ms(best), ms(pmed), ms(pbest));
+    }
+}

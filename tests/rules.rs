@@ -1,0 +1,159 @@
+//! Rules as the `sgtab` command line reports them: `build --prove`, tables filled from a proven
+//! rule, what `show` says about a rule that is not proven (and why), and the rare values.
+//! Helpers are local (tests/common is shared with other areas).
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn sgtab(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_sgtab")).args(args).output().expect("run sgtab")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// A fresh scratch directory for one test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("sgtab-rules-{name}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Builds `spec` into `out` (extra arguments after it) and returns stdout; fails the test if
+/// the build fails.
+fn build(out: &Path, spec: &str, extra: &[&str]) -> String {
+    let mut args = vec!["build", spec, "--out", out.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    let run = sgtab(&args);
+    assert!(run.status.success(), "sgtab build {spec}: {}", text(&run.stderr));
+    text(&run.stdout)
+}
+
+/// `sgtab show FILE` (no values), as lines.
+fn show(file: &Path) -> String {
+    let run = sgtab(&["show", file.to_str().unwrap(), "--values", "0"]);
+    assert!(run.status.success(), "show {}: {}", file.display(), text(&run.stderr));
+    text(&run.stdout)
+}
+
+fn line<'a>(shown: &'a str, key: &str) -> Option<&'a str> {
+    shown.lines().find(|l| l.starts_with(key))
+}
+
+fn dump(file: &Path) -> Vec<u32> {
+    let run = sgtab(&["dump", file.to_str().unwrap()]);
+    assert!(run.status.success());
+    text(&run.stdout).lines().map(|l| l.parse().unwrap()).collect()
+}
+
+#[test]
+fn prove_names_the_theorem_and_show_repeats_it() {
+    let out = scratch("prove");
+    let said = build(&out, "0.77:100", &["--prove"]);
+    assert!(said.contains("0.77:200: rule proven by the Guy-Smith periodicity theorem with 200 entries"), "{said}");
+    let file = out.join("0.77-200.sgt");
+    let shown = show(&file);
+    assert_eq!(line(&shown, "rule:"), Some("rule:     g(n+12) = g(n) for n >= 71 (proven by the Guy-Smith periodicity theorem)"));
+    assert!(line(&shown, "proof:").is_none(), "{shown}");
+    assert!(shown.contains("largest value 8"), "{shown}");
+    assert!(sgtab(&["verify", file.to_str().unwrap()]).status.success());
+    fs::remove_dir_all(&out).unwrap();
+}
+
+#[test]
+fn one_value_short_of_the_theorem_is_checked_not_proven() {
+    // Dawson's Kayles: pre-period 53, period 34, last digit 2, so Guy-Smith needs the rule
+    // checked for n + 34 < 2·53 + 2·34 + 2 = 176: a table of 176 entries.
+    let out = scratch("short");
+    build(&out, "0.07:175", &[]);
+    build(&out, "0.07:176", &[]);
+    let short = show(&out.join("0.07-175.sgt"));
+    assert_eq!(line(&short, "rule:"), Some("rule:     g(n+34) = g(n) for n >= 53 (checked up to n = 174, not proven beyond)"));
+    let why = line(&short, "proof:").unwrap_or_else(|| panic!("{short}"));
+    assert!(why.contains("Guy-Smith periodicity theorem proves this rule once it is checked to n = 175"), "{why}");
+    assert!(why.contains("`sgtab build 0.07 --prove`"), "{why}");
+    let enough = show(&out.join("0.07-176.sgt"));
+    assert!(line(&enough, "rule:").unwrap().ends_with("(proven by the Guy-Smith periodicity theorem)"), "{enough}");
+    fs::remove_dir_all(&out).unwrap();
+}
+
+#[test]
+fn hexadecimal_tails_and_saltus_are_checked_only_and_show_says_why() {
+    let out = scratch("hex");
+    for (spec, file, rule, why) in [
+        // Lasker's Nim: period 4, saltus 4 (issue 9), from a code with a tail.
+        ("4.[3]:600", "4._3_-600.sgt", "g(n+4) = g(n) + 4 for n >= 1", "a code with a repeating tail"),
+        // Hexadecimal codes, arithmetic-periodic and periodic: no theorem is applied to them.
+        ("0.0F:300", "0.0F-300.sgt", "g(n+2) = g(n) + 1 for n >= 0", "Howse and Nowakowski's arithmetic-periodicity theorem"),
+        ("0.48:300", "0.48-300.sgt", "g(n+2) = g(n) + 1 for n >= 1", "a hexadecimal code (a digit with 8: three heaps)"),
+        ("0.F:300", "0.F-300.sgt", "g(n+2) = g(n) for n >= 0", "a hexadecimal code"),
+        // Octal digits, but d0 = 4 (splitting without removing).
+        ("4.7:300", "4.7-300.sgt", "g(n+2) = g(n) for n >= 1", "splitting without removing"),
+    ] {
+        let said = build(&out, spec, &["--prove", "--max", "600"]);
+        assert!(said.contains("rule not proven by 600 entries (--max)"), "{spec}: {said}");
+        let shown = show(&out.join(file.replace("300", "600")));
+        let r = line(&shown, "rule:").unwrap();
+        assert!(r.contains(rule) && r.ends_with("(checked up to n = 599, not proven beyond)"), "{spec}: {r}");
+        let p = line(&shown, "proof:").unwrap_or_else(|| panic!("{spec}: {shown}"));
+        assert!(p.starts_with("proof:    not proven: ") && p.contains(why), "{spec}: {p}");
+    }
+    fs::remove_dir_all(&out).unwrap();
+}
+
+#[test]
+fn a_long_table_of_a_proven_game_is_filled_from_its_rule() {
+    let out = scratch("fill");
+    let said = build(&out, "0.07:1000000", &[]);
+    assert!(said.contains("the first 4096 values proved the rule; the rest were filled from it"), "{said}");
+    let values = dump(&out.join("0.07-1000000.sgt"));
+    assert_eq!(values.len(), 1_000_000);
+    // Computed in full to 4096 with the reference, the rest is the period: compare both ends.
+    build(&out, "0.07:4096", &["--backend", "scalar"]);
+    let head = dump(&out.join("0.07-4096.sgt"));
+    assert_eq!(&values[..4096], &head[..]);
+    assert!((53..1_000_000 - 34).all(|n| values[n + 34] == values[n]));
+    fs::remove_dir_all(&out).unwrap();
+}
+
+#[test]
+fn show_lists_the_rare_values_of_the_mask_with_fewest_rare_entries() {
+    let out = scratch("rare");
+    build(&out, "grundy:20000", &[]);
+    let file = out.join("grundy-20000.sgt");
+    let values = dump(&file);
+    // Every mask over the bits of the largest value, straight from the definition.
+    let max = *values.iter().max().unwrap();
+    let rare = |m: u32, v: u32| (v & m).count_ones().is_multiple_of(2);
+    let (entries, mask) = (1..(max + 1).next_power_of_two())
+        .map(|m| (values.iter().filter(|&&v| rare(m, v)).count(), m))
+        .min()
+        .unwrap();
+    let mut kinds: Vec<u32> = values.iter().copied().filter(|&v| rare(mask, v)).collect();
+    kinds.sort_unstable();
+    kinds.dedup();
+    let shown = show(&file);
+    let r = line(&shown, "rare:").unwrap_or_else(|| panic!("{shown}"));
+    let first: Vec<String> = kinds.iter().take(24).map(|v| v.to_string()).collect();
+    assert!(r.starts_with(&format!("rare:     {} ...", first.join(" "))), "{r}");
+    assert!(r.contains(&format!("({} rare values under bit mask {mask:#x}, at {entries} of 20000 entries", kinds.len())), "{r}");
+    // Grundy's game is famous for few rare values: about 6% here.
+    assert!(entries * 16 < values.len(), "{r}");
+    assert!(shown.contains(&format!("largest value {max}")), "{shown}");
+
+    // A table of zeros has nothing to split.
+    build(&out, "0.0:50", &[]);
+    let shown = show(&out.join("0.0-50.sgt"));
+    assert_eq!(line(&shown, "rare:"), Some("rare:     none (every value is 0)"), "{shown}");
+    fs::remove_dir_all(&out).unwrap();
+}
+
+#[test]
+fn max_without_prove_is_refused() {
+    let run = sgtab(&["build", "0.07", "--max", "100", "--out", "/nonexistent-never"]);
+    assert_eq!(run.status.code(), Some(2));
+    assert!(text(&run.stderr).contains("--prove"), "{}", text(&run.stderr));
+}
