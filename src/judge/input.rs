@@ -70,6 +70,12 @@ impl fmt::Display for InputError {
     }
 }
 
+/// Says why a number is past its range, for callers whose numbers have a reason to stop where
+/// they do (a position past a table, a square off the board): given the token as shown and its
+/// value (`None` past 64 bits), the whole message (after the place). Called only on that error,
+/// from the cold path, so it costs the fast path nothing.
+pub type Beyond<'a> = Option<&'a dyn Fn(&str, Option<u64>) -> String>;
+
 /// Reads unsigned decimal numbers from a byte stream.
 pub struct Scanner<R> {
     src: R,
@@ -255,6 +261,12 @@ impl<R: Read> Scanner<R> {
     /// `what` names the number for messages ("heap size in case 3").
     #[inline]
     pub fn next_in(&mut self, min: u64, max: u64, what: &dyn fmt::Display) -> Result<Option<u64>, InputError> {
+        self.next_in_or(min, max, what, None)
+    }
+
+    /// [`next_in`](Scanner::next_in), with `beyond` writing the message for a number past `max`.
+    #[inline]
+    pub fn next_in_or(&mut self, min: u64, max: u64, what: &dyn fmt::Display, beyond: Beyond) -> Result<Option<u64>, InputError> {
         if !self.skip_space()? {
             return Ok(None);
         }
@@ -264,7 +276,7 @@ impl<R: Read> Scanner<R> {
                 return Ok(Some(value));
             }
         }
-        self.slow_number(min, max, what).map(Some)
+        self.slow_number(min, max, what, beyond).map(Some)
     }
 
     /// The number at `pos` and its length, if it has 1 to 15 digits, whitespace follows it and
@@ -283,7 +295,7 @@ impl<R: Read> Scanner<R> {
     /// (leading zeros are skipped as they come), and only its start offset and first bytes are
     /// kept, so a token is judged the same wherever it falls and however the input arrives.
     #[cold]
-    fn slow_number(&mut self, min: u64, max: u64, what: &dyn fmt::Display) -> Result<u64, InputError> {
+    fn slow_number(&mut self, min: u64, max: u64, what: &dyn fmt::Display, beyond: Beyond) -> Result<u64, InputError> {
         let start = self.offset();
         let mut head = Head::new();
         let mut value: Option<u64> = Some(0); // None once past u64
@@ -313,8 +325,11 @@ impl<R: Read> Scanner<R> {
         }
         match value {
             Some(v) if (min..=max).contains(&v) => Ok(v),
-            _ => {
-                let message = format!("{what} `{}` is out of range {min} to {max}", head.show());
+            v => {
+                let message = match beyond {
+                    Some(say) if v.is_none_or(|v| v > max) => say(&head.show(), v),
+                    _ => format!("{what} `{}` is out of range {min} to {max}", head.show()),
+                };
                 Err(InputError::Format { at: self.position_of(start), message })
             }
         }
@@ -331,7 +346,14 @@ impl<R: Read> Scanner<R> {
     ///
     /// [`next`]: Scanner::next
     #[inline]
-    pub fn fold<A>(&mut self, count: u64, min: u64, max: u64, what: &dyn fmt::Display, mut acc: A, mut f: impl FnMut(A, u64) -> A) -> Result<A, InputError> {
+    pub fn fold<A>(&mut self, count: u64, min: u64, max: u64, what: &dyn fmt::Display, acc: A, f: impl FnMut(A, u64) -> A) -> Result<A, InputError> {
+        self.fold_or(count, min, max, what, None, acc, f)
+    }
+
+    /// [`fold`](Scanner::fold), with `beyond` writing the message for a number past `max`.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    pub fn fold_or<A>(&mut self, count: u64, min: u64, max: u64, what: &dyn fmt::Display, beyond: Beyond, mut acc: A, mut f: impl FnMut(A, u64) -> A) -> Result<A, InputError> {
         let mut left = count;
         while left > 0 {
             let mut pos = self.pos;
@@ -389,7 +411,7 @@ impl<R: Read> Scanner<R> {
             }
             self.pos = pos;
             if left > 0 {
-                acc = f(acc, self.next(min, max, what)?);
+                acc = f(acc, self.next_or(min, max, what, beyond)?);
                 left -= 1;
             }
         }
@@ -399,7 +421,13 @@ impl<R: Read> Scanner<R> {
     /// Reads the next number in `min..=max`; the end of the input here is an error.
     #[inline]
     pub fn next(&mut self, min: u64, max: u64, what: &dyn fmt::Display) -> Result<u64, InputError> {
-        match self.next_in(min, max, what)? {
+        self.next_or(min, max, what, None)
+    }
+
+    /// [`next`](Scanner::next), with `beyond` writing the message for a number past `max`.
+    #[inline]
+    pub fn next_or(&mut self, min: u64, max: u64, what: &dyn fmt::Display, beyond: Beyond) -> Result<u64, InputError> {
+        match self.next_in_or(min, max, what, beyond)? {
             Some(v) => Ok(v),
             None => self.error(self.pos, format!("input ends where {what} was expected")),
         }

@@ -8,7 +8,7 @@
 //! position. Values are never computed past 64 bits: the rule's reach is cut where its values
 //! would overflow.
 
-use super::input::{InputError, Scanner};
+use super::input::{Beyond, Scanner};
 use super::JudgeError;
 use crate::games::Positions;
 use crate::spec::GameSpec;
@@ -145,18 +145,12 @@ impl<'a> Lookup<'a> {
         }
     }
 
-    /// Turns the scanner's out-of-range error for `what` into one that says why the number is
-    /// out of reach and which build would cover it; other errors pass unchanged.
-    fn explain(&self, e: InputError, what: &str) -> JudgeError {
-        let InputError::Format { at, message } = e else { return e.into() };
+    /// The message for a number past [`number_range`](Lookup::number_range) (`n` is `None`
+    /// past 64 bits): why it is out of reach and which build would cover it. The scanner calls it
+    /// from its error path ([`Beyond`]), so the message keeps the scanner's line and column.
+    fn beyond(&self, what: &dyn std::fmt::Display, token: &str, n: Option<u64>) -> String {
         let max = self.number_range();
-        let token = message
-            .strip_prefix(what)
-            .and_then(|m| m.strip_prefix(" `"))
-            .and_then(|m| m.strip_suffix(&format!("` is out of range 0..={max}")));
-        let Some(token) = token else { return InputError::Format { at, message }.into() };
         let spec = &self.table.spec;
-        let n = token.parse::<u64>().ok();
         let why = match (self.positions, n) {
             (_, None) => format!("out of reach: {spec} answers 0..={max}"),
             (Positions::Heap, Some(_)) if self.ext.is_some() => format!(
@@ -177,7 +171,7 @@ impl<'a> Lookup<'a> {
                 cover(spec, |s| matches!(s.positions(), Positions::Board { n } if n > c), c.checked_add(1))
             ),
         };
-        InputError::Format { at, message: format!("{what} `{token}` is {why}") }.into()
+        format!("{what} `{token}` is {why}")
     }
 }
 
@@ -206,15 +200,15 @@ pub fn value(table: &Table, input: impl Read, out: &mut impl Write, note: &mut d
         let index = match g.positions {
             Positions::Board { n } => {
                 let what = format_args!("the x of position {i}");
-                let Some(x) = input.next_in(0, max, &what).map_err(|e| g.explain(e, &what.to_string()))? else { break };
+                let Some(x) = input.next_in_or(0, max, &what, Some(&|t, v| g.beyond(&what, t, v)))? else { break };
                 let what = format_args!("the y of position {i}");
-                let y = input.next(0, max, &what).map_err(|e| g.explain(e, &what.to_string()))?;
+                let y = input.next_or(0, max, &what, Some(&|t, v| g.beyond(&what, t, v)))?;
                 x * n + y
             }
             _ => {
                 // Formatted only for an error: this loop runs once a number.
                 let what = format_args!("position {i}");
-                let Some(n) = input.next_in(0, max, &what).map_err(|e| g.explain(e, &what.to_string()))? else { break };
+                let Some(n) = input.next_in_or(0, max, &what, Some(&|t, v| g.beyond(&what, t, v)))? else { break };
                 n
             }
         };
@@ -249,20 +243,18 @@ pub fn sum(table: &Table, words: &Words, input: impl Read, out: &mut impl Write,
             Positions::Board { n } => {
                 let count = input.next(0, u64::MAX / 2, &format_args!("the position count n of case {case}"))?;
                 let what = format!("a coordinate in case {case}");
-                let (x, _) = input
-                    .fold(2 * count, 0, max, &what, (0, None), |(x, pending), c| match pending {
-                        None => (x, Some(c)),
-                        Some(px) => (x ^ g.get(px * n + c), None),
-                    })
-                    .map_err(|e| g.explain(e, &what))?;
+                let beyond: Beyond = Some(&|t, v| g.beyond(&what, t, v));
+                let (x, _) = input.fold_or(2 * count, 0, max, &what, beyond, (0, None), |(x, pending), c| match pending {
+                    None => (x, Some(c)),
+                    Some(px) => (x ^ g.get(px * n + c), None),
+                })?;
                 (x, false)
             }
             _ => {
                 let count = input.next(0, u64::MAX, &format_args!("the position count n of case {case}"))?;
                 let len = g.len;
-                input
-                    .fold(count, 0, max, &what, (0, false), |(x, beyond), p| (x ^ g.get(p), beyond | (p >= len)))
-                    .map_err(|e| g.explain(e, &what))?
+                let beyond: Beyond = Some(&|t, v| g.beyond(&what, t, v));
+                input.fold_or(count, 0, max, &what, beyond, (0, false), |(x, beyond), p| (x ^ g.get(p), beyond | (p >= len)))?
             }
         };
         if beyond && !noted {
@@ -322,7 +314,7 @@ mod tests {
         assert_eq!(g.get(g.limit()), 7 + 3 * kmax);
         let (r, _) = run_value(&t, &format!("{}\n", g.limit() + 1));
         let e = r.unwrap_err();
-        assert!((e.contains("past the reach of the rule") || e.contains("out of range")) && e.contains("line 1, column 1"), "{e}");
+        assert!(e.contains("past the reach of the rule") && e.contains("line 1, column 1"), "{e}");
     }
 
     #[test]
@@ -369,7 +361,7 @@ mod tests {
         assert_eq!(r.unwrap(), "0\n6\n0\n7\n");
         let (r, _) = run_value(&t, "1 2\n8 0\n");
         let e = r.unwrap_err();
-        assert!(e.starts_with("bad input: line 2, column 1 (byte 4): the x of position 2 `8`"), "{e}");
+        assert_eq!(e, "bad input: line 2, column 1 (byte 4): the x of position 2 `8` is off the board: fakeboard:8 is 8×8, coordinates 0..=7; no table that sgtab builds for this game covers it");
         let (r, _) = run_value(&t, "1 2\n3");
         assert!(r.unwrap_err().contains("input ends where the y of position 2 was expected"));
         let mut out = Vec::new();
@@ -382,6 +374,6 @@ mod tests {
         assert_eq!(String::from_utf8(out).unwrap(), "A\n");
         let mut out = Vec::new();
         let e = sum(&t, &words, "1\n1\n1 9\n".as_bytes(), &mut out, &mut |_| {}).unwrap_err().to_string();
-        assert!(e.contains("line 3, column 3") && e.contains("`9`"), "{e}");
+        assert!(e.contains("line 3, column 3") && e.contains("`9` is off the board"), "{e}");
     }
 }
