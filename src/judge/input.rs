@@ -40,6 +40,12 @@ static CLASS: [u8; 256] = {
     c
 };
 
+/// Whether `b` separates tokens.
+#[inline]
+pub fn is_space(b: u8) -> bool {
+    CLASS[b as usize] == SPACE
+}
+
 /// Where a token stands: 1-based line and column (in bytes), and 0-based byte offset.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Position {
@@ -76,10 +82,38 @@ impl fmt::Display for InputError {
 /// from the cold path, so it costs the fast path nothing.
 pub type Beyond<'a> = Option<&'a dyn Fn(&str, Option<u64>) -> String>;
 
-/// Reads unsigned decimal numbers from a byte stream.
-pub struct Scanner<R> {
+/// What a scanner reads from: its own buffer, refilled from a stream, or a slice that holds the
+/// whole input (a mapped file, or a piece of one), read in place with no copy.
+pub trait Buf: std::ops::Deref<Target = [u8]> {
+    /// The buffer to refill; a slice scanner is at the end of its input from the start and never
+    /// refills, so it has none.
+    fn writable(&mut self) -> Option<&mut [u8]>;
+}
+
+impl Buf for Box<[u8]> {
+    fn writable(&mut self) -> Option<&mut [u8]> {
+        Some(self)
+    }
+}
+
+impl Buf for &[u8] {
+    fn writable(&mut self) -> Option<&mut [u8]> {
+        None
+    }
+}
+
+/// Why [`Scanner::fold_some`] stopped before its count.
+pub enum Halt {
+    /// The input ended.
+    End,
+    /// A token that is not a number in range; the scanner stands inside or just past it.
+    Bad(InputError),
+}
+
+/// Reads unsigned decimal numbers from a byte stream (or a slice, `B = &[u8]`).
+pub struct Scanner<R, B = Box<[u8]>> {
     src: R,
-    buf: Box<[u8]>,
+    buf: B,
     pos: usize,
     end: usize,
     eof: bool,
@@ -139,6 +173,34 @@ impl Head {
     }
 }
 
+impl<'a> Scanner<io::Empty, &'a [u8]> {
+    /// A scanner over `input` in place, which stands at stream offset `at`: line `lines + 1`,
+    /// whose first byte is at offset `line_start` (for positions in messages; all 0 for input
+    /// that starts there).
+    pub fn over(input: &'a [u8], at: u64, lines: u64, line_start: u64) -> Self {
+        Scanner {
+            src: io::empty(),
+            end: input.len(),
+            buf: input,
+            pos: 0,
+            eof: true,
+            base: at,
+            lines,
+            line_start,
+            slow_token: (u64::MAX, u64::MAX),
+        }
+    }
+
+    /// A scanner over `data[at..]` that names places as in the whole of `data` (the newlines
+    /// before `at` are counted here, once): where the streaming path takes over from the
+    /// parallel one.
+    pub fn resume(data: &'a [u8], at: usize) -> Self {
+        let before = &data[..at];
+        let line_start = before.iter().rposition(|&b| b == b'\n').map_or(0, |nl| nl as u64 + 1);
+        Scanner::over(&data[at..], at as u64, count_newlines(before), line_start)
+    }
+}
+
 impl<R: Read> Scanner<R> {
     pub fn new(src: R) -> Scanner<R> {
         Scanner::with_capacity(src, BUFFER)
@@ -159,25 +221,25 @@ impl<R: Read> Scanner<R> {
             slow_token: (u64::MAX, u64::MAX),
         }
     }
+}
 
+impl<R: Read, B: Buf> Scanner<R, B> {
     /// Drops buf[..keep], moves the rest to the front and reads more. Returns false at the end
     /// of the input (nothing more was read).
     #[cold]
     fn refill(&mut self, keep: usize) -> Result<bool, InputError> {
-        if self.eof {
-            return Ok(false);
-        }
-        let gone = &self.buf[..keep];
+        let (false, Some(buf)) = (self.eof, self.buf.writable()) else { return Ok(false) };
+        let gone = &buf[..keep];
         self.lines += count_newlines(gone);
         if let Some(nl) = gone.iter().rposition(|&b| b == b'\n') {
             self.line_start = self.base + nl as u64 + 1;
         }
         self.base += keep as u64;
-        self.buf.copy_within(keep..self.end, 0);
+        buf.copy_within(keep..self.end, 0);
         self.end -= keep;
         self.pos -= keep;
         loop {
-            match self.src.read(&mut self.buf[self.end..]) {
+            match self.src.read(&mut buf[self.end..]) {
                 Ok(0) => {
                     self.eof = true;
                     return Ok(false);
@@ -218,8 +280,8 @@ impl<R: Read> Scanner<R> {
         Err(InputError::Format { at: self.position(at), message })
     }
 
-    /// The offset of buf[pos] in the stream.
-    fn offset(&self) -> u64 {
+    /// The offset of buf[pos] in the stream: just past the last token read.
+    pub fn offset(&self) -> u64 {
         self.base + self.pos as u64
     }
 
@@ -353,7 +415,20 @@ impl<R: Read> Scanner<R> {
     /// [`fold`](Scanner::fold), with `beyond` writing the message for a number past `max`.
     #[allow(clippy::too_many_arguments)]
     #[inline]
-    pub fn fold_or<A>(&mut self, count: u64, min: u64, max: u64, what: &dyn fmt::Display, beyond: Beyond, mut acc: A, mut f: impl FnMut(A, u64) -> A) -> Result<A, InputError> {
+    pub fn fold_or<A>(&mut self, count: u64, min: u64, max: u64, what: &dyn fmt::Display, beyond: Beyond, acc: A, f: impl FnMut(A, u64) -> A) -> Result<A, InputError> {
+        match self.fold_some(count, min, max, what, beyond, acc, f) {
+            (acc, _, None) => Ok(acc),
+            (_, _, Some(Halt::End)) => self.error(self.pos, format!("input ends where {what} was expected")),
+            (_, _, Some(Halt::Bad(e))) => Err(e),
+        }
+    }
+
+    /// [`fold_or`](Scanner::fold_or) that keeps what it folded when it stops early: the value,
+    /// how many of the `count` numbers are left, and why it stopped (`None`: all were read).
+    /// The parallel path ([`super::parallel`]) folds a piece this way and steps over bad tokens.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    pub fn fold_some<A>(&mut self, count: u64, min: u64, max: u64, what: &dyn fmt::Display, beyond: Beyond, mut acc: A, mut f: impl FnMut(A, u64) -> A) -> (A, u64, Option<Halt>) {
         let mut left = count;
         while left > 0 {
             let mut pos = self.pos;
@@ -411,11 +486,30 @@ impl<R: Read> Scanner<R> {
             }
             self.pos = pos;
             if left > 0 {
-                acc = f(acc, self.next_or(min, max, what, beyond)?);
+                match self.next_in_or(min, max, what, beyond) {
+                    Ok(Some(v)) => acc = f(acc, v),
+                    Ok(None) => return (acc, left, Some(Halt::End)),
+                    Err(e) => return (acc, left, Some(Halt::Bad(e))),
+                }
                 left -= 1;
             }
         }
-        Ok(acc)
+        (acc, 0, None)
+    }
+
+    /// Steps over the rest of the token at `pos` (after a [`Halt::Bad`] that stopped inside it).
+    pub fn skip_token(&mut self) -> Result<(), InputError> {
+        loop {
+            while self.pos < self.end {
+                if CLASS[self.buf[self.pos] as usize] == SPACE {
+                    return Ok(());
+                }
+                self.pos += 1;
+            }
+            if !self.refill(self.end)? {
+                return Ok(());
+            }
+        }
     }
 
     /// Reads the next number in `min..=max`; the end of the input here is an error.
