@@ -113,8 +113,8 @@ fn replaced(input: &[u8], start: usize, end: usize, by: &[u8]) -> Vec<u8> {
     [&input[..start], by, &input[end..]].concat()
 }
 
-/// `input` answered alike, then broken at each place in several ways.
-fn broken_alike(args: &[&str], input: &[u8]) {
+/// `input` answered alike, then broken at each place in several ways; the answer to `input`.
+fn broken_alike(args: &[&str], input: &[u8]) -> Output {
     let out = same(args, input, "valid input");
     assert!(out.status.success(), "the generated input is valid: {}", show(&out));
     for (start, end, place) in places(input) {
@@ -135,6 +135,7 @@ fn broken_alike(args: &[&str], input: &[u8]) {
             same(args, bad, &format!("{how} at {place} (byte {start})"));
         }
     }
+    out
 }
 
 #[test]
@@ -143,6 +144,22 @@ fn lasker_alike_everywhere() {
     assert!(input.len() > 20 * PIECE);
     assert_eq!(places(&input).len(), 5, "a token starts exactly at a piece boundary");
     broken_alike(&["lasker"], &input);
+    // Cases whose heaps come in equal pairs (XOR 0: Bob), every other one with a heap more
+    // (Alice): a case's sum wrong by anything shows.
+    let mut text = String::from("8\n");
+    let mut x = 99u64;
+    for case in 0..8 {
+        let mut heaps = Vec::new();
+        for _ in 0..150 {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            heaps.extend([1 + (x >> 33) % 2_000_000_000; 2]);
+        }
+        heaps.rotate_left(case * 37 % 300);
+        heaps.extend((case % 2 == 1).then_some(5));
+        text += &format!("{}\n{}\n", heaps.len(), heaps.iter().map(|h| h.to_string()).collect::<Vec<_>>().join(" "));
+    }
+    let out = broken_alike(&["lasker"], text.as_bytes());
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "Bob\nAlice\n".repeat(4));
     // Cases of one heap: a header every other token.
     let input = generated(Problem::Lasker, 6, Size { cases: Some(100), per_case: Some(1), chips: None });
     broken_alike(&["lasker"], &input);
