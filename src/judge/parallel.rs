@@ -332,3 +332,110 @@ where
     }
     Ok(Walked::Resume { at: Some((t, t + 1)), offset: head.offset })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// xorshift64
+    fn rng(x: &mut u64) -> u64 {
+        *x ^= *x << 13;
+        *x ^= *x >> 7;
+        *x ^= *x << 17;
+        *x
+    }
+
+    #[test]
+    fn pieces_end_at_whitespace_and_cover_the_input() {
+        let data = b"12 345\n6789  0 1\t22222222222222 3 ";
+        for piece in 1..=40 {
+            let pieces = cut(data, piece);
+            assert_eq!(pieces.first().map(|p| p.start), Some(0));
+            assert_eq!(pieces.last().map(|p| p.end), Some(data.len()));
+            for w in pieces.windows(2) {
+                assert_eq!(w[0].end, w[1].start);
+                assert!(input::is_space(data[w[0].end - 1]), "piece {piece}: cut inside a token at {}", w[0].end);
+            }
+            assert!(pieces.iter().all(|p| !p.is_empty()));
+        }
+        assert!(cut(b"", 4).is_empty());
+    }
+
+    /// Random inputs of the case format (T, then count and tokens), with odd whitespace.
+    fn make(seed: u64, cases: u64) -> (Vec<u8>, Vec<(usize, u64)>) {
+        let mut x = seed | 1;
+        let mut text = String::new();
+        // (offset where the header starts, xor of the case)
+        let mut heads = Vec::new();
+        let mut sep = |x: &mut u64| ["\n", " ", "\t", "\r\n", "   "][(rng(x) % 5) as usize];
+        text += &format!("{}{}", cases, sep(&mut x));
+        for _ in 0..cases {
+            let n = rng(&mut x) % 40;
+            heads.push((text.len(), 0));
+            text += &format!("{n}{}", sep(&mut x));
+            let mut xor = 0;
+            for _ in 0..n {
+                let v = rng(&mut x) % 1000;
+                xor ^= v * 3;
+                text += &format!("{}{v}{}", if rng(&mut x) % 9 == 0 { "000" } else { "" }, sep(&mut x));
+            }
+            heads.last_mut().unwrap().1 = xor;
+        }
+        (text.into_bytes(), heads)
+    }
+
+    fn walk(data: &[u8], threads: usize, piece: usize) -> (Vec<(u64, u64)>, Walked) {
+        let body = Body { min: 0, max: 999, value: |v| Sum::of(v * 3, false) };
+        let format = Cases { cases: (0, 1000), count: (0, 1000) };
+        let mut got = Vec::new();
+        let walked = cases(data, Parallel { threads, piece }, format, &body, |case, s| {
+            got.push((case, s.xor));
+            Ok(())
+        })
+        .unwrap();
+        (got, walked)
+    }
+
+    #[test]
+    fn case_sums_agree_with_a_plain_reading() {
+        for seed in 1..30 {
+            let (data, heads) = make(seed, seed * 3);
+            let want: Vec<(u64, u64)> = heads.iter().enumerate().map(|(i, &(_, x))| (i as u64 + 1, x)).collect();
+            for (threads, piece) in [(1, 1), (2, 7), (3, 64), (7, 13), (2, 1 << 20)] {
+                assert_eq!(walk(&data, threads, piece), (want.clone(), Walked::Done), "seed {seed}, {threads} threads, pieces of {piece}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_broken_case_hands_over_at_its_header() {
+        for seed in 1..20 {
+            let (data, heads) = make(seed, 12);
+            for broken in [0usize, 5, 11] {
+                let (at, _) = heads[broken];
+                // The first token after the header, or the next header: a letter either way.
+                let mut bad = data.clone();
+                let next = (at..bad.len()).find(|&i| input::is_space(bad[i])).unwrap();
+                let tok = (next..bad.len()).find(|&i| !input::is_space(bad[i])).unwrap_or(bad.len() - 1);
+                bad[tok] = b'x';
+                // Many odd tokens in one piece as well (past MAX_ODD), after the broken one.
+                let mut many = bad.clone();
+                many.extend(b" y".repeat(200));
+                for data in [&bad, &many] {
+                    for (threads, piece) in [(1, 5), (2, 50), (7, 3), (2, 1 << 20)] {
+                        let (got, walked) = walk(data, threads, piece);
+                        let want: Vec<(u64, u64)> = heads[..broken].iter().enumerate().map(|(i, &(_, x))| (i as u64 + 1, x)).collect();
+                        // A letter in the last token of a case may be the next header: the case
+                        // before it is then answered too (as the streaming path answers it).
+                        assert!(got.len() == broken || got.len() == broken + 1, "seed {seed}: {got:?}");
+                        assert_eq!(got[..broken], want[..], "seed {seed}, broken case {}", broken + 1);
+                        let Walked::Resume { at: Some((12, case)), offset } = walked else { panic!("seed {seed}: {walked:?}") };
+                        assert_eq!(case, got.len() as u64 + 1);
+                        let head = heads[case as usize - 1].0;
+                        assert!(offset <= head && data[offset..head].iter().all(|&b| input::is_space(b)), "seed {seed}: offset {offset}, header at {head}");
+                    }
+                }
+            }
+        }
+    }
+}
