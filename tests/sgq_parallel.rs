@@ -100,7 +100,7 @@ fn places(input: &[u8]) -> Vec<(usize, usize, &'static str)> {
     let all = tokens(input);
     let n = all.len();
     let mut at = vec![(all[1.min(n - 1)], "first piece"), (all[n / 2], "a middle piece"), (all[n - 1], "the last piece")];
-    if let Some(&t) = all.iter().find(|&&(s, _)| s >= 3 * PIECE && s > 0 && input[s - 1].is_ascii_whitespace() && s % PIECE == 0) {
+    if let Some(&t) = all.iter().find(|&&(s, _)| s >= 3 * PIECE && input[s - 1].is_ascii_whitespace() && s % PIECE == 0) {
         at.push((t, "a piece boundary (exact)"));
     }
     let boundary = all.iter().copied().find(|&(s, _)| s >= 5 * PIECE).unwrap_or(all[n / 3]);

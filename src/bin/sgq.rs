@@ -150,7 +150,10 @@ impl Source {
             return Ok(());
         }
         match value.to_str().and_then(|v| v.parse::<usize>().ok()).filter(|&n| n > 0) {
-            Some(n) => Ok(self.threads = Some(n)),
+            Some(n) => {
+                self.threads = Some(n);
+                Ok(())
+            }
             None => Err(format!("--threads needs a whole number of threads, 1 or more, not `{}`", value.to_string_lossy())),
         }
     }

@@ -367,7 +367,7 @@ mod tests {
         let mut text = String::new();
         // (offset where the header starts, xor of the case)
         let mut heads = Vec::new();
-        let mut sep = |x: &mut u64| ["\n", " ", "\t", "\r\n", "   "][(rng(x) % 5) as usize];
+        let sep = |x: &mut u64| ["\n", " ", "\t", "\r\n", "   "][(rng(x) % 5) as usize];
         text += &format!("{}{}", cases, sep(&mut x));
         for _ in 0..cases {
             let n = rng(&mut x) % 40;
@@ -377,7 +377,7 @@ mod tests {
             for _ in 0..n {
                 let v = rng(&mut x) % 1000;
                 xor ^= v * 3;
-                text += &format!("{}{v}{}", if rng(&mut x) % 9 == 0 { "000" } else { "" }, sep(&mut x));
+                text += &format!("{}{v}{}", if rng(&mut x).is_multiple_of(9) { "000" } else { "" }, sep(&mut x));
             }
             heads.last_mut().unwrap().1 = xor;
         }
