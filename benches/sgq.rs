@@ -1,11 +1,14 @@
-//! `sgq lasker` against `wc -l`, and `sgq sum lasker` (the general query, same input format)
-//! beside them, on the same generated input, side by side in one run.
+//! `sgq lasker` against `wc -l` on the same generated input, side by side in one run: sgq's
+//! mapped path (stdin a file) on 1 thread, 2 threads and all cores, `sgq sum lasker` (the
+//! general query, same input format), and the streaming path (stdin a pipe); then the peak
+//! resident set of the mapped path (`/usr/bin/time -v`).
 //!
 //! Run: `cargo bench --bench sgq` (env SGQ_BENCH_MB sets the input size, default 100 MB;
-//! SGQ_BENCH_RUNS the number of alternating runs, default 7). The input is made once by the
-//! library's deterministic generator (seed 1) and kept in target/; both commands read it from
-//! a file on stdin, so both are served from the page cache after the first run. Reported: the
-//! best and median wall time of each and the ratio of the medians.
+//! SGQ_BENCH_RUNS the number of alternating runs, default 7; SGQ_BENCH_BASELINE=PATH adds an
+//! earlier sgq binary, on the pipe and the file). The input is made once by the library's
+//! deterministic generator (seed 1) and kept in target/; file runs read it from the page cache
+//! after the first run, pipe runs get it written from this process's memory. Reported: the best
+//! and median wall time of each, and each median over `wc -l`'s.
 
 use sgtab::judge::generate::{generate, Size};
 use sgtab::judge::Problem;
@@ -31,10 +34,29 @@ fn input(mb: u64) -> PathBuf {
     path
 }
 
-fn time(cmd: &mut Command, file: &Path) -> Duration {
-    let start = Instant::now();
+/// How a run gets its input.
+#[derive(Clone, Copy)]
+enum Feed {
+    /// stdin redirected from the file (sgq maps it)
+    File,
+    /// stdin a pipe, written from memory by a thread of this process (sgq streams it)
+    Pipe,
+}
+
+fn time(cmd: &mut Command, file: &Path, data: &[u8], feed: Feed) -> Duration {
     // stderr too: `sgq sum lasker` notes once that its rule is checked, not proven.
-    let status = cmd.stdin(File::open(file).unwrap()).stdout(Stdio::null()).stderr(Stdio::null()).status().unwrap();
+    cmd.stdout(Stdio::null()).stderr(Stdio::null());
+    let start = Instant::now();
+    let status = match feed {
+        Feed::File => cmd.stdin(File::open(file).unwrap()).status().unwrap(),
+        Feed::Pipe => {
+            let mut child = cmd.stdin(Stdio::piped()).spawn().unwrap();
+            let mut stdin = child.stdin.take().unwrap();
+            std::io::Write::write_all(&mut stdin, data).unwrap();
+            drop(stdin);
+            child.wait().unwrap()
+        }
+    };
     let took = start.elapsed();
     assert!(status.success(), "{cmd:?} failed");
     took
@@ -45,6 +67,13 @@ fn summary(mut times: Vec<Duration>) -> (f64, f64) {
     (times[0].as_secs_f64() * 1e3, times[times.len() / 2].as_secs_f64() * 1e3)
 }
 
+/// Peak resident set of `cmd` with stdin from `file`, from `/usr/bin/time -v` (None without it).
+fn peak_rss_kb(sgq: &Path, args: &[&str], file: &Path) -> Option<u64> {
+    let out = Command::new("/usr/bin/time").arg("-v").arg(sgq).args(args).stdin(File::open(file).unwrap()).stdout(Stdio::null()).output().ok()?;
+    let err = String::from_utf8_lossy(&out.stderr);
+    err.lines().find_map(|l| l.trim().strip_prefix("Maximum resident set size (kbytes): ")?.parse().ok())
+}
+
 fn main() {
     // `cargo bench` passes --bench; `cargo test --benches` passes nothing: keep that quick.
     let benching = std::env::args().any(|a| a == "--bench");
@@ -52,31 +81,67 @@ fn main() {
     let mb = if benching { env("SGQ_BENCH_MB", 100) } else { 2 };
     let runs = if benching { env("SGQ_BENCH_RUNS", 7) } else { 1 };
     let file = input(mb);
-    let size = std::fs::metadata(&file).unwrap().len();
+    let data = std::fs::read(&file).unwrap();
+    let size = data.len() as u64;
     let tables = Path::new(env!("CARGO_MANIFEST_DIR")).join("tables");
-    let sgq_cmd = |args: &[&str]| {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_sgq"));
+    let sgq_bin = PathBuf::from(env!("CARGO_BIN_EXE_sgq"));
+    // SGQ_BENCH_BASELINE=PATH: an earlier sgq binary, timed on the pipe beside this one.
+    let baseline = std::env::var_os("SGQ_BENCH_BASELINE").map(PathBuf::from);
+    let sgq_cmd = |bin: &Path, args: &[&str]| {
+        let mut c = Command::new(bin);
         c.args(args).arg("--tables").arg(&tables);
         c
     };
     let sum_args = ["sum", "lasker", "--first", "Alice", "--second", "Bob"];
-    // Both answer the same input the same way.
-    let answers = |args: &[&str]| sgq_cmd(args).stdin(File::open(&file).unwrap()).stderr(Stdio::null()).output().unwrap().stdout;
-    assert_eq!(answers(&["lasker"]), answers(&sum_args), "sgq sum lasker answers differently from sgq lasker");
-    let (mut sgq, mut wc, mut sum) = (Vec::new(), Vec::new(), Vec::new());
-    for _ in 0..runs {
-        wc.push(time(Command::new("wc").arg("-l"), &file));
-        sgq.push(time(&mut sgq_cmd(&["lasker"]), &file));
-        sum.push(time(&mut sgq_cmd(&sum_args), &file));
+    // Every way answers the same input the same way.
+    let answers = |args: &[&str]| sgq_cmd(&sgq_bin, args).stdin(File::open(&file).unwrap()).stderr(Stdio::null()).output().unwrap().stdout;
+    let want = answers(&["lasker"]);
+    assert_eq!(want, answers(&sum_args), "sgq sum lasker answers differently from sgq lasker");
+    assert_eq!(want, answers(&["lasker", "--threads", "1"]), "one thread answers differently");
+    let piped = sgq_cmd(&sgq_bin, &["lasker"]).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
+    let mut stdin = piped.stdin.as_ref().unwrap();
+    std::io::Write::write_all(&mut stdin, &data).unwrap();
+    assert_eq!(want, piped.wait_with_output().unwrap().stdout, "the streaming path answers differently");
+
+    // (name, binary (None: wc -l), arguments, feed)
+    let mut rows: Vec<(&str, Option<PathBuf>, Vec<&str>, Feed)> = vec![
+        ("wc -l", None, vec!["-l"], Feed::File),
+        ("sgq lasker, mapped, 1 thread", Some(sgq_bin.clone()), vec!["lasker", "--threads", "1"], Feed::File),
+        ("sgq lasker, mapped, 2 threads", Some(sgq_bin.clone()), vec!["lasker", "--threads", "2"], Feed::File),
+        ("sgq lasker, mapped, all cores", Some(sgq_bin.clone()), vec!["lasker"], Feed::File),
+        ("sgq sum lasker, mapped, all cores", Some(sgq_bin.clone()), sum_args.to_vec(), Feed::File),
+        ("sgq lasker, pipe (streaming)", Some(sgq_bin.clone()), vec!["lasker"], Feed::Pipe),
+    ];
+    if let Some(old) = &baseline {
+        rows.push(("baseline sgq lasker, pipe", Some(old.clone()), vec!["lasker"], Feed::Pipe));
+        rows.push(("baseline sgq lasker, file", Some(old.clone()), vec!["lasker"], Feed::File));
     }
-    let (wc_best, wc_med) = summary(wc);
-    let (sgq_best, sgq_med) = summary(sgq);
-    let (sum_best, sum_med) = summary(sum);
-    println!("input: {} ({:.1} MB), {runs} alternating runs", file.display(), size as f64 / 1e6);
-    println!("{:<12} {:>10} {:>10} {:>10}", "command", "best ms", "median ms", "MB/s");
-    println!("{:<12} {:>10.1} {:>10.1} {:>10.0}", "wc -l", wc_best, wc_med, size as f64 / 1e3 / wc_med);
-    println!("{:<12} {:>10.1} {:>10.1} {:>10.0}", "sgq lasker", sgq_best, sgq_med, size as f64 / 1e3 / sgq_med);
-    println!("{:<12} {:>10.1} {:>10.1} {:>10.0}", "sgq sum", sum_best, sum_med, size as f64 / 1e3 / sum_med);
-    println!("ratio sgq/wc: {:.2}x (medians), {:.2}x (best)", sgq_med / wc_med, sgq_best / wc_best);
-    println!("ratio sum/lasker: {:.2}x (medians), {:.2}x (best)", sum_med / sgq_med, sum_best / sgq_best);
+    let run = |bin: &Option<PathBuf>, args: &[&str], feed: Feed| match bin {
+        None => time(Command::new("wc").args(args), &file, &data, feed),
+        Some(bin) => time(&mut sgq_cmd(bin, args), &file, &data, feed),
+    };
+    // Alternating runs: every command once per round, so load on the machine hits all alike.
+    let mut times: Vec<Vec<Duration>> = rows.iter().map(|_| Vec::new()).collect();
+    for _ in 0..runs {
+        for (i, (_, bin, args, feed)) in rows.iter().enumerate() {
+            times[i].push(run(bin, args, *feed));
+        }
+    }
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    println!("input: {} ({:.1} MB), {runs} alternating runs, {cores} cores", file.display(), size as f64 / 1e6);
+    println!("{:<36} {:>9} {:>10} {:>8} {:>10}", "command", "best ms", "median ms", "MB/s", "÷ wc -l");
+    let wc_med = summary(times[0].clone()).1;
+    for ((name, ..), t) in rows.iter().zip(times) {
+        let (best, med) = summary(t);
+        println!("{name:<36} {best:>9.1} {med:>10.1} {:>8.0} {:>9.2}x", size as f64 / 1e3 / med, med / wc_med);
+    }
+    for (what, args) in [("mapped, all cores", &["lasker"][..]), ("mapped, 1 thread", &["lasker", "--threads", "1"][..])] {
+        let mut all: Vec<&str> = args.to_vec();
+        let t = tables.to_str().unwrap();
+        all.extend(["--tables", t]);
+        match peak_rss_kb(&sgq_bin, &all, &file) {
+            Some(kb) => println!("peak RSS, sgq lasker {what}: {kb} KB ({:.1} MiB)", kb as f64 / 1024.0),
+            None => println!("peak RSS: /usr/bin/time not found"),
+        }
+    }
 }

@@ -3,15 +3,16 @@
 //! Kept tiny on purpose: it parses its few arguments by hand (no clap) and references no GPU
 //! code, so it starts in about a millisecond.
 
+use sgtab::judge::parallel::Parallel;
 use sgtab::judge::{self, query, JudgeError, Problem};
-use std::io::{self, Write};
-use std::path::PathBuf;
+use std::io::{self, Read, Seek, Write};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-const USAGE: &str = "usage: sgq PROBLEM [--tables DIR] < input
-       sgq value SPEC [--tables DIR] < positions
-       sgq sum SPEC [--first WORD] [--second WORD] [--tables DIR] < cases
+const USAGE: &str = "usage: sgq PROBLEM [--tables DIR] [--input FILE] [--threads N] < input
+       sgq value SPEC [--tables DIR] [--input FILE] < positions
+       sgq sum SPEC [--first WORD] [--second WORD] [--tables DIR] [--input FILE] [--threads N] < cases
 
 Answers judge input on standard input, writing the judge's output on standard output.
 
@@ -29,6 +30,10 @@ spec (`lasker`, `sub:1,3,9`, `chess:20`, `0.77`); its table is loaded. A positio
 row bitmask, or a board square `x y`. Heaps past the table come from its stored rule (a rule
 that is only checked, not proven, says so once on stderr); with no rule they are refused.
 
+The input is standard input, or FILE with --input. When it is a regular file, it is mapped
+and `lasker` and `sum` (on heaps or rows) are answered on N threads (default: every core);
+a pipe is read as a stream. The answers are the same either way.
+
 Tables are looked for in, first match wins: --tables DIR; $SGTAB_TABLES; ./tables if it
 exists; the tables/ directory of the source tree sgq was built from.
 Make them with `sgtab build`.";
@@ -36,10 +41,15 @@ Make them with `sgtab build`.";
 fn main() -> ExitCode {
     let mut problem = None;
     let mut tables = None;
+    let mut source = Source::default();
     let mut args = std::env::args_os().skip(1);
     while let Some(arg) = args.next() {
         match arg.to_str() {
-            Some(kind @ ("value" | "sum")) if problem.is_none() => return query(kind, tables, args),
+            Some(kind @ ("value" | "sum")) if problem.is_none() => return query(kind, tables, source, args),
+            Some(flag @ ("--input" | "--threads")) => match source.set(flag, args.next()) {
+                Ok(()) => {}
+                Err(why) => return usage(&why),
+            },
             Some("-h" | "--help") => {
                 println!("{USAGE}");
                 return ExitCode::SUCCESS;
@@ -65,7 +75,11 @@ fn main() -> ExitCode {
     }
     let stdout = io::stdout();
     let mut out = io::BufWriter::with_capacity(1 << 16, stdout.lock());
-    let result = judge::answer(problem, &tables, io::stdin().lock(), &mut out);
+    let result = match source.open() {
+        Ok(Input::Stream(r)) => judge::answer(problem, &tables, r, &mut out),
+        Ok(Input::Mapped(data, par)) => judge::answer_bytes(problem, &tables, &data, par, &mut out),
+        Err(e) => Err(e),
+    };
     let flushed = out.flush();
     match result.and(flushed.map_err(JudgeError::Output)) {
         Ok(()) => ExitCode::SUCCESS,
@@ -102,13 +116,110 @@ static CHECK_STDOUT: extern "C" fn() = {
     check
 };
 
+/// Where the input comes from, and how many threads answer it.
+#[derive(Default)]
+struct Source {
+    path: Option<PathBuf>,
+    threads: Option<usize>,
+}
+
+/// The input, opened: a stream, or a regular file mapped, with the threads to answer it on.
+enum Input {
+    Stream(Box<dyn Read>),
+    Mapped(Mapped, Parallel),
+}
+
+/// A mapped file from the offset the input stands at (stdin may have been read from before).
+struct Mapped {
+    map: memmap2::Mmap,
+    from: usize,
+}
+
+impl std::ops::Deref for Mapped {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        &self.map[self.from..]
+    }
+}
+
+impl Source {
+    fn set(&mut self, flag: &str, value: Option<std::ffi::OsString>) -> Result<(), String> {
+        let value = value.filter(|v| !v.is_empty()).ok_or(format!("{flag} needs a value"))?;
+        if flag == "--input" {
+            self.path = Some(value.into());
+            return Ok(());
+        }
+        match value.to_str().and_then(|v| v.parse::<usize>().ok()).filter(|&n| n > 0) {
+            Some(n) => {
+                self.threads = Some(n);
+                Ok(())
+            }
+            None => Err(format!("--threads needs a whole number of threads, 1 or more, not `{}`", value.to_string_lossy())),
+        }
+    }
+
+    /// Opens the input. A regular file is mapped unless it is small (two pieces or less: one
+    /// thread reads it as fast through the buffer, and mapping costs a few system calls); any
+    /// other kind (a pipe, a terminal, a socket) is streamed through the scanner's buffer.
+    fn open(&self) -> Result<Input, JudgeError> {
+        let mut par = self.threads.map_or_else(Parallel::all_cores, Parallel::new);
+        // For tests: pieces of a few bytes put piece boundaries everywhere in a small input.
+        if let Some(piece) = std::env::var("SGQ_PIECE_BYTES").ok().and_then(|v| v.parse().ok()) {
+            par.piece = piece;
+        }
+        let file = match &self.path {
+            Some(path) => std::fs::File::open(path).map_err(|e| cannot_open(path, e))?,
+            None => match stdin_file() {
+                Some(f) => f,
+                None => return Ok(Input::Stream(Box::new(io::stdin().lock()))),
+            },
+        };
+        let meta = file.metadata().ok();
+        let from = (&file).stream_position().unwrap_or(0);
+        let mapped = match meta {
+            Some(m) if m.is_file() && m.len().saturating_sub(from) > 2 * par.piece as u64 => {
+                // SAFETY: the map is read only, and sgq never writes the file. What mapping cannot
+                // rule out is another process changing the file while sgq reads it: bytes that
+                // change under the map are read as they are (as with read(2), the answers are
+                // then those of some mix of the old and new input), and a file truncated while
+                // mapped makes the pages past its new end unreadable, so sgq dies of SIGBUS
+                // (ripgrep, which maps files the same way, says the same). Judge inputs are not
+                // rewritten while they are answered; a file that is should be piped in
+                // (`cat FILE | sgq ...`), which streams it.
+                unsafe { memmap2::Mmap::map(&file) }.ok()
+            }
+            _ => None,
+        };
+        match mapped {
+            Some(map) if from <= map.len() as u64 => {
+                // Pages are read in order by each thread; the kernel may read ahead.
+                let _ = map.advise(memmap2::Advice::Sequential);
+                Ok(Input::Mapped(Mapped { map, from: from as usize }, par))
+            }
+            // Not a regular file, small, or the system would not map it: stream it.
+            _ => Ok(Input::Stream(Box::new(file))),
+        }
+    }
+}
+
+fn cannot_open(path: &Path, e: io::Error) -> JudgeError {
+    JudgeError::Table(format!("cannot open input {}: {e}", path.display()))
+}
+
+/// Standard input as a file of its own (a duplicate descriptor, sharing its offset), to ask what
+/// it is and map it.
+fn stdin_file() -> Option<std::fs::File> {
+    use std::os::fd::AsFd;
+    io::stdin().as_fd().try_clone_to_owned().ok().map(std::fs::File::from)
+}
+
 fn usage(why: &str) -> ExitCode {
     eprintln!("sgq: {why}\n{USAGE}");
     ExitCode::from(2)
 }
 
 /// `sgq value SPEC ...` and `sgq sum SPEC ...`.
-fn query(kind: &str, tables: Option<PathBuf>, mut args: impl Iterator<Item = std::ffi::OsString>) -> ExitCode {
+fn query(kind: &str, tables: Option<PathBuf>, mut source: Source, mut args: impl Iterator<Item = std::ffi::OsString>) -> ExitCode {
     let mut tables = tables.map(|t| t.to_string_lossy().into_owned());
     let (mut spec, mut first, mut second) = (None, None, None);
     while let Some(arg) = args.next() {
@@ -122,6 +233,10 @@ fn query(kind: &str, tables: Option<PathBuf>, mut args: impl Iterator<Item = std
                 return ExitCode::SUCCESS;
             }
             "--tables" => &mut tables,
+            "--input" | "--threads" => match source.set(&arg, args.next()) {
+                Ok(()) => continue,
+                Err(why) => return usage(&why),
+            },
             "--first" if kind == "sum" => &mut first,
             "--second" if kind == "sum" => &mut second,
             a if spec.is_none() && !a.starts_with('-') => {
@@ -150,9 +265,12 @@ fn query(kind: &str, tables: Option<PathBuf>, mut args: impl Iterator<Item = std
     let stdout = io::stdout();
     let mut out = io::BufWriter::with_capacity(1 << 16, stdout.lock());
     let mut note = |line: &str| eprintln!("sgq {kind}: {line}");
-    let result = judge::load_table(&tables, &spec).and_then(|table| match kind {
-        "value" => query::value(&table, io::stdin().lock(), &mut out, &mut note),
-        _ => query::sum(&table, &query::Words { first: &first, second: &second }, io::stdin().lock(), &mut out, &mut note),
+    let words = query::Words { first: &first, second: &second };
+    let result = judge::load_table(&tables, &spec).and_then(|table| match (kind, source.open()?) {
+        ("value", Input::Stream(r)) => query::value(&table, r, &mut out, &mut note),
+        ("value", Input::Mapped(data, _)) => query::value_bytes(&table, &data, &mut out, &mut note),
+        (_, Input::Stream(r)) => query::sum(&table, &words, r, &mut out, &mut note),
+        (_, Input::Mapped(data, par)) => query::sum_bytes(&table, &words, &data, par, &mut out, &mut note),
     });
     let flushed = out.flush();
     match result.and(flushed.map_err(JudgeError::Output)) {

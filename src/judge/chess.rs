@@ -1,6 +1,6 @@
 //! Chess (HDU 5724): rows of 20 columns, answered from the `chess:20` table.
 
-use super::input::Scanner;
+use super::input::{Buf, Scanner};
 use super::JudgeError;
 use crate::games::chess::row_from_columns;
 use crate::table::Table;
@@ -9,7 +9,7 @@ use std::io::{Read, Write};
 const WIDTH: u32 = 20;
 const MAX_ROWS: u64 = 1000;
 
-pub fn answer(table: &Table, input: &mut Scanner<impl Read>, out: &mut impl Write) -> Result<(), JudgeError> {
+pub fn answer(table: &Table, input: &mut Scanner<impl Read, impl Buf>, out: &mut impl Write) -> Result<(), JudgeError> {
     let values = &table.values;
     let cases = input.next(0, u64::MAX, &"the case count T")?;
     for case in 1..=cases {

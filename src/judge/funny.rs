@@ -1,7 +1,7 @@
 //! A Funny Stone Game (UVa 1378): each stone is worth the `funny` table's value for the number
 //! of piles to its right; the answer is the lexicographically first winning move.
 
-use super::input::Scanner;
+use super::input::{Buf, Scanner};
 use super::JudgeError;
 use crate::table::Table;
 use std::io::{Read, Write};
@@ -23,7 +23,7 @@ pub fn winning_move(counts: &[u64], g: &[u64]) -> Option<(usize, usize, usize)> 
     })
 }
 
-pub fn answer(table: &Table, input: &mut Scanner<impl Read>, out: &mut impl Write) -> Result<(), JudgeError> {
+pub fn answer(table: &Table, input: &mut Scanner<impl Read, impl Buf>, out: &mut impl Write) -> Result<(), JudgeError> {
     if table.values.len() < MAX_PILES {
         return Err(JudgeError::Table(format!("table {} is too short: the judge needs {MAX_PILES} entries", table.spec)));
     }

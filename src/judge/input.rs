@@ -40,6 +40,12 @@ static CLASS: [u8; 256] = {
     c
 };
 
+/// Whether `b` separates tokens.
+#[inline]
+pub fn is_space(b: u8) -> bool {
+    CLASS[b as usize] == SPACE
+}
+
 /// Where a token stands: 1-based line and column (in bytes), and 0-based byte offset.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Position {
@@ -70,10 +76,44 @@ impl fmt::Display for InputError {
     }
 }
 
-/// Reads unsigned decimal numbers from a byte stream.
-pub struct Scanner<R> {
+/// Says why a number is past its range, for callers whose numbers have a reason to stop where
+/// they do (a position past a table, a square off the board): given the token as shown and its
+/// value (`None` past 64 bits), the whole message (after the place). Called only on that error,
+/// from the cold path, so it costs the fast path nothing.
+pub type Beyond<'a> = Option<&'a dyn Fn(&str, Option<u64>) -> String>;
+
+/// What a scanner reads from: its own buffer, refilled from a stream, or a slice that holds the
+/// whole input (a mapped file, or a piece of one), read in place with no copy.
+pub trait Buf: std::ops::Deref<Target = [u8]> {
+    /// The buffer to refill; a slice scanner is at the end of its input from the start and never
+    /// refills, so it has none.
+    fn writable(&mut self) -> Option<&mut [u8]>;
+}
+
+impl Buf for Box<[u8]> {
+    fn writable(&mut self) -> Option<&mut [u8]> {
+        Some(self)
+    }
+}
+
+impl Buf for &[u8] {
+    fn writable(&mut self) -> Option<&mut [u8]> {
+        None
+    }
+}
+
+/// Why [`Scanner::fold_some`] stopped before its count.
+pub enum Halt {
+    /// The input ended.
+    End,
+    /// A token that is not a number in range; the scanner stands inside or just past it.
+    Bad(InputError),
+}
+
+/// Reads unsigned decimal numbers from a byte stream (or a slice, `B = &[u8]`).
+pub struct Scanner<R, B = Box<[u8]>> {
     src: R,
-    buf: Box<[u8]>,
+    buf: B,
     pos: usize,
     end: usize,
     eof: bool,
@@ -133,6 +173,34 @@ impl Head {
     }
 }
 
+impl<'a> Scanner<io::Empty, &'a [u8]> {
+    /// A scanner over `input` in place, which stands at stream offset `at`: line `lines + 1`,
+    /// whose first byte is at offset `line_start` (for positions in messages; all 0 for input
+    /// that starts there).
+    pub fn over(input: &'a [u8], at: u64, lines: u64, line_start: u64) -> Self {
+        Scanner {
+            src: io::empty(),
+            end: input.len(),
+            buf: input,
+            pos: 0,
+            eof: true,
+            base: at,
+            lines,
+            line_start,
+            slow_token: (u64::MAX, u64::MAX),
+        }
+    }
+
+    /// A scanner over `data[at..]` that names places as in the whole of `data` (the newlines
+    /// before `at` are counted here, once): where the streaming path takes over from the
+    /// parallel one.
+    pub fn resume(data: &'a [u8], at: usize) -> Self {
+        let before = &data[..at];
+        let line_start = before.iter().rposition(|&b| b == b'\n').map_or(0, |nl| nl as u64 + 1);
+        Scanner::over(&data[at..], at as u64, count_newlines(before), line_start)
+    }
+}
+
 impl<R: Read> Scanner<R> {
     pub fn new(src: R) -> Scanner<R> {
         Scanner::with_capacity(src, BUFFER)
@@ -153,25 +221,25 @@ impl<R: Read> Scanner<R> {
             slow_token: (u64::MAX, u64::MAX),
         }
     }
+}
 
+impl<R: Read, B: Buf> Scanner<R, B> {
     /// Drops buf[..keep], moves the rest to the front and reads more. Returns false at the end
     /// of the input (nothing more was read).
     #[cold]
     fn refill(&mut self, keep: usize) -> Result<bool, InputError> {
-        if self.eof {
-            return Ok(false);
-        }
-        let gone = &self.buf[..keep];
+        let (false, Some(buf)) = (self.eof, self.buf.writable()) else { return Ok(false) };
+        let gone = &buf[..keep];
         self.lines += count_newlines(gone);
         if let Some(nl) = gone.iter().rposition(|&b| b == b'\n') {
             self.line_start = self.base + nl as u64 + 1;
         }
         self.base += keep as u64;
-        self.buf.copy_within(keep..self.end, 0);
+        buf.copy_within(keep..self.end, 0);
         self.end -= keep;
         self.pos -= keep;
         loop {
-            match self.src.read(&mut self.buf[self.end..]) {
+            match self.src.read(&mut buf[self.end..]) {
                 Ok(0) => {
                     self.eof = true;
                     return Ok(false);
@@ -212,8 +280,8 @@ impl<R: Read> Scanner<R> {
         Err(InputError::Format { at: self.position(at), message })
     }
 
-    /// The offset of buf[pos] in the stream.
-    fn offset(&self) -> u64 {
+    /// The offset of buf[pos] in the stream: just past the last token read.
+    pub fn offset(&self) -> u64 {
         self.base + self.pos as u64
     }
 
@@ -255,6 +323,12 @@ impl<R: Read> Scanner<R> {
     /// `what` names the number for messages ("heap size in case 3").
     #[inline]
     pub fn next_in(&mut self, min: u64, max: u64, what: &dyn fmt::Display) -> Result<Option<u64>, InputError> {
+        self.next_in_or(min, max, what, None)
+    }
+
+    /// [`next_in`](Scanner::next_in), with `beyond` writing the message for a number past `max`.
+    #[inline]
+    pub fn next_in_or(&mut self, min: u64, max: u64, what: &dyn fmt::Display, beyond: Beyond) -> Result<Option<u64>, InputError> {
         if !self.skip_space()? {
             return Ok(None);
         }
@@ -264,7 +338,7 @@ impl<R: Read> Scanner<R> {
                 return Ok(Some(value));
             }
         }
-        self.slow_number(min, max, what).map(Some)
+        self.slow_number(min, max, what, beyond).map(Some)
     }
 
     /// The number at `pos` and its length, if it has 1 to 15 digits, whitespace follows it and
@@ -283,7 +357,7 @@ impl<R: Read> Scanner<R> {
     /// (leading zeros are skipped as they come), and only its start offset and first bytes are
     /// kept, so a token is judged the same wherever it falls and however the input arrives.
     #[cold]
-    fn slow_number(&mut self, min: u64, max: u64, what: &dyn fmt::Display) -> Result<u64, InputError> {
+    fn slow_number(&mut self, min: u64, max: u64, what: &dyn fmt::Display, beyond: Beyond) -> Result<u64, InputError> {
         let start = self.offset();
         let mut head = Head::new();
         let mut value: Option<u64> = Some(0); // None once past u64
@@ -313,8 +387,11 @@ impl<R: Read> Scanner<R> {
         }
         match value {
             Some(v) if (min..=max).contains(&v) => Ok(v),
-            _ => {
-                let message = format!("{what} `{}` is out of range {min} to {max}", head.show());
+            v => {
+                let message = match beyond {
+                    Some(say) if v.is_none_or(|v| v > max) => say(&head.show(), v),
+                    _ => format!("{what} `{}` is out of range {min} to {max}", head.show()),
+                };
                 Err(InputError::Format { at: self.position_of(start), message })
             }
         }
@@ -331,7 +408,27 @@ impl<R: Read> Scanner<R> {
     ///
     /// [`next`]: Scanner::next
     #[inline]
-    pub fn fold<A>(&mut self, count: u64, min: u64, max: u64, what: &dyn fmt::Display, mut acc: A, mut f: impl FnMut(A, u64) -> A) -> Result<A, InputError> {
+    pub fn fold<A>(&mut self, count: u64, min: u64, max: u64, what: &dyn fmt::Display, acc: A, f: impl FnMut(A, u64) -> A) -> Result<A, InputError> {
+        self.fold_or(count, min, max, what, None, acc, f)
+    }
+
+    /// [`fold`](Scanner::fold), with `beyond` writing the message for a number past `max`.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    pub fn fold_or<A>(&mut self, count: u64, min: u64, max: u64, what: &dyn fmt::Display, beyond: Beyond, acc: A, f: impl FnMut(A, u64) -> A) -> Result<A, InputError> {
+        match self.fold_some(count, min, max, what, beyond, acc, f) {
+            (acc, _, None) => Ok(acc),
+            (_, _, Some(Halt::End)) => self.error(self.pos, format!("input ends where {what} was expected")),
+            (_, _, Some(Halt::Bad(e))) => Err(e),
+        }
+    }
+
+    /// [`fold_or`](Scanner::fold_or) that keeps what it folded when it stops early: the value,
+    /// how many of the `count` numbers are left, and why it stopped (`None`: all were read).
+    /// The parallel path ([`super::parallel`]) folds a piece this way and steps over bad tokens.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    pub fn fold_some<A>(&mut self, count: u64, min: u64, max: u64, what: &dyn fmt::Display, beyond: Beyond, mut acc: A, mut f: impl FnMut(A, u64) -> A) -> (A, u64, Option<Halt>) {
         let mut left = count;
         while left > 0 {
             let mut pos = self.pos;
@@ -389,17 +486,42 @@ impl<R: Read> Scanner<R> {
             }
             self.pos = pos;
             if left > 0 {
-                acc = f(acc, self.next(min, max, what)?);
+                match self.next_in_or(min, max, what, beyond) {
+                    Ok(Some(v)) => acc = f(acc, v),
+                    Ok(None) => return (acc, left, Some(Halt::End)),
+                    Err(e) => return (acc, left, Some(Halt::Bad(e))),
+                }
                 left -= 1;
             }
         }
-        Ok(acc)
+        (acc, 0, None)
+    }
+
+    /// Steps over the rest of the token at `pos` (after a [`Halt::Bad`] that stopped inside it).
+    pub fn skip_token(&mut self) -> Result<(), InputError> {
+        loop {
+            while self.pos < self.end {
+                if CLASS[self.buf[self.pos] as usize] == SPACE {
+                    return Ok(());
+                }
+                self.pos += 1;
+            }
+            if !self.refill(self.end)? {
+                return Ok(());
+            }
+        }
     }
 
     /// Reads the next number in `min..=max`; the end of the input here is an error.
     #[inline]
     pub fn next(&mut self, min: u64, max: u64, what: &dyn fmt::Display) -> Result<u64, InputError> {
-        match self.next_in(min, max, what)? {
+        self.next_or(min, max, what, None)
+    }
+
+    /// [`next`](Scanner::next), with `beyond` writing the message for a number past `max`.
+    #[inline]
+    pub fn next_or(&mut self, min: u64, max: u64, what: &dyn fmt::Display, beyond: Beyond) -> Result<u64, InputError> {
+        match self.next_in_or(min, max, what, beyond)? {
             Some(v) => Ok(v),
             None => self.error(self.pos, format!("input ends where {what} was expected")),
         }

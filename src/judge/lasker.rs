@@ -4,7 +4,8 @@
 //! The rule is applied without a division by the run-time period: a power-of-two period is a
 //! shift and a mask, any other a multiply by a precomputed reciprocal (exact for n < 2^32).
 
-use super::input::Scanner;
+use super::input::{Buf, Scanner};
+use super::parallel::{self, Body, Cases, Parallel, Sum, Walked};
 use super::JudgeError;
 use crate::table::Table;
 use std::io::{Read, Write};
@@ -70,10 +71,15 @@ fn magic_divide(x: u64, magic: u64, period: u64) -> (u64, u64) {
     (q, x - q * period)
 }
 
-pub fn answer(table: &Table, input: &mut Scanner<impl Read>, out: &mut impl Write) -> Result<(), JudgeError> {
+pub fn answer(table: &Table, input: &mut Scanner<impl Read, impl Buf>, out: &mut impl Write) -> Result<(), JudgeError> {
     let g = RuleValue::new(table).map_err(JudgeError::Table)?;
     let cases = input.next(1, MAX_CASES, &"the case count T")?;
-    for case in 1..=cases {
+    answer_from(&g, input, out, cases, 1)
+}
+
+/// Cases `from..=cases` of the input and the check that nothing follows them.
+fn answer_from(g: &RuleValue, input: &mut Scanner<impl Read, impl Buf>, out: &mut impl Write, cases: u64, from: u64) -> Result<(), JudgeError> {
+    for case in from..=cases {
         let n = input.next(1, MAX_HEAPS, &format_args!("the heap count N of case {case}"))?;
         let what = format_args!("a heap size in case {case}");
         // One loop per kind of split, so that the hot loop holds its constants in registers.
@@ -89,6 +95,29 @@ pub fn answer(table: &Table, input: &mut Scanner<impl Read>, out: &mut impl Writ
     }
     input.expect_end(&format!("the {cases} cases"))?;
     Ok(())
+}
+
+/// The same answers for an input all in memory, on `par.threads` threads ([`parallel::cases`]):
+/// heaps are body tokens, a case's count its header.
+pub fn answer_bytes(table: &Table, data: &[u8], par: Parallel, out: &mut impl Write) -> Result<(), JudgeError> {
+    let g = RuleValue::new(table).map_err(JudgeError::Table)?;
+    let format = Cases { cases: (1, MAX_CASES), count: (1, MAX_HEAPS) };
+    let mut say = |_, s: Sum| out.write_all(if s.xor != 0 { b"Alice\n" } else { b"Bob\n" }).map_err(JudgeError::from);
+    let walked = match g.split {
+        Split::Pow2 { shift, mask } => {
+            let body = Body { min: 1, max: MAX_HEAP, value: |h| Sum::of(g.value(h, |y| (y >> shift, y & mask)), false) };
+            parallel::cases(data, par, format, &body, &mut say)?
+        }
+        Split::Magic { magic, period } => {
+            let body = Body { min: 1, max: MAX_HEAP, value: |h| Sum::of(g.value(h, |y| magic_divide(y, magic, period)), false) };
+            parallel::cases(data, par, format, &body, &mut say)?
+        }
+    };
+    match walked {
+        Walked::Done => Ok(()),
+        Walked::Resume { at: None, offset } => answer(table, &mut Scanner::resume(data, offset), out),
+        Walked::Resume { at: Some((cases, from)), offset } => answer_from(&g, &mut Scanner::resume(data, offset), out, cases, from),
+    }
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@ pub mod funny;
 pub mod generate;
 pub mod input;
 pub mod lasker;
+pub mod parallel;
 pub mod query;
 pub mod snim;
 pub mod stones;
@@ -136,17 +137,32 @@ fn shell_word(text: &str) -> String {
 
 /// Answers `problem` for the judge input on `input`, writing the judge output to `out`.
 pub fn answer(problem: Problem, tables: &Path, input: impl Read, out: &mut impl Write) -> Result<(), JudgeError> {
-    let table = match problem.table() {
-        Some(spec) => Some(load_table(tables, &spec)?),
-        None => None,
-    };
-    let mut input = Scanner::new(input);
+    let table = problem_table(problem, tables)?;
+    answer_stream(problem, table.as_ref(), &mut Scanner::new(input), out)
+}
+
+/// [`answer`] for an input all in memory (a mapped file): the same output and errors, byte for
+/// byte. `lasker` folds its pieces on `par.threads` threads ([`parallel`] says why the others
+/// stay on one); the others read `data` in place.
+pub fn answer_bytes(problem: Problem, tables: &Path, data: &[u8], par: parallel::Parallel, out: &mut impl Write) -> Result<(), JudgeError> {
+    let table = problem_table(problem, tables)?;
+    match (problem, &table) {
+        (Problem::Lasker, Some(t)) => lasker::answer_bytes(t, data, par, out),
+        _ => answer_stream(problem, table.as_ref(), &mut Scanner::over(data, 0, 0, 0), out),
+    }
+}
+
+fn problem_table(problem: Problem, tables: &Path) -> Result<Option<Table>, JudgeError> {
+    problem.table().map(|spec| load_table(tables, &spec)).transpose()
+}
+
+fn answer_stream(problem: Problem, table: Option<&Table>, input: &mut Scanner<impl Read, impl input::Buf>, out: &mut impl Write) -> Result<(), JudgeError> {
     match (problem, table) {
-        (Problem::Snim, _) => snim::answer(&mut input, out),
-        (Problem::Chess, Some(t)) => chess::answer(&t, &mut input, out),
-        (Problem::Lasker, Some(t)) => lasker::answer(&t, &mut input, out),
-        (Problem::Stones, Some(t)) => stones::answer(&t, &mut input, out),
-        (Problem::Funny, Some(t)) => funny::answer(&t, &mut input, out),
+        (Problem::Snim, _) => snim::answer(input, out),
+        (Problem::Chess, Some(t)) => chess::answer(t, input, out),
+        (Problem::Lasker, Some(t)) => lasker::answer(t, input, out),
+        (Problem::Stones, Some(t)) => stones::answer(t, input, out),
+        (Problem::Funny, Some(t)) => funny::answer(t, input, out),
         _ => unreachable!("table loaded for every problem but snim"),
     }
 }

@@ -8,7 +8,8 @@
 //! position. Values are never computed past 64 bits: the rule's reach is cut where its values
 //! would overflow.
 
-use super::input::{InputError, Scanner};
+use super::input::{Beyond, Buf, Scanner};
+use super::parallel::{self, Body, Cases, Parallel, Sum, Walked};
 use super::JudgeError;
 use crate::games::Positions;
 use crate::spec::GameSpec;
@@ -145,18 +146,12 @@ impl<'a> Lookup<'a> {
         }
     }
 
-    /// Turns the scanner's out-of-range error for `what` into one that says why the number is
-    /// out of reach and which build would cover it; other errors pass unchanged.
-    fn explain(&self, e: InputError, what: &str) -> JudgeError {
-        let InputError::Format { at, message } = e else { return e.into() };
+    /// The message for a number past [`number_range`](Lookup::number_range) (`n` is `None`
+    /// past 64 bits): why it is out of reach and which build would cover it. The scanner calls it
+    /// from its error path ([`Beyond`]), so the message keeps the scanner's line and column.
+    fn beyond(&self, what: &dyn std::fmt::Display, token: &str, n: Option<u64>) -> String {
         let max = self.number_range();
-        let token = message
-            .strip_prefix(what)
-            .and_then(|m| m.strip_prefix(" `"))
-            .and_then(|m| m.strip_suffix(&format!("` is out of range 0..={max}")));
-        let Some(token) = token else { return InputError::Format { at, message }.into() };
         let spec = &self.table.spec;
-        let n = token.parse::<u64>().ok();
         let why = match (self.positions, n) {
             (_, None) => format!("out of reach: {spec} answers 0..={max}"),
             (Positions::Heap, Some(_)) if self.ext.is_some() => format!(
@@ -177,7 +172,7 @@ impl<'a> Lookup<'a> {
                 cover(spec, |s| matches!(s.positions(), Positions::Board { n } if n > c), c.checked_add(1))
             ),
         };
-        InputError::Format { at, message: format!("{what} `{token}` is {why}") }.into()
+        format!("{what} `{token}` is {why}")
     }
 }
 
@@ -197,8 +192,17 @@ fn cover(spec: &GameSpec, fits: impl Fn(&GameSpec) -> bool, size: Option<u64>) -
 
 /// `sgq value`: every position on the input, its value on a line of its own, until the end.
 pub fn value(table: &Table, input: impl Read, out: &mut impl Write, note: &mut dyn FnMut(&str)) -> Result<(), JudgeError> {
+    value_from(table, &mut Scanner::new(input), out, note)
+}
+
+/// [`value`] for an input all in memory, read in place on one thread: every token is a line of
+/// output, so there is no per-case sum to fold apart (see [`parallel`](super::parallel)).
+pub fn value_bytes(table: &Table, data: &[u8], out: &mut impl Write, note: &mut dyn FnMut(&str)) -> Result<(), JudgeError> {
+    value_from(table, &mut Scanner::over(data, 0, 0, 0), out, note)
+}
+
+fn value_from(table: &Table, input: &mut Scanner<impl Read, impl Buf>, out: &mut impl Write, note: &mut dyn FnMut(&str)) -> Result<(), JudgeError> {
     let g = Lookup::new(table)?;
-    let mut input = Scanner::new(input);
     let max = g.number_range();
     let mut noted = !g.unproven();
     let mut buf = itoa::Buffer::new();
@@ -206,15 +210,15 @@ pub fn value(table: &Table, input: impl Read, out: &mut impl Write, note: &mut d
         let index = match g.positions {
             Positions::Board { n } => {
                 let what = format_args!("the x of position {i}");
-                let Some(x) = input.next_in(0, max, &what).map_err(|e| g.explain(e, &what.to_string()))? else { break };
+                let Some(x) = input.next_in_or(0, max, &what, Some(&|t, v| g.beyond(&what, t, v)))? else { break };
                 let what = format_args!("the y of position {i}");
-                let y = input.next(0, max, &what).map_err(|e| g.explain(e, &what.to_string()))?;
+                let y = input.next_or(0, max, &what, Some(&|t, v| g.beyond(&what, t, v)))?;
                 x * n + y
             }
             _ => {
                 // Formatted only for an error: this loop runs once a number.
                 let what = format_args!("position {i}");
-                let Some(n) = input.next_in(0, max, &what).map_err(|e| g.explain(e, &what.to_string()))? else { break };
+                let Some(n) = input.next_in_or(0, max, &what, Some(&|t, v| g.beyond(&what, t, v)))? else { break };
                 n
             }
         };
@@ -234,45 +238,97 @@ pub struct Words<'w> {
     pub second: &'w str,
 }
 
+/// What `sgq sum` carries from case to case.
+struct Summer<'g, 'n, 'a> {
+    g: &'g Lookup<'a>,
+    first: String,
+    second: String,
+    /// The note on a checked rule is written (or not needed).
+    noted: bool,
+    note: &'n mut dyn FnMut(&str),
+}
+
+impl Summer<'_, '_, '_> {
+    /// The answer to a case whose values XOR to `x`; `beyond`: a position in it is past the table.
+    fn say(&mut self, out: &mut impl Write, x: u64, beyond: bool) -> Result<(), JudgeError> {
+        if beyond && !self.noted {
+            (self.note)(&self.g.note());
+            self.noted = true;
+        }
+        out.write_all(if x != 0 { self.first.as_bytes() } else { self.second.as_bytes() })?;
+        Ok(())
+    }
+
+    /// Cases `from..=cases` and the check that nothing follows them.
+    fn cases(&mut self, input: &mut Scanner<impl Read, impl Buf>, out: &mut impl Write, cases: u64, from: u64) -> Result<(), JudgeError> {
+        let (g, max) = (self.g, self.g.number_range());
+        for case in from..=cases {
+            let what = format!("a position in case {case}");
+            let beyond: Beyond = Some(&|t, v| g.beyond(&what, t, v));
+            let (x, past) = match g.positions {
+                Positions::Board { n } => {
+                    let count = input.next(0, u64::MAX / 2, &format_args!("the position count n of case {case}"))?;
+                    let what = format!("a coordinate in case {case}");
+                    let beyond: Beyond = Some(&|t, v| g.beyond(&what, t, v));
+                    let (x, _) = input.fold_or(2 * count, 0, max, &what, beyond, (0, None), |(x, pending), c| match pending {
+                        None => (x, Some(c)),
+                        Some(px) => (x ^ g.get(px * n + c), None),
+                    })?;
+                    (x, false)
+                }
+                _ => {
+                    let count = input.next(0, u64::MAX, &format_args!("the position count n of case {case}"))?;
+                    let len = g.len;
+                    input.fold_or(count, 0, max, &what, beyond, (0, false), |(x, past), p| (x ^ g.get(p), past | (p >= len)))?
+                }
+            };
+            self.say(out, x, past)?;
+        }
+        input.expect_end(&format!("the {cases} cases"))?;
+        Ok(())
+    }
+}
+
 /// `sgq sum`: `T`, then T cases of `n` and n positions; a line per case, `first` when the XOR
 /// of the values is not 0 (the player to move wins), else `second`.
 pub fn sum(table: &Table, words: &Words, input: impl Read, out: &mut impl Write, note: &mut dyn FnMut(&str)) -> Result<(), JudgeError> {
     let g = Lookup::new(table)?;
+    let mut summer = Summer::new(&g, words, note);
     let mut input = Scanner::new(input);
-    let max = g.number_range();
-    let mut noted = !g.unproven();
-    let (first, second) = (format!("{}\n", words.first), format!("{}\n", words.second));
     let cases = input.next(0, u64::MAX, &"the case count T")?;
-    for case in 1..=cases {
-        let what = format!("a position in case {case}");
-        let (x, beyond) = match g.positions {
-            Positions::Board { n } => {
-                let count = input.next(0, u64::MAX / 2, &format_args!("the position count n of case {case}"))?;
-                let what = format!("a coordinate in case {case}");
-                let (x, _) = input
-                    .fold(2 * count, 0, max, &what, (0, None), |(x, pending), c| match pending {
-                        None => (x, Some(c)),
-                        Some(px) => (x ^ g.get(px * n + c), None),
-                    })
-                    .map_err(|e| g.explain(e, &what))?;
-                (x, false)
-            }
-            _ => {
-                let count = input.next(0, u64::MAX, &format_args!("the position count n of case {case}"))?;
-                let len = g.len;
-                input
-                    .fold(count, 0, max, &what, (0, false), |(x, beyond), p| (x ^ g.get(p), beyond | (p >= len)))
-                    .map_err(|e| g.explain(e, &what))?
-            }
-        };
-        if beyond && !noted {
-            note(&g.note());
-            noted = true;
+    summer.cases(&mut input, out, cases, 1)
+}
+
+/// [`sum`] for an input all in memory: heaps and rows on `par.threads` threads
+/// ([`parallel::cases`]: a position is a body token, its value and whether it is past the table
+/// its sum); boards (a position is two tokens) read in place on one thread.
+pub fn sum_bytes(table: &Table, words: &Words, data: &[u8], par: Parallel, out: &mut impl Write, note: &mut dyn FnMut(&str)) -> Result<(), JudgeError> {
+    let g = Lookup::new(table)?;
+    let mut summer = Summer::new(&g, words, note);
+    let walked = match g.positions {
+        Positions::Board { .. } => Walked::Resume { at: None, offset: 0 },
+        _ => {
+            let (len, max) = (g.len, g.number_range());
+            let body = Body { min: 0, max, value: |p| Sum::of(g.get(p), p >= len) };
+            let format = Cases { cases: (0, u64::MAX), count: (0, u64::MAX) };
+            parallel::cases(data, par, format, &body, |_, s| summer.say(out, s.xor, s.flagged != 0))?
         }
-        out.write_all(if x != 0 { first.as_bytes() } else { second.as_bytes() })?;
+    };
+    match walked {
+        Walked::Done => Ok(()),
+        Walked::Resume { at: None, .. } => {
+            let mut input = Scanner::over(data, 0, 0, 0);
+            let cases = input.next(0, u64::MAX, &"the case count T")?;
+            summer.cases(&mut input, out, cases, 1)
+        }
+        Walked::Resume { at: Some((cases, from)), offset } => summer.cases(&mut Scanner::resume(data, offset), out, cases, from),
     }
-    input.expect_end(&format!("the {cases} cases"))?;
-    Ok(())
+}
+
+impl<'g, 'n, 'a> Summer<'g, 'n, 'a> {
+    fn new(g: &'g Lookup<'a>, words: &Words, note: &'n mut dyn FnMut(&str)) -> Self {
+        Summer { g, first: format!("{}\n", words.first), second: format!("{}\n", words.second), noted: !g.unproven(), note }
+    }
 }
 
 #[cfg(test)]
@@ -322,7 +378,7 @@ mod tests {
         assert_eq!(g.get(g.limit()), 7 + 3 * kmax);
         let (r, _) = run_value(&t, &format!("{}\n", g.limit() + 1));
         let e = r.unwrap_err();
-        assert!((e.contains("past the reach of the rule") || e.contains("out of range")) && e.contains("line 1, column 1"), "{e}");
+        assert!(e.contains("past the reach of the rule") && e.contains("line 1, column 1"), "{e}");
     }
 
     #[test]
@@ -369,7 +425,7 @@ mod tests {
         assert_eq!(r.unwrap(), "0\n6\n0\n7\n");
         let (r, _) = run_value(&t, "1 2\n8 0\n");
         let e = r.unwrap_err();
-        assert!(e.starts_with("bad input: line 2, column 1 (byte 4): the x of position 2 `8`"), "{e}");
+        assert_eq!(e, "bad input: line 2, column 1 (byte 4): the x of position 2 `8` is off the board: fakeboard:8 is 8×8, coordinates 0..=7; no table that sgtab builds for this game covers it");
         let (r, _) = run_value(&t, "1 2\n3");
         assert!(r.unwrap_err().contains("input ends where the y of position 2 was expected"));
         let mut out = Vec::new();
@@ -382,6 +438,6 @@ mod tests {
         assert_eq!(String::from_utf8(out).unwrap(), "A\n");
         let mut out = Vec::new();
         let e = sum(&t, &words, "1\n1\n1 9\n".as_bytes(), &mut out, &mut |_| {}).unwrap_err().to_string();
-        assert!(e.contains("line 3, column 3") && e.contains("`9`"), "{e}");
+        assert!(e.contains("line 3, column 3") && e.contains("`9` is off the board"), "{e}");
     }
 }

@@ -1,7 +1,7 @@
 //! S-Nim (HDU 1536): the move set comes with each case, so its table is built here, in
 //! process, with the same scalar reference `sgtab` uses for `sub:` tables.
 
-use super::input::Scanner;
+use super::input::{Buf, Scanner};
 use super::JudgeError;
 use crate::games::sub;
 use std::io::{Read, Write};
@@ -12,7 +12,7 @@ const MAX_M: u64 = 100;
 const MAX_L: u64 = 100;
 const MAX_HEAP: u64 = 10_000;
 
-pub fn answer(input: &mut Scanner<impl Read>, out: &mut impl Write) -> Result<(), JudgeError> {
+pub fn answer(input: &mut Scanner<impl Read, impl Buf>, out: &mut impl Write) -> Result<(), JudgeError> {
     let mut moves = Vec::new();
     let mut line = Vec::new();
     for case in 1u64.. {

@@ -2,14 +2,14 @@
 //! input, answered from the `sub:1,3,9` table. Messages count pairs, not lines (a pair may span
 //! lines, or share one), and the position before each says the line.
 
-use super::input::Scanner;
+use super::input::{Buf, Scanner};
 use super::JudgeError;
 use crate::table::Table;
 use std::io::{Read, Write};
 
 const MAX_HEAP: u64 = 100;
 
-pub fn answer(table: &Table, input: &mut Scanner<impl Read>, out: &mut impl Write) -> Result<(), JudgeError> {
+pub fn answer(table: &Table, input: &mut Scanner<impl Read, impl Buf>, out: &mut impl Write) -> Result<(), JudgeError> {
     let value = |n: u64| {
         table.value(n).ok_or_else(|| JudgeError::Table(format!("table {} holds no value for a heap of {n}", table.spec)))
     };

@@ -1,0 +1,442 @@
+//! `sgq` on every core (issue 12): an input that is all in memory (a mapped file) is cut into
+//! pieces at whitespace, the pieces are folded on all cores, and the per-piece results are
+//! combined per case, in order. The output is byte for byte what the streaming path writes, and
+//! any error is the streaming path's own: the parallel path never writes an error itself.
+//!
+//! # Which formats go through it
+//!
+//! A sum of games is an XOR, and XOR is associative and its own inverse, so the sum over any run
+//! of tokens is the difference of two prefix sums. That fits a format whose cases are a count
+//! header and then that many *body* tokens whose value depends on the token alone: `lasker`
+//! (`T`, then `N` and N heaps) and `sgq sum` over heaps or rows (`T`, then `n` and n
+//! positions). Headers are few (one a case) and body tokens are all the rest, so:
+//!
+//! 1. **In parallel, per piece** (all the per-token work): every token is read *as a body
+//!    token* (range check, value, XOR into a running sum), and every 4096 tokens a mark keeps
+//!    (token index, byte offset, running sum). A token that is not a valid body token (a bad
+//!    character, out of the body's range) is noted as *odd* and adds nothing; a mark follows it.
+//!    A header read as a body token adds its value to the running sum like any other token,
+//!    which does no harm: a case's sum is taken between its header and the next.
+//! 2. **In order, per case** (the sequential part: per header, not per token): the header of
+//!    case k is token h (h = 1 for the first case, then h + 1 + n). Its prefix sum and value
+//!    come from the nearest mark before it and at most 4096 tokens read again from there. The
+//!    case's sum is P(h + 1 + n) − P(h + 1); it is answered if no odd token lies inside it.
+//!
+//! Anything unusual (a header out of its range or not a number, an odd token inside a case, the
+//! input ending inside a case, input after the last case, a piece with too many odd tokens)
+//! stops the walk at the start of that case: the cases before it are answered, and the
+//! streaming scanner takes over from the byte where that case's header starts, with the line
+//! number from counting the newlines before it. So the first error in the input wins even if a
+//! later piece finished first, and its message, line, column and byte are the streaming path's.
+//!
+//! Formats left on one core (they are read in place from the mapped file, without a copy):
+//! - `chess`: a row is `m` and m columns combined into one mask (with a check for repeats),
+//!   so every row has a header: headers are a third of the tokens, and walking them in order
+//!   is the parse itself. `snim` likewise (a position every ≤ 101 tokens, and each case's table
+//!   is built from its own move set); `funny` (cases of ≤ 24 tokens); `stones` (pairs).
+//! - `sgq sum` on a board (a position is two tokens, `x y`: a token's value depends on its
+//!   partner, so a piece would need both pairings) and `sgq value` (one output line per token).
+
+use super::input::{self, Halt, Scanner};
+use std::ops::Range;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// Threads and piece size of the parallel path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Parallel {
+    pub threads: usize,
+    /// Bytes a piece (pieces end at whitespace, so a piece can be longer).
+    pub piece: usize,
+}
+
+impl Parallel {
+    /// A few MiB: big enough that the per-piece work (a thread's start, its marks) is noise,
+    /// small enough that 2 to 16 threads share a 100 MB input evenly.
+    pub const PIECE: usize = 4 << 20;
+
+    /// `threads` threads (at least 1) and pieces of [`PIECE`](Parallel::PIECE) bytes.
+    pub fn new(threads: usize) -> Parallel {
+        Parallel { threads: threads.max(1), piece: Parallel::PIECE }
+    }
+
+    /// Every core this process may use.
+    pub fn all_cores() -> Parallel {
+        Parallel::new(std::thread::available_parallelism().map_or(1, |n| n.get()))
+    }
+}
+
+/// Tokens between marks: a header is found by reading at most this many tokens again.
+const MARK_EVERY: u64 = 4096;
+/// Odd tokens a piece notes before it gives up (the walk then hands over to the streaming
+/// path there): valid input has none, so this only bounds the memory bad input can take.
+const MAX_ODD: usize = 64;
+
+/// A sum of body tokens: the XOR of their values and how many were flagged (`sgq sum` flags
+/// positions past the table, for its note). Both parts have an inverse.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Sum {
+    pub xor: u64,
+    pub flagged: u64,
+}
+
+impl Sum {
+    #[inline(always)]
+    pub fn of(xor: u64, flagged: bool) -> Sum {
+        Sum { xor, flagged: flagged as u64 }
+    }
+
+    #[inline(always)]
+    fn add(self, o: Sum) -> Sum {
+        Sum { xor: self.xor ^ o.xor, flagged: self.flagged.wrapping_add(o.flagged) }
+    }
+
+    #[inline(always)]
+    fn sub(self, o: Sum) -> Sum {
+        Sum { xor: self.xor ^ o.xor, flagged: self.flagged.wrapping_sub(o.flagged) }
+    }
+}
+
+/// The body tokens of a case: their range and each one's value.
+pub struct Body<F> {
+    pub min: u64,
+    pub max: u64,
+    pub value: F,
+}
+
+/// A format of cases: `T` in `cases`, then T cases, each a count in `count` and that many body
+/// tokens.
+#[derive(Clone, Copy, Debug)]
+pub struct Cases {
+    pub cases: (u64, u64),
+    pub count: (u64, u64),
+}
+
+/// Where the walk stopped.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Walked {
+    /// Every case answered and nothing after them.
+    Done,
+    /// The streaming path takes over at byte `offset` (where the scanner stands before the next
+    /// header), at case `case` of `cases`; `case` = cases + 1 is the check that nothing follows.
+    /// `None`: from the start (the case count itself was not right).
+    Resume { at: Option<(u64, u64)>, offset: usize },
+}
+
+/// A point of a piece to start reading from: local token index, absolute byte offset, and the
+/// piece's sum of the tokens before it.
+#[derive(Clone, Copy, Debug)]
+struct Mark {
+    token: u64,
+    offset: usize,
+    sum: Sum,
+}
+
+/// What phase 1 knows of a piece.
+struct Piece {
+    range: Range<usize>,
+    /// Tokens read (through the last odd one when `stopped`).
+    tokens: u64,
+    total: Sum,
+    marks: Vec<Mark>,
+    /// Local indexes of odd tokens.
+    odd: Vec<u64>,
+    /// Gave up after too many odd tokens: nothing past `tokens` is known.
+    stopped: bool,
+}
+
+/// Cuts `data` into pieces of about `piece` bytes, each ending at whitespace (or the end), so
+/// that no token is split.
+pub fn cut(data: &[u8], piece: usize) -> Vec<Range<usize>> {
+    let mut pieces = Vec::with_capacity(data.len() / piece.max(1) + 1);
+    let mut start = 0;
+    while start < data.len() {
+        let mut end = start.saturating_add(piece.max(1)).min(data.len());
+        while end < data.len() && !input::is_space(data[end - 1]) {
+            end += 1;
+        }
+        pieces.push(start..end);
+        start = end;
+    }
+    pieces
+}
+
+/// Phase 1 for one piece: every token read as a body token.
+fn summarize<F: Fn(u64) -> Sum>(data: &[u8], range: Range<usize>, body: &Body<F>) -> Piece {
+    let mut scan = Scanner::over(&data[range.clone()], range.start as u64, 0, 0);
+    let mut sum = Sum::default();
+    let mut tokens = 0;
+    let mut marks = vec![Mark { token: 0, offset: range.start, sum }];
+    let mut odd = Vec::new();
+    loop {
+        let (s, left, halt) = scan.fold_some(MARK_EVERY, body.min, body.max, &"", None, sum, |s, v| s.add((body.value)(v)));
+        sum = s;
+        tokens += MARK_EVERY - left;
+        match halt {
+            Some(Halt::End) => break,
+            Some(Halt::Bad(_)) => {
+                // A slice never fails to read, so stepping over the token cannot fail.
+                let _ = scan.skip_token();
+                odd.push(tokens);
+                tokens += 1;
+                if odd.len() > MAX_ODD {
+                    return Piece { range, tokens, total: sum, marks, odd, stopped: true };
+                }
+            }
+            None => {}
+        }
+        marks.push(Mark { token: tokens, offset: scan.offset() as usize, sum });
+    }
+    Piece { range, tokens, total: sum, marks, odd, stopped: false }
+}
+
+/// Phase 1 for every piece, on `threads` threads (this one among them), pieces handed out in
+/// order. Plain scoped threads: `sgq` stays small (no thread pool crate).
+fn summarize_all<F: Fn(u64) -> Sum + Sync>(data: &[u8], ranges: Vec<Range<usize>>, body: &Body<F>, threads: usize) -> Vec<Piece> {
+    let next = AtomicUsize::new(0);
+    let work = || {
+        let mut mine = Vec::new();
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some(range) = ranges.get(i) else { return mine };
+            mine.push((i, summarize(data, range.clone(), body)));
+        }
+    };
+    let mut done: Vec<(usize, Piece)> = std::thread::scope(|s| {
+        // A thread the system will not start is one fewer helper, not an error.
+        let helpers: Vec<_> = (1..threads.min(ranges.len()))
+            .filter_map(|_| std::thread::Builder::new().spawn_scoped(s, work).ok())
+            .collect();
+        let mut all = work();
+        for h in helpers {
+            all.extend(h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
+        }
+        all
+    });
+    done.sort_unstable_by_key(|&(i, _)| i);
+    done.into_iter().map(|(_, p)| p).collect()
+}
+
+/// Token `i` as phase 2 sees it.
+struct At {
+    /// Sum of the body tokens before it.
+    prefix: Sum,
+    /// Where a scanner stands before it (just past the token before).
+    offset: usize,
+    /// Its value, if it was read as a header and is a number in the header's range.
+    value: Option<u64>,
+}
+
+/// Phase 2: the pieces with their global token indexes, read again near a header.
+struct Walk<'d, 'b, F> {
+    data: &'d [u8],
+    body: &'b Body<F>,
+    pieces: Vec<Piece>,
+    /// Global index of each piece's first token, and the sum of all pieces before it.
+    first: Vec<u64>,
+    before: Vec<Sum>,
+    /// Tokens known (all of them unless a piece stopped), their sum, and whether that is all.
+    known: u64,
+    total: Sum,
+    complete: bool,
+    /// Global indexes of odd tokens, in order.
+    odd: Vec<u64>,
+    /// Just past the last header read: (piece, mark), to go on from there.
+    cursor: Option<(usize, Mark)>,
+}
+
+impl<'d, 'b, F: Fn(u64) -> Sum> Walk<'d, 'b, F> {
+    fn new(data: &'d [u8], body: &'b Body<F>, mut pieces: Vec<Piece>) -> Self {
+        let (mut first, mut before, mut odd) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut known, mut total, mut complete) = (0, Sum::default(), true);
+        for p in &pieces {
+            first.push(known);
+            before.push(total);
+            odd.extend(p.odd.iter().map(|&o| known + o));
+            known += p.tokens;
+            total = total.add(p.total);
+            if p.stopped {
+                complete = false;
+                break;
+            }
+        }
+        pieces.truncate(first.len());
+        Walk { data, body, pieces, first, before, known, total, complete, odd, cursor: None }
+    }
+
+    /// Whether an odd token lies in tokens `from..to`.
+    fn odd_in(&self, from: u64, to: u64) -> bool {
+        let i = self.odd.partition_point(|&o| o < from);
+        self.odd.get(i).is_some_and(|&o| o < to)
+    }
+
+    /// Token `i`, read as a header in `header` if given; `None` where it is not known.
+    fn at(&mut self, i: u64, header: Option<(u64, u64)>) -> Option<At> {
+        if i >= self.known {
+            return (i == self.known && self.complete).then_some(At { prefix: self.total, offset: self.data.len(), value: None });
+        }
+        let p = self.first.partition_point(|&f| f <= i) - 1;
+        let piece = &self.pieces[p];
+        let local = i - self.first[p];
+        let mut mark = piece.marks[piece.marks.partition_point(|m| m.token <= local) - 1];
+        if let Some((cp, c)) = self.cursor {
+            if cp == p && c.token <= local && c.token > mark.token {
+                mark = c;
+            }
+        }
+        let mut scan = Scanner::over(&self.data[mark.offset..piece.range.end], mark.offset as u64, 0, 0);
+        let body = self.body;
+        let (sum, _, halt) = scan.fold_some(local - mark.token, body.min, body.max, &"", None, mark.sum, |s, v| s.add((body.value)(v)));
+        if halt.is_some() {
+            return None; // no odd token lies between a mark and the next; never happens
+        }
+        let offset = scan.offset() as usize;
+        let prefix = self.before[p].add(sum);
+        let value = header.and_then(|(min, max)| scan.next_in(min, max, &"").ok().flatten());
+        if let Some(v) = value {
+            let own = if (body.min..=body.max).contains(&v) { (body.value)(v) } else { Sum::default() };
+            self.cursor = Some((p, Mark { token: local + 1, offset: scan.offset() as usize, sum: sum.add(own) }));
+        }
+        Some(At { prefix, offset, value })
+    }
+}
+
+/// Answers the cases of `format` in `data` on `par.threads` threads: `answer(case, sum)` for
+/// each case answered, in order. Returns where the streaming path must take over, if anywhere.
+pub fn cases<F, A>(data: &[u8], par: Parallel, format: Cases, body: &Body<F>, mut answer: A) -> Result<Walked, super::JudgeError>
+where
+    F: Fn(u64) -> Sum + Sync,
+    A: FnMut(u64, Sum) -> Result<(), super::JudgeError>,
+{
+    let pieces = summarize_all(data, cut(data, par.piece), body, par.threads);
+    let mut walk = Walk::new(data, body, pieces);
+    let from_start = Walked::Resume { at: None, offset: 0 };
+    let Some(At { value: Some(t), .. }) = walk.at(0, Some(format.cases)) else { return Ok(from_start) };
+    // The header of the next case: its index, and what it is (read with the count's range).
+    let mut h = 1;
+    let Some(mut head) = walk.at(h, (t > 0).then_some(format.count)) else { return Ok(from_start) };
+    for case in 1..=t {
+        let resume = Walked::Resume { at: Some((t, case)), offset: head.offset };
+        let Some(n) = head.value else { return Ok(resume) };
+        let own = if (body.min..=body.max).contains(&n) { (body.value)(n) } else { Sum::default() };
+        let start = h + 1;
+        let Some(end) = start.checked_add(n).filter(|&e| e <= walk.known) else { return Ok(resume) };
+        if walk.odd_in(start, end) {
+            return Ok(resume);
+        }
+        let Some(next) = walk.at(end, (case < t).then_some(format.count)) else { return Ok(resume) };
+        answer(case, next.prefix.sub(head.prefix.add(own)))?;
+        (h, head) = (end, next);
+    }
+    if h == walk.known && walk.complete {
+        return Ok(Walked::Done);
+    }
+    Ok(Walked::Resume { at: Some((t, t + 1)), offset: head.offset })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// xorshift64
+    fn rng(x: &mut u64) -> u64 {
+        *x ^= *x << 13;
+        *x ^= *x >> 7;
+        *x ^= *x << 17;
+        *x
+    }
+
+    #[test]
+    fn pieces_end_at_whitespace_and_cover_the_input() {
+        let data = b"12 345\n6789  0 1\t22222222222222 3 ";
+        for piece in 1..=40 {
+            let pieces = cut(data, piece);
+            assert_eq!(pieces.first().map(|p| p.start), Some(0));
+            assert_eq!(pieces.last().map(|p| p.end), Some(data.len()));
+            for w in pieces.windows(2) {
+                assert_eq!(w[0].end, w[1].start);
+                assert!(input::is_space(data[w[0].end - 1]), "piece {piece}: cut inside a token at {}", w[0].end);
+            }
+            assert!(pieces.iter().all(|p| !p.is_empty()));
+        }
+        assert!(cut(b"", 4).is_empty());
+    }
+
+    /// Random inputs of the case format (T, then count and tokens), with odd whitespace.
+    fn make(seed: u64, cases: u64) -> (Vec<u8>, Vec<(usize, u64)>) {
+        let mut x = seed | 1;
+        let mut text = String::new();
+        // (offset where the header starts, xor of the case)
+        let mut heads = Vec::new();
+        let sep = |x: &mut u64| ["\n", " ", "\t", "\r\n", "   "][(rng(x) % 5) as usize];
+        text += &format!("{}{}", cases, sep(&mut x));
+        for _ in 0..cases {
+            let n = rng(&mut x) % 40;
+            heads.push((text.len(), 0));
+            text += &format!("{n}{}", sep(&mut x));
+            let mut xor = 0;
+            for _ in 0..n {
+                let v = rng(&mut x) % 1000;
+                xor ^= v * 3;
+                text += &format!("{}{v}{}", if rng(&mut x).is_multiple_of(9) { "000" } else { "" }, sep(&mut x));
+            }
+            heads.last_mut().unwrap().1 = xor;
+        }
+        (text.into_bytes(), heads)
+    }
+
+    fn walk(data: &[u8], threads: usize, piece: usize) -> (Vec<(u64, u64)>, Walked) {
+        let body = Body { min: 0, max: 999, value: |v| Sum::of(v * 3, false) };
+        let format = Cases { cases: (0, 1000), count: (0, 1000) };
+        let mut got = Vec::new();
+        let walked = cases(data, Parallel { threads, piece }, format, &body, |case, s| {
+            got.push((case, s.xor));
+            Ok(())
+        })
+        .unwrap();
+        (got, walked)
+    }
+
+    #[test]
+    fn case_sums_agree_with_a_plain_reading() {
+        for seed in 1..30 {
+            let (data, heads) = make(seed, seed * 3);
+            let want: Vec<(u64, u64)> = heads.iter().enumerate().map(|(i, &(_, x))| (i as u64 + 1, x)).collect();
+            for (threads, piece) in [(1, 1), (2, 7), (3, 64), (7, 13), (2, 1 << 20)] {
+                assert_eq!(walk(&data, threads, piece), (want.clone(), Walked::Done), "seed {seed}, {threads} threads, pieces of {piece}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_broken_case_hands_over_at_its_header() {
+        for seed in 1..20 {
+            let (data, heads) = make(seed, 12);
+            for broken in [0usize, 5, 11] {
+                let (at, _) = heads[broken];
+                // The first token after the header, or the next header: a letter either way.
+                let mut bad = data.clone();
+                let next = (at..bad.len()).find(|&i| input::is_space(bad[i])).unwrap();
+                let tok = (next..bad.len()).find(|&i| !input::is_space(bad[i])).unwrap_or(bad.len() - 1);
+                bad[tok] = b'x';
+                // Many odd tokens in one piece as well (past MAX_ODD), after the broken one.
+                let mut many = bad.clone();
+                many.extend(b" y".repeat(200));
+                for data in [&bad, &many] {
+                    for (threads, piece) in [(1, 5), (2, 50), (7, 3), (2, 1 << 20)] {
+                        let (got, walked) = walk(data, threads, piece);
+                        let want: Vec<(u64, u64)> = heads[..broken].iter().enumerate().map(|(i, &(_, x))| (i as u64 + 1, x)).collect();
+                        // A letter in the last token of a case may be the next header: the case
+                        // before it is then answered too (as the streaming path answers it).
+                        assert!(got.len() == broken || got.len() == broken + 1, "seed {seed}: {got:?}");
+                        assert_eq!(got[..broken], want[..], "seed {seed}, broken case {}", broken + 1);
+                        let Walked::Resume { at: Some((12, case)), offset } = walked else { panic!("seed {seed}: {walked:?}") };
+                        assert_eq!(case, got.len() as u64 + 1);
+                        // Case 13: the letter came after the last case (which had no tokens).
+                        let head = heads.get(case as usize - 1).map_or(tok, |h| h.0);
+                        assert!(offset <= head && data[offset..head].iter().all(|&b| input::is_space(b)), "seed {seed}: offset {offset}, header at {head}");
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,244 @@
+//! The mapped, threaded path of `sgq` (issue 12) held to the streaming path, byte for byte:
+//! stdout, the one error line on stderr and the exit status. Every problem and `sgq sum` /
+//! `sgq value` answer generated inputs, then the same inputs broken in the first piece, a middle
+//! piece, the last piece and exactly at a piece boundary, on 1, 2 and 7 threads. Pieces are a
+//! few hundred bytes (`SGQ_PIECE_BYTES`), so that small inputs have many of them.
+//!
+//! The streaming path reads a pipe; the mapped one reads `--input FILE` (and stdin redirected
+//! from the file, once).
+
+use sgtab::judge::generate::{generate, Size};
+use sgtab::judge::Problem;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+const PIECE: usize = 300;
+
+fn tables() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tables")
+}
+
+fn sgq() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_sgq"));
+    c.env_remove("SGQ_PIECE_BYTES").env("SGTAB_TABLES", tables());
+    c
+}
+
+/// `sgq ARGS` reading `input` from a pipe: the streaming path.
+fn piped(args: &[&str], input: &[u8]) -> Output {
+    let mut child = sgq().args(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let data = input.to_vec();
+    // Written from a thread: sgq may stop reading at an error while the input is still coming.
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(&data);
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    out
+}
+
+/// `sgq ARGS --input FILE --threads N` with pieces of `piece` bytes: the mapped path.
+fn mapped(args: &[&str], file: &Path, threads: usize, piece: usize) -> Output {
+    let threads = threads.to_string();
+    let mut all = args.to_vec();
+    all.extend(["--input", file.to_str().unwrap(), "--threads", &threads]);
+    sgq().args(&all).env("SGQ_PIECE_BYTES", piece.to_string()).stdin(Stdio::null()).output().unwrap()
+}
+
+fn show(out: &Output) -> String {
+    format!("status {:?}\nstdout: {} bytes\nstderr: {}", out.status.code(), out.stdout.len(), String::from_utf8_lossy(&out.stderr))
+}
+
+/// Holds the mapped path to the streaming one on `input`, for 1, 2 and 7 threads.
+fn same(args: &[&str], input: &[u8], label: &str) -> Output {
+    let file = std::env::temp_dir().join(format!("sgq-parallel-{}-{}.txt", std::process::id(), args.join("-")));
+    std::fs::write(&file, input).unwrap();
+    let want = piped(args, input);
+    for threads in [1, 2, 7] {
+        let got = mapped(args, &file, threads, PIECE);
+        assert!(
+            got.status.code() == want.status.code() && got.stdout == want.stdout && got.stderr == want.stderr,
+            "sgq {args:?}, {label}, {threads} threads:\nmapped:    {}\nstreaming: {}",
+            show(&got),
+            show(&want)
+        );
+    }
+    std::fs::remove_file(&file).unwrap();
+    want
+}
+
+fn generated(problem: Problem, seed: u64, size: Size) -> Vec<u8> {
+    let mut out = Vec::new();
+    generate(problem, seed, size, &mut out).unwrap();
+    out
+}
+
+/// Where token starts lie: (start, end) of every token.
+fn tokens(input: &[u8]) -> Vec<(usize, usize)> {
+    let mut all = Vec::new();
+    let mut i = 0;
+    while i < input.len() {
+        if input[i].is_ascii_whitespace() {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < input.len() && !input[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        all.push((start, i));
+    }
+    all
+}
+
+/// Tokens to break: one in the first piece, one in a middle piece, one in the last piece, and
+/// the first token of a piece (a token that starts right after whitespace at a multiple of the
+/// piece size starts a piece; sgq's cut moves on to the next whitespace otherwise).
+fn places(input: &[u8]) -> Vec<(usize, usize, &'static str)> {
+    let all = tokens(input);
+    let n = all.len();
+    let mut at = vec![(all[1.min(n - 1)], "first piece"), (all[n / 2], "a middle piece"), (all[n - 1], "the last piece")];
+    if let Some(&t) = all.iter().find(|&&(s, _)| s >= 3 * PIECE && input[s - 1].is_ascii_whitespace() && s % PIECE == 0) {
+        at.push((t, "a piece boundary (exact)"));
+    }
+    let boundary = all.iter().copied().find(|&(s, _)| s >= 5 * PIECE).unwrap_or(all[n / 3]);
+    at.push((boundary, "a piece boundary (first token after)"));
+    at.into_iter().map(|((s, e), what)| (s, e, what)).collect()
+}
+
+/// The input with the token at `start..end` replaced by `by` (bytes, any length).
+fn replaced(input: &[u8], start: usize, end: usize, by: &[u8]) -> Vec<u8> {
+    [&input[..start], by, &input[end..]].concat()
+}
+
+/// `input` answered alike, then broken at each place in several ways; the answer to `input`.
+fn broken_alike(args: &[&str], input: &[u8]) -> Output {
+    let out = same(args, input, "valid input");
+    assert!(out.status.success(), "the generated input is valid: {}", show(&out));
+    for (start, end, place) in places(input) {
+        let token = &input[start..end];
+        let mut forms: Vec<(Vec<u8>, &str)> = vec![
+            (replaced(input, start, end, b"x"), "a letter"),
+            (replaced(input, start, start + 1, b"-"), "a sign"),
+            (replaced(input, start, end, b"0"), "zero"),
+            (replaced(input, start, end, b"99999999999999999999999"), "a huge number"),
+            (replaced(input, start, end, &[b"000000000", token].concat()), "leading zeros (valid)"),
+            (replaced(input, start, end, &[token, b" 7".as_slice()].concat()), "an extra token"),
+            (replaced(input, start, end, b""), "a token removed"),
+            (input[..start].to_vec(), "the input cut before it"),
+        ];
+        // A token as long as several pieces.
+        forms.push((replaced(input, start, end, &[&b"0".repeat(3 * PIECE)[..], token].concat()), "a token longer than a piece"));
+        for (bad, how) in &forms {
+            same(args, bad, &format!("{how} at {place} (byte {start})"));
+        }
+    }
+    out
+}
+
+#[test]
+fn lasker_alike_everywhere() {
+    let input = generated(Problem::Lasker, 5, Size { cases: Some(7), per_case: Some(700), chips: None });
+    assert!(input.len() > 20 * PIECE);
+    assert_eq!(places(&input).len(), 5, "a token starts exactly at a piece boundary");
+    broken_alike(&["lasker"], &input);
+    // Cases whose heaps come in equal pairs (XOR 0: Bob), every other one with a heap more
+    // (Alice): a case's sum wrong by anything shows.
+    let mut text = String::from("8\n");
+    let mut x = 99u64;
+    for case in 0..8 {
+        let mut heaps = Vec::new();
+        for _ in 0..150 {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            heaps.extend([1 + (x >> 33) % 2_000_000_000; 2]);
+        }
+        heaps.rotate_left(case * 37 % 300);
+        heaps.extend((case % 2 == 1).then_some(5));
+        text += &format!("{}\n{}\n", heaps.len(), heaps.iter().map(|h| h.to_string()).collect::<Vec<_>>().join(" "));
+    }
+    let out = broken_alike(&["lasker"], text.as_bytes());
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "Bob\nAlice\n".repeat(4));
+    // Cases of one heap: a header every other token.
+    let input = generated(Problem::Lasker, 6, Size { cases: Some(100), per_case: Some(1), chips: None });
+    broken_alike(&["lasker"], &input);
+}
+
+#[test]
+fn sum_alike_on_heaps_and_rows() {
+    let input = generated(Problem::Lasker, 9, Size { cases: Some(5), per_case: Some(500), chips: None });
+    broken_alike(&["sum", "lasker", "--first", "Alice", "--second", "Bob"], &input);
+    // A table with no rule (funny: positions past it are refused), one with a proven rule, rows.
+    broken_alike(&["sum", "funny"], &sum_input(60, 32));
+    same(&["sum", "funny"], &sum_input(60, 40), "positions past a table with no rule");
+    broken_alike(&["sum", "sub:1,3,9"], &sum_input(60, 40));
+    same(&["sum", "chess"], &sum_input(60, 1 << 20), "rows");
+    // Positions past the table answered from a checked rule, with the note once.
+    let out = same(&["sum", "lasker"], &sum_input(80, 6000), "positions past the table");
+    assert!(out.status.success() && String::from_utf8_lossy(&out.stderr).contains("note:"), "{}", show(&out));
+}
+
+/// `sgq sum` input: `cases` cases of 0 to 12 positions in 0..span.
+fn sum_input(cases: u64, span: u64) -> Vec<u8> {
+    let mut text = format!("{cases}\n");
+    let mut x = 12345u64;
+    for case in 0..cases {
+        let n = case % 13;
+        text += &format!("{n}\n");
+        for _ in 0..n {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            text += &format!("{} ", (x >> 33) % span);
+        }
+        text += "\n";
+    }
+    text.into_bytes()
+}
+
+#[test]
+fn every_problem_and_value_alike() {
+    let size = |cases| Size { cases: Some(cases), per_case: None, chips: None };
+    broken_alike(&["chess"], &generated(Problem::Chess, 2, Size { cases: Some(3), per_case: Some(60), chips: None }));
+    broken_alike(&["snim"], &generated(Problem::Snim, 3, Size { cases: Some(3), per_case: Some(8), chips: None }));
+    broken_alike(&["stones"], &generated(Problem::Stones, 4, size(800)));
+    broken_alike(&["funny"], &generated(Problem::Funny, 5, size(150)));
+    let positions: String = (0..900u64).map(|i| format!("{}\n", i * 7919 % 1500)).collect();
+    broken_alike(&["value", "lasker"], positions.as_bytes());
+}
+
+#[test]
+fn stdin_from_a_file_is_mapped_from_where_it_stands() {
+    // `sgq < FILE` maps FILE; a file already read into (a shell's `read` before sgq) is
+    // answered from its current offset, as the streaming path would read it.
+    let input = generated(Problem::Lasker, 11, Size { cases: Some(4), per_case: Some(400), chips: None });
+    let file = std::env::temp_dir().join(format!("sgq-parallel-stdin-{}.txt", std::process::id()));
+    let mut skipped = b"header line\n".to_vec();
+    skipped.extend(&input);
+    std::fs::write(&file, &skipped).unwrap();
+    let want = piped(&["lasker"], &input);
+    assert!(want.status.success());
+    let mut f = std::fs::File::open(&file).unwrap();
+    std::io::Read::read_exact(&mut f, &mut [0u8; 12]).unwrap();
+    let got = sgq().arg("lasker").env("SGQ_PIECE_BYTES", PIECE.to_string()).stdin(f).output().unwrap();
+    assert_eq!((got.status.code(), &got.stdout), (want.status.code(), &want.stdout), "{}", show(&got));
+    std::fs::remove_file(&file).unwrap();
+}
+
+#[test]
+fn usage_of_the_new_flags() {
+    for (args, needle) in [
+        (&["lasker", "--threads", "0"][..], "--threads needs a whole number"),
+        (&["lasker", "--threads"][..], "--threads needs a value"),
+        (&["sum", "lasker", "--threads", "x"][..], "--threads needs a whole number"),
+        (&["lasker", "--input"][..], "--input needs a value"),
+    ] {
+        let out = sgq().args(args).stdin(Stdio::null()).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains(needle), "{args:?}: {}", show(&out));
+    }
+    let out = sgq().args(["lasker", "--input", "/nonexistent/input"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("cannot open input /nonexistent/input"), "{err}");
+}
