@@ -155,6 +155,61 @@ impl MexSet {
     }
 }
 
+/// The boilerplate of a family of one-count heap games, `NAME` or `NAME:N`, written once for
+/// `lasker`, `funny` and `grundy`: its [`Family`] as `FAMILY`, its parser (N within `bounds`,
+/// `default` when absent, errors from [`parse::bounded`]) and a `Copy` struct of `len` entries
+/// that is the family's [`Game`] (canonical text `NAME:N`, heap positions, no theorem), whose
+/// reference is `reference(len, progress)`. The family file keeps its moves and reference.
+macro_rules! heap_family {
+    (
+        $(#[$meta:meta])*
+        $game:ident, name: $name:literal, default: $default:expr, bounds: $bounds:expr, grammar: $grammar:expr,
+        reference: $reference:expr $(,)?
+    ) => {
+        pub static FAMILY: $crate::games::Family =
+            $crate::games::Family { name: $name, grammar: $grammar, parse: parse_spec };
+
+        fn parse_spec(
+            spec: &str,
+        ) -> Option<Result<std::sync::Arc<dyn $crate::games::Game>, $crate::spec::SpecError>> {
+            let rest = $crate::games::parse::named(spec, $name)?;
+            Some(
+                $crate::games::parse::bounded(spec, "entry count", rest, $default, $bounds, $grammar)
+                    .map(|len| std::sync::Arc::new($game { len }) as std::sync::Arc<dyn $crate::games::Game>),
+            )
+        }
+
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub struct $game {
+            pub len: u64,
+        }
+
+        impl $crate::games::Game for $game {
+            fn family(&self) -> &'static $crate::games::Family {
+                &FAMILY
+            }
+
+            fn canonical(&self) -> String {
+                format!(concat!($name, ":{}"), self.len)
+            }
+
+            fn len(&self) -> u64 {
+                self.len
+            }
+
+            fn reference(&self, progress: &$crate::progress::Progress) -> $crate::table::Packed {
+                $crate::table::Packed::from_values(&($reference)(self.len, progress))
+            }
+
+            fn as_any(&self) -> &dyn std::any::Any {
+                self
+            }
+        }
+    };
+}
+pub(crate) use heap_family;
+
 /// Helpers the family parsers share: numbers and entry counts with messages that say what
 /// was expected.
 pub mod parse {
