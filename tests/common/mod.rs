@@ -7,6 +7,9 @@
 
 #![allow(dead_code)]
 
+#[cfg(feature = "gpu")]
+pub mod gpu;
+
 use std::collections::HashMap;
 use std::hash::Hash;
 use std::path::PathBuf;
