@@ -52,8 +52,11 @@ pub struct Family {
     pub grammar: &'static str,
     /// Parses a whole spec (already trimmed). `None`: not this family's syntax; `Some(Err)`:
     /// this family's, but wrong, with a message saying what was expected.
-    pub parse: fn(&str) -> Option<Result<Arc<dyn Game>, SpecError>>,
+    pub parse: Parse,
 }
+
+/// A family's parser: see [`Family::parse`].
+pub type Parse = fn(&str) -> Option<Result<Arc<dyn Game>, SpecError>>;
 
 /// A family's fast engines, registered in [`crate::engine::FAST`].
 pub struct FastEngines {
@@ -63,8 +66,11 @@ pub struct FastEngines {
     pub engines: &'static [Backend],
     /// Computes a game of this family with one of `engines`, recording its phases in the
     /// timings (at least "kernel").
-    pub compute: fn(&dyn Game, Backend, &Engines, &Progress, &mut Timings) -> Result<Packed, EngineError>,
+    pub compute: Compute,
 }
+
+/// A family's fast-engine entry: see [`FastEngines::compute`].
+pub type Compute = fn(&dyn Game, Backend, &Engines, &Progress, &mut Timings) -> Result<Packed, EngineError>;
 
 /// How a table index reads as a position, for queries, plots and exports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -87,6 +93,8 @@ pub struct Theorem {
 }
 
 /// One game with all its parameters: a family member.
+// A table is never empty (`len` is at least 1), so an `is_empty` would always say false.
+#[allow(clippy::len_without_is_empty)]
 pub trait Game: fmt::Debug + Send + Sync + 'static {
     fn family(&self) -> &'static Family;
 
