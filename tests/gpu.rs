@@ -6,27 +6,15 @@
 
 #![cfg(feature = "gpu")]
 
+mod common;
+
+use common::gpu::engine;
 use sgtab::engine::Timings;
 use sgtab::engine::gpu::GpuEngine;
 use sgtab::games::chess;
 use sgtab::progress::Progress;
 use sgtab::table::Packed;
-use std::io::Write;
 use std::process::Command;
-
-/// The GPU engine, or None (after saying so) where there is none and this is not CI.
-fn engine() -> Option<GpuEngine> {
-    match GpuEngine::new() {
-        Ok(engine) => Some(engine),
-        Err(e) if std::env::var_os("CI").is_some() => panic!("no GPU adapter in CI: {e}"),
-        Err(e) => {
-            // Straight to the process's stderr, past the harness's capture of eprintln!.
-            let hint = if e.0.contains("mesa-vulkan-drivers") { "" } else { "; install mesa-vulkan-drivers" };
-            let _ = writeln!(std::io::stderr(), "SKIPPED: no GPU adapter: {e}{hint}");
-            None
-        }
-    }
-}
 
 fn assert_matches_reference(engine: &GpuEngine, width: u32) {
     let gpu = engine.chess(width, &Progress::silent(), &mut Timings::default()).unwrap();

@@ -7,25 +7,14 @@
 
 #![cfg(feature = "gpu")]
 
+mod common;
+
+use common::gpu::engine;
 use sgtab::engine::Timings;
 use sgtab::engine::gpu::GpuEngine;
 use sgtab::games::corner::{reference, Piece};
 use sgtab::progress::Progress;
-use std::io::Write;
 use std::process::Command;
-
-/// The GPU engine, or None (after saying so) where there is none and this is not CI.
-fn engine() -> Option<GpuEngine> {
-    match GpuEngine::new() {
-        Ok(engine) => Some(engine),
-        Err(e) if std::env::var_os("CI").is_some() => panic!("no GPU adapter in CI: {e}"),
-        Err(e) => {
-            let hint = if e.0.contains("mesa-vulkan-drivers") { "" } else { "; install mesa-vulkan-drivers" };
-            let _ = writeln!(std::io::stderr(), "SKIPPED: no GPU adapter: {e}{hint}");
-            None
-        }
-    }
-}
 
 fn assert_matches_reference(engine: &GpuEngine, piece: Piece, n: u32) {
     let gpu = engine.corner(piece, n, &Progress::silent(), &mut Timings::default()).unwrap().shrink();

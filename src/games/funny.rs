@@ -5,11 +5,7 @@
 //! to its right: entry r of the table is a stone with r piles to its right. Its options are
 //! pairs of stones with fewer piles to their right, worth the XOR of their two values.
 
-use super::{parse, Family, Game, MexSet};
-use crate::progress::Progress;
-use crate::spec::SpecError;
-use crate::table::Packed;
-use std::sync::Arc;
+use super::{heap_family, MexSet};
 
 /// Entries when the spec names no count (the judge needs 23).
 pub const DEFAULT_LEN: u64 = 32;
@@ -20,40 +16,10 @@ pub const MAX_LEN: u64 = 4096;
 
 const GRAMMAR: &str = "funny[:N] (A Funny Stone Game, N from 23 to 4096, default 32)";
 
-pub static FAMILY: Family = Family { name: "funny", grammar: GRAMMAR, parse: parse_spec };
-
-fn parse_spec(spec: &str) -> Option<Result<Arc<dyn Game>, SpecError>> {
-    let rest = parse::named(spec, "funny")?;
-    Some(parse::bounded(spec, "entry count", rest, DEFAULT_LEN, (MIN_LEN, MAX_LEN), GRAMMAR)
-        .map(|len| Arc::new(Funny { len }) as Arc<dyn Game>))
-}
-
-/// One stone of A Funny Stone Game, entry i = the stone with i piles to its right.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Funny {
-    pub len: u64,
-}
-
-impl Game for Funny {
-    fn family(&self) -> &'static Family {
-        &FAMILY
-    }
-
-    fn canonical(&self) -> String {
-        format!("funny:{}", self.len)
-    }
-
-    fn len(&self) -> u64 {
-        self.len
-    }
-
-    fn reference(&self, _progress: &Progress) -> Packed {
-        Packed::from_values(&reference(self.len))
-    }
-
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
-    }
+heap_family! {
+    /// One stone of A Funny Stone Game, entry i = the stone with i piles to its right.
+    Funny, name: "funny", default: DEFAULT_LEN, bounds: (MIN_LEN, MAX_LEN), grammar: GRAMMAR,
+    reference: |len, _| reference(len),
 }
 
 /// The options of a stone with `right` piles to its right: the two stones' `right` counts.

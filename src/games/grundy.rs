@@ -1,23 +1,20 @@
 //! Grundy's game: a move splits one heap into two unequal non-empty heaps.
 
-use super::{parse, FastEngines, Family, Game, MexSet};
+use super::{heap_family, FastEngines, Game, MexSet};
 use crate::engine::{octal, Backend, EngineError, Engines, Timings};
 use crate::progress::Progress;
-use crate::spec::{SpecError, MAX_LEN};
+use crate::spec::MAX_LEN;
 use crate::table::Packed;
-use std::sync::Arc;
 
 /// Heaps tabulated when the spec names no count.
 pub const DEFAULT_LEN: u64 = 1024;
 
 const GRAMMAR: &str = "grundy[:N] (Grundy's game: split a heap into two unequal heaps; N heaps, default 1024)";
 
-pub static FAMILY: Family = Family { name: "grundy", grammar: GRAMMAR, parse: parse_spec };
-
-fn parse_spec(spec: &str) -> Option<Result<Arc<dyn Game>, SpecError>> {
-    let rest = parse::named(spec, "grundy")?;
-    Some(parse::bounded(spec, "entry count", rest, DEFAULT_LEN, (1, MAX_LEN), GRAMMAR)
-        .map(|len| Arc::new(Grundy { len }) as Arc<dyn Game>))
+heap_family! {
+    /// Grundy's game with `len` entries.
+    Grundy, name: "grundy", default: DEFAULT_LEN, bounds: (1, MAX_LEN), grammar: GRAMMAR,
+    reference: reference,
 }
 
 /// The fast engine: the rare/common split of `crate::engine::octal`.
@@ -28,34 +25,6 @@ fn fast(game: &dyn Game, _: Backend, _: &Engines, progress: &Progress, timings: 
         return Err(EngineError("not Grundy's game".into()));
     };
     Ok(octal::grundy_compute(g.len, progress, timings))
-}
-
-/// Grundy's game with `len` entries.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Grundy {
-    pub len: u64,
-}
-
-impl Game for Grundy {
-    fn family(&self) -> &'static Family {
-        &FAMILY
-    }
-
-    fn canonical(&self) -> String {
-        format!("grundy:{}", self.len)
-    }
-
-    fn len(&self) -> u64 {
-        self.len
-    }
-
-    fn reference(&self, progress: &Progress) -> Packed {
-        Packed::from_values(&reference(self.len, progress))
-    }
-
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
-    }
 }
 
 /// The options of a heap of `n`: the pairs (a, n − a) with 1 ≤ a < n − a.

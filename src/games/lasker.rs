@@ -1,11 +1,7 @@
 //! Lasker's Nim (HDU 3032, "Nim or not Nim?"): a move takes any positive number of stones from
 //! one heap, or splits a heap into two non-empty heaps.
 
-use super::{parse, Family, Game, MexSet};
-use crate::progress::Progress;
-use crate::spec::SpecError;
-use crate::table::Packed;
-use std::sync::Arc;
+use super::{heap_family, MexSet};
 
 /// Entries when the spec names no count.
 pub const DEFAULT_LEN: u64 = 1024;
@@ -14,40 +10,10 @@ pub const MAX_LEN: u64 = 1 << 16;
 
 const GRAMMAR: &str = "lasker[:N] (Lasker's Nim, N heaps up to 65536, default 1024)";
 
-pub static FAMILY: Family = Family { name: "lasker", grammar: GRAMMAR, parse: parse_spec };
-
-fn parse_spec(spec: &str) -> Option<Result<Arc<dyn Game>, SpecError>> {
-    let rest = parse::named(spec, "lasker")?;
-    Some(parse::bounded(spec, "entry count", rest, DEFAULT_LEN, (1, MAX_LEN), GRAMMAR)
-        .map(|len| Arc::new(Lasker { len }) as Arc<dyn Game>))
-}
-
-/// Lasker's Nim with `len` entries.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Lasker {
-    pub len: u64,
-}
-
-impl Game for Lasker {
-    fn family(&self) -> &'static Family {
-        &FAMILY
-    }
-
-    fn canonical(&self) -> String {
-        format!("lasker:{}", self.len)
-    }
-
-    fn len(&self) -> u64 {
-        self.len
-    }
-
-    fn reference(&self, _progress: &Progress) -> Packed {
-        Packed::from_values(&reference(self.len))
-    }
-
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
-    }
+heap_family! {
+    /// Lasker's Nim with `len` entries.
+    Lasker, name: "lasker", default: DEFAULT_LEN, bounds: (1, MAX_LEN), grammar: GRAMMAR,
+    reference: |len, _| reference(len),
 }
 
 /// The options of a heap of `heap` stones, each as the pair of heaps left (0 for none).

@@ -52,8 +52,11 @@ pub struct Family {
     pub grammar: &'static str,
     /// Parses a whole spec (already trimmed). `None`: not this family's syntax; `Some(Err)`:
     /// this family's, but wrong, with a message saying what was expected.
-    pub parse: fn(&str) -> Option<Result<Arc<dyn Game>, SpecError>>,
+    pub parse: Parse,
 }
+
+/// A family's parser: see [`Family::parse`].
+pub type Parse = fn(&str) -> Option<Result<Arc<dyn Game>, SpecError>>;
 
 /// A family's fast engines, registered in [`crate::engine::FAST`].
 pub struct FastEngines {
@@ -63,8 +66,11 @@ pub struct FastEngines {
     pub engines: &'static [Backend],
     /// Computes a game of this family with one of `engines`, recording its phases in the
     /// timings (at least "kernel").
-    pub compute: fn(&dyn Game, Backend, &Engines, &Progress, &mut Timings) -> Result<Packed, EngineError>,
+    pub compute: Compute,
 }
+
+/// A family's fast-engine entry: see [`FastEngines::compute`].
+pub type Compute = fn(&dyn Game, Backend, &Engines, &Progress, &mut Timings) -> Result<Packed, EngineError>;
 
 /// How a table index reads as a position, for queries, plots and exports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -87,6 +93,8 @@ pub struct Theorem {
 }
 
 /// One game with all its parameters: a family member.
+// A table is never empty (`len` is at least 1), so an `is_empty` would always say false.
+#[allow(clippy::len_without_is_empty)]
 pub trait Game: fmt::Debug + Send + Sync + 'static {
     fn family(&self) -> &'static Family;
 
@@ -154,6 +162,61 @@ impl MexSet {
         self.seen.iter().position(|&s| s != self.stamp).unwrap_or(self.seen.len()) as u64
     }
 }
+
+/// The boilerplate of a family of one-count heap games, `NAME` or `NAME:N`, written once for
+/// `lasker`, `funny` and `grundy`: its [`Family`] as `FAMILY`, its parser (N within `bounds`,
+/// `default` when absent, errors from [`parse::bounded`]) and a `Copy` struct of `len` entries
+/// that is the family's [`Game`] (canonical text `NAME:N`, heap positions, no theorem), whose
+/// reference is `reference(len, progress)`. The family file keeps its moves and reference.
+macro_rules! heap_family {
+    (
+        $(#[$meta:meta])*
+        $game:ident, name: $name:literal, default: $default:expr, bounds: $bounds:expr, grammar: $grammar:expr,
+        reference: $reference:expr $(,)?
+    ) => {
+        pub static FAMILY: $crate::games::Family =
+            $crate::games::Family { name: $name, grammar: $grammar, parse: parse_spec };
+
+        fn parse_spec(
+            spec: &str,
+        ) -> Option<Result<std::sync::Arc<dyn $crate::games::Game>, $crate::spec::SpecError>> {
+            let rest = $crate::games::parse::named(spec, $name)?;
+            Some(
+                $crate::games::parse::bounded(spec, "entry count", rest, $default, $bounds, $grammar)
+                    .map(|len| std::sync::Arc::new($game { len }) as std::sync::Arc<dyn $crate::games::Game>),
+            )
+        }
+
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub struct $game {
+            pub len: u64,
+        }
+
+        impl $crate::games::Game for $game {
+            fn family(&self) -> &'static $crate::games::Family {
+                &FAMILY
+            }
+
+            fn canonical(&self) -> String {
+                format!(concat!($name, ":{}"), self.len)
+            }
+
+            fn len(&self) -> u64 {
+                self.len
+            }
+
+            fn reference(&self, progress: &$crate::progress::Progress) -> $crate::table::Packed {
+                $crate::table::Packed::from_values(&($reference)(self.len, progress))
+            }
+
+            fn as_any(&self) -> &dyn std::any::Any {
+                self
+            }
+        }
+    };
+}
+pub(crate) use heap_family;
 
 /// Helpers the family parsers share: numbers and entry counts with messages that say what
 /// was expected.

@@ -7,6 +7,9 @@
 
 #![allow(dead_code)]
 
+#[cfg(feature = "gpu")]
+pub mod gpu;
+
 use std::collections::HashMap;
 use std::hash::Hash;
 use std::path::PathBuf;
@@ -104,6 +107,15 @@ impl Position for SubHeaps {
     }
 }
 
+/// `heaps` with heap `i` replaced by `parts` (empty ones dropped), sorted: one move of a heap game.
+fn replace_heap(heaps: &[u32], i: usize, parts: impl IntoIterator<Item = u32>) -> Vec<u32> {
+    let mut v = heaps.to_vec();
+    v.remove(i);
+    v.extend(parts.into_iter().filter(|&p| p > 0));
+    v.sort_unstable();
+    v
+}
+
 /// Heaps of Lasker's Nim: take any positive number from a heap, or split a heap in two
 /// non-empty heaps. Kept sorted, empty heaps dropped.
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
@@ -113,25 +125,11 @@ impl Position for LaskerHeaps {
     fn moves(&self) -> Vec<LaskerHeaps> {
         let mut out = Vec::new();
         for (i, &h) in self.0.iter().enumerate() {
-            let rest = || {
-                let mut v = self.0.clone();
-                v.remove(i);
-                v
-            };
             for left in 0..h {
-                let mut v = rest();
-                if left > 0 {
-                    v.push(left);
-                }
-                v.sort_unstable();
-                out.push(LaskerHeaps(v));
+                out.push(LaskerHeaps(replace_heap(&self.0, i, [left])));
             }
             for a in 1..h {
-                let mut v = rest();
-                v.push(a);
-                v.push(h - a);
-                v.sort_unstable();
-                out.push(LaskerHeaps(v));
+                out.push(LaskerHeaps(replace_heap(&self.0, i, [a, h - a])));
             }
         }
         out
@@ -299,11 +297,8 @@ impl Position for CodeHeaps {
                         continue;
                     }
                     for parts in compositions(h - k, j) {
-                        let mut v = self.heaps.clone();
-                        v.remove(i);
-                        v.extend(parts);
-                        v.sort_unstable();
-                        out.push(CodeHeaps { digits: self.digits.clone(), heaps: v });
+                        let heaps = replace_heap(&self.heaps, i, parts);
+                        out.push(CodeHeaps { digits: self.digits.clone(), heaps });
                     }
                 }
             }
@@ -322,11 +317,7 @@ impl Position for GrundyHeaps {
         for (i, &h) in self.0.iter().enumerate() {
             for a in 1..h {
                 if a != h - a {
-                    let mut v = self.0.clone();
-                    v.remove(i);
-                    v.extend([a, h - a]);
-                    v.sort_unstable();
-                    out.push(GrundyHeaps(v));
+                    out.push(GrundyHeaps(replace_heap(&self.0, i, [a, h - a])));
                 }
             }
         }

@@ -18,7 +18,8 @@
 //! and the readback is their concatenation). A board that does not fit is refused before any
 //! work, naming the limit and the widest board that fits.
 
-use super::{grid, one_line, GpuEngine};
+use super::kernel::{in_mib, Chunks, Kernel, VALUE_BINDINGS};
+use super::GpuEngine;
 use crate::engine::corner::Lines;
 use crate::engine::{EngineError, Timings};
 use crate::games::corner::Piece;
@@ -26,21 +27,15 @@ use crate::progress::Progress;
 use crate::table::Packed;
 use crate::table::packed::payload_len;
 use std::time::Instant;
-use wgpu::util::DeviceExt;
 
 const SHADER: &str = include_str!("../../../shaders/corner.wgsl");
 
 /// Threads per workgroup; must match `WORKGROUP` in the shader.
 const WORKGROUP: u32 = 64;
 
-/// Bindings the table may be split over (the shader declares this many).
-const VALUE_BINDINGS: u64 = 4;
-
-/// The corner pipelines (queen, rook, king) and their bind group layout, built once a device.
-pub(super) struct Pipelines {
-    layout: wgpu::BindGroupLayout,
-    pipelines: [wgpu::ComputePipeline; 3],
-}
+/// The corner pipelines (queen, rook, king, in [`Piece`] order) and their bind group layout,
+/// built once a device.
+pub(super) type Pipelines = Kernel<3>;
 
 /// One anti-diagonal's parameters, as the shader's `Diagonal` uniform.
 #[repr(C)]
@@ -100,15 +95,10 @@ fn plan(piece: Piece, n: u64, per_binding: u64, max_buffer: u64, stride: u64) ->
         rows -= 8;
     }
     let chunks = if rows == 0 { u64::MAX } else { n.div_ceil(rows) };
-    if chunks > VALUE_BINDINGS {
+    if chunks > VALUE_BINDINGS as u64 {
         return Err((format!("{} of table, split over at most {VALUE_BINDINGS} storage buffers", in_mib(table)), table));
     }
     Ok(Plan { row_set_bytes, diag_set_bytes, rows_per_chunk: rows, chunk_bytes: chunk_bytes(rows), chunks })
-}
-
-/// A size for messages: whole MiB, or bytes when under one.
-fn in_mib(bytes: u64) -> String {
-    if bytes < 1 << 20 { format!("{bytes} bytes") } else { format!("{} MiB", bytes >> 20) }
 }
 
 impl GpuEngine {
@@ -118,38 +108,18 @@ impl GpuEngine {
     pub fn corner(&self, piece: Piece, n: u32, progress: &Progress, timings: &mut Timings) -> Result<Packed, EngineError> {
         let plan = self.corner_plan(piece, n)?;
         let pipelines = self.corner_pipelines()?;
-        let scopes =
-            [wgpu::ErrorFilter::OutOfMemory, wgpu::ErrorFilter::Validation].map(|f| self.device.push_error_scope(f));
-        let built = self.corner_build(pipelines, piece, n, plan, progress, timings);
-        for scope in scopes.into_iter().rev() {
-            if let Some(e) = pollster::block_on(scope.pop()) {
-                return Err(EngineError(format!(
-                    "GPU build of {}:{n} failed on {}: {}",
-                    piece.name(),
-                    self.info.name,
-                    one_line(e)
-                )));
-            }
-        }
-        let bytes = built?;
+        let what = format!("{}:{n}", piece.name());
+        let bytes = self.scoped(&what, || self.corner_build(pipelines, piece, n, plan, progress, timings))?;
         let n64 = n as u64;
         Packed::from_payload(piece.value_bits(n64), n64 * n64, bytes).map_err(|e| EngineError(format!("GPU table: {e}")))
     }
 
     /// The buffers of a board on this device, or why it does not fit and the widest that does.
     fn corner_plan(&self, piece: Piece, n: u32) -> Result<Plan, EngineError> {
-        let limits = self.device.limits();
-        let mut limited_by = format!(
-            "max_storage_buffer_binding_size {}, max_buffer_size {}",
-            limits.max_storage_buffer_binding_size, limits.max_buffer_size
-        );
-        let mut per_binding = limits.max_storage_buffer_binding_size.min(limits.max_buffer_size);
-        if let Some(cap) = self.binding_cap.filter(|&cap| cap < per_binding) {
-            limited_by += &format!(", capped by the caller to {cap}");
-            per_binding = cap;
-        }
-        let stride = self.corner_stride();
-        let fits = |m: u64| plan(piece, m, per_binding, limits.max_buffer_size, stride);
+        let (per_binding, limited_by) = self.binding_limit();
+        let max_buffer = self.device.limits().max_buffer_size;
+        let stride = self.param_stride::<DiagonalParams>();
+        let fits = |m: u64| plan(piece, m, per_binding, max_buffer, stride);
         let (what, _) = match fits(n as u64) {
             Ok(plan) => return Ok(plan),
             Err(e) => e,
@@ -169,29 +139,12 @@ impl GpuEngine {
         )))
     }
 
-    /// Bytes between anti-diagonals' parameters (the dynamic offset alignment).
-    fn corner_stride(&self) -> u64 {
-        (size_of::<DiagonalParams>() as u64).next_multiple_of(self.device.limits().min_uniform_buffer_offset_alignment as u64)
-    }
-
     /// The corner pipelines, built on first use.
     fn corner_pipelines(&self) -> Result<&Pipelines, EngineError> {
         match self.corner.get_or_init(|| pipelines(&self.device)) {
             Ok(p) => Ok(p),
             Err(e) => Err(EngineError(e.clone())),
         }
-    }
-
-    /// A query set for the pass's start and end, the buffer it resolves into and a readable copy.
-    fn stamp_buffers(&self) -> (wgpu::QuerySet, wgpu::Buffer, wgpu::Buffer) {
-        let set = self.device.create_query_set(&wgpu::QuerySetDescriptor {
-            label: Some("kernel"),
-            ty: wgpu::QueryType::Timestamp,
-            count: 2,
-        });
-        let resolved = self.buffer("timestamps", 16, wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC);
-        let readable = self.buffer("timestamps read", 16, wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST);
-        (set, resolved, readable)
     }
 
     fn corner_build(
@@ -215,175 +168,56 @@ impl GpuEngine {
             let at = lines.offsets[line as usize];
             state[(count + line) as usize] = (if line < 2 * n64 { at } else { at - row_words }) as u32;
         }
-        let stride = self.corner_stride() as usize;
-        let diagonals = 2 * n - 1;
-        let mut params = vec![0u8; stride * diagonals as usize];
-        for (s, slot) in params.chunks_mut(stride).enumerate() {
-            let s = s as u32;
-            let x_lo = s.saturating_sub(n - 1);
-            let p = DiagonalParams {
-                s,
-                x_lo,
-                count: s.min(n - 1) - x_lo + 1,
-                n,
-                bits,
-                rows_per_chunk: plan.rows_per_chunk as u32,
-                lines: count as u32,
-                pad: 0,
-            };
-            slot[..size_of::<DiagonalParams>()].copy_from_slice(bytemuck::bytes_of(&p));
-        }
-        let init = |label, contents: &[u8], usage| {
-            self.device.create_buffer_init(&wgpu::util::BufferInitDescriptor { label: Some(label), contents, usage })
-        };
-        let params_buffer = init("anti-diagonal params", &params, wgpu::BufferUsages::UNIFORM);
-        let state = init("floors and offsets", bytemuck::cast_slice(&state), wgpu::BufferUsages::STORAGE);
+        let params: Vec<DiagonalParams> = (0..2 * n - 1)
+            .map(|s| {
+                let x_lo = s.saturating_sub(n - 1);
+                DiagonalParams {
+                    s,
+                    x_lo,
+                    count: s.min(n - 1) - x_lo + 1,
+                    n,
+                    bits,
+                    rows_per_chunk: plan.rows_per_chunk as u32,
+                    lines: count as u32,
+                    pad: 0,
+                }
+            })
+            .collect();
+        let (params_buffer, stride) = self.params_buffer("anti-diagonal params", &params);
+        let state = self.buffer_init("floors and offsets", bytemuck::cast_slice(&state), wgpu::BufferUsages::STORAGE);
         let storage = |label, size| self.buffer(label, size, wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST);
         let row_sets = storage("row and column sets", plan.row_set_bytes);
         let diag_sets = storage("diagonal sets", plan.diag_set_bytes);
-        let values: Vec<wgpu::Buffer> = (0..VALUE_BINDINGS)
-            .map(|i| {
-                // Bindings past the table's chunks are never touched: a word or two holds them.
-                let size = if i < plan.chunks { plan.chunk_bytes } else { 8 };
-                self.buffer(
-                    "values",
-                    size,
-                    wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
-                )
-            })
-            .collect();
-        let mut encoder = self.device.create_command_encoder(&Default::default());
-        for buffer in values.iter().chain([&row_sets, &diag_sets]) {
-            encoder.clear_buffer(buffer, 0, None);
-        }
-        self.submit_and_wait(encoder)?;
-        let mut entries = vec![
-            wgpu::BindGroupEntry {
-                binding: 0,
-                resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                    buffer: &params_buffer,
-                    offset: 0,
-                    size: wgpu::BufferSize::new(size_of::<DiagonalParams>() as u64),
-                }),
-            },
-            wgpu::BindGroupEntry { binding: 1, resource: row_sets.as_entire_binding() },
-            wgpu::BindGroupEntry { binding: 2, resource: diag_sets.as_entire_binding() },
-            wgpu::BindGroupEntry { binding: 3, resource: state.as_entire_binding() },
-        ];
-        entries.extend(
-            values.iter().zip(4..).map(|(b, binding)| wgpu::BindGroupEntry { binding, resource: b.as_entire_binding() }),
-        );
-        let bind_group = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("corner"),
-            layout: &pipelines.layout,
-            entries: &entries,
-        });
+        let table = Chunks {
+            chunks: plan.chunks,
+            chunk_bytes: plan.chunk_bytes,
+            used: payload_len(plan.rows_per_chunk * n64, bits),
+            total: payload_len(n64 * n64, bits),
+        };
+        let values = self.value_buffers(table);
+        self.clear(values.iter().chain([&row_sets, &diag_sets]))?;
+        let storage: Vec<&wgpu::Buffer> = [&row_sets, &diag_sets, &state].into_iter().chain(&values).collect();
+        let bind_group = self.bind_group::<DiagonalParams>("corner", &pipelines.layout, &params_buffer, &storage);
         timings.add("upload", start.elapsed());
 
-        let start = Instant::now();
-        let stamps = self.timestamps.then(|| self.stamp_buffers());
-        let max_groups = self.device.limits().max_compute_workgroups_per_dimension;
-        let mut encoder = self.device.create_command_encoder(&Default::default());
-        {
-            let timestamp_writes = stamps.as_ref().map(|(set, ..)| wgpu::ComputePassTimestampWrites {
-                query_set: set,
-                beginning_of_pass_write_index: Some(0),
-                end_of_pass_write_index: Some(1),
-            });
-            let mut pass = encoder
-                .begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("anti-diagonals"), timestamp_writes });
-            pass.set_pipeline(&pipelines.pipelines[piece as usize]);
-            for s in 0..diagonals {
-                let cells = s.min(n - 1) - s.saturating_sub(n - 1) + 1;
-                pass.set_bind_group(0, &bind_group, &[s * stride as u32]);
-                let (x, y) = grid(cells.div_ceil(WORKGROUP), max_groups);
-                pass.dispatch_workgroups(x, y, 1);
-            }
-        }
-        if let Some((set, resolved, readable)) = &stamps {
-            encoder.resolve_query_set(set, 0..2, resolved, 0);
-            encoder.copy_buffer_to_buffer(resolved, 0, readable, 0, 16);
-        }
-        self.submit_and_wait(encoder)?;
-        timings.add("kernel (wall)", start.elapsed());
-        if let Some((.., readable)) = &stamps {
-            timings.add("kernel (gpu timestamps)", self.read_stamps(readable)?);
-        }
+        // One dispatch an anti-diagonal, one thread a cell.
+        let groups = params.iter().map(|p| p.count.div_ceil(WORKGROUP));
+        self.run_pass("anti-diagonals", &pipelines.pipelines[piece as usize], &bind_group, stride, groups, timings)?;
         progress.tick(1, 2);
 
-        let start = Instant::now();
-        let staging =
-            self.buffer("values read", plan.chunk_bytes, wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST);
-        let total = payload_len(n64 * n64, bits) as usize;
-        let per_chunk = payload_len(plan.rows_per_chunk * n64, bits) as usize;
-        let mut bytes = Vec::with_capacity(total);
-        for buffer in &values[..plan.chunks as usize] {
-            let mut encoder = self.device.create_command_encoder(&Default::default());
-            encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, plan.chunk_bytes);
-            self.submit_and_wait(encoder)?;
-            let chunk = self.map_read(&staging)?;
-            bytes.extend_from_slice(&chunk[..per_chunk.min(total - bytes.len())]);
-        }
-        timings.add("readback", start.elapsed());
+        let bytes = timings.time("readback", || self.read_table(&values, table));
         progress.tick(2, 2);
         progress.finish();
-        Ok(bytes)
+        bytes
     }
 }
 
 /// The bind group layout of `shaders/corner.wgsl` and its pipelines for the queen, the rook and
 /// the king (the `PIECE` override), in [`Piece`] order.
 fn pipelines(device: &wgpu::Device) -> Result<Pipelines, String> {
-    let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
-    let storage = |binding| wgpu::BindGroupLayoutEntry {
-        binding,
-        visibility: wgpu::ShaderStages::COMPUTE,
-        ty: wgpu::BindingType::Buffer {
-            ty: wgpu::BufferBindingType::Storage { read_only: false },
-            has_dynamic_offset: false,
-            min_binding_size: None,
-        },
-        count: None,
-    };
-    let mut entries = vec![wgpu::BindGroupLayoutEntry {
-        binding: 0,
-        visibility: wgpu::ShaderStages::COMPUTE,
-        ty: wgpu::BindingType::Buffer {
-            ty: wgpu::BufferBindingType::Uniform,
-            has_dynamic_offset: true,
-            min_binding_size: wgpu::BufferSize::new(size_of::<DiagonalParams>() as u64),
-        },
-        count: None,
-    }];
-    entries.extend((1..4 + VALUE_BINDINGS as u32).map(storage));
-    let layout =
-        device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: Some("corner"), entries: &entries });
-    let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-        label: Some("corner"),
-        bind_group_layouts: &[Some(&layout)],
-        immediate_size: 0,
-    });
-    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-        label: Some("corner.wgsl"),
-        source: wgpu::ShaderSource::Wgsl(SHADER.into()),
-    });
-    let pipelines = Piece::ALL.map(|piece| {
-        device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some(piece.name()),
-            layout: Some(&pipeline_layout),
-            module: &module,
-            entry_point: Some("main"),
-            compilation_options: wgpu::PipelineCompilationOptions {
-                constants: &[("PIECE", piece as u8 as f64)],
-                ..Default::default()
-            },
-            cache: None,
-        })
-    });
-    match pollster::block_on(scope.pop()) {
-        Some(e) => Err(format!("the corner shader does not build on this device: {}", one_line(e))),
-        None => Ok(Pipelines { layout, pipelines }),
-    }
+    let variants = Piece::ALL.map(|piece| (piece.name(), piece as u8 as f64));
+    // Row and column sets, diagonal sets, floors and offsets, then the table's four bindings.
+    Kernel::new::<DiagonalParams>(device, "corner", SHADER, &[false; 3 + VALUE_BINDINGS as usize], "PIECE", variants)
 }
 
 #[cfg(test)]

@@ -14,9 +14,7 @@
 //! chips on bits [0, n−1) with excess d − (n − c).
 
 use super::EngineError;
-
-/// Bindings the value table may be split over (the shader declares this many).
-pub const VALUE_BINDINGS: u32 = 4;
+use super::kernel::{in_mib, VALUE_BINDINGS};
 
 /// Bits a value takes.
 pub const VALUE_BITS: u64 = 5;
@@ -116,11 +114,6 @@ pub fn split(width: u32, per_binding: u64, limited_by: &str) -> Result<Split, En
         in_mib(per_binding),
         widest.map_or("none".into(), |w| w.to_string()),
     )))
-}
-
-/// A size for messages: whole MiB, or bytes when under one.
-fn in_mib(bytes: u64) -> String {
-    if bytes < 1 << 20 { format!("{bytes} bytes") } else { format!("{} MiB", bytes >> 20) }
 }
 
 /// The fewest bindings of at most `per_binding` bytes that hold a table of `width` cells.

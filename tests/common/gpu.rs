@@ -1,0 +1,20 @@
+//! The GPU tests' adapter check, shared by `tests/gpu.rs` and `tests/gpu_corner.rs`.
+
+use sgtab::engine::gpu::GpuEngine;
+use std::io::Write;
+
+/// The GPU engine, or None (after saying so) where there is none and this is not CI: under CI
+/// (the `CI` variable set) a missing adapter fails the test, elsewhere it prints one loud
+/// SKIPPED line and the test passes.
+pub fn engine() -> Option<GpuEngine> {
+    match GpuEngine::new() {
+        Ok(engine) => Some(engine),
+        Err(e) if std::env::var_os("CI").is_some() => panic!("no GPU adapter in CI: {e}"),
+        Err(e) => {
+            // Straight to the process's stderr, past the harness's capture of eprintln!.
+            let hint = if e.0.contains("mesa-vulkan-drivers") { "" } else { "; install mesa-vulkan-drivers" };
+            let _ = writeln!(std::io::stderr(), "SKIPPED: no GPU adapter: {e}{hint}");
+            None
+        }
+    }
+}
