@@ -128,22 +128,120 @@ pub fn grundy_compute(len: u64, progress: &Progress, timings: &mut super::Timing
 /// Values of heaps 0..len of the game with `moves`; tests lower `par.from` so that short scans
 /// take the threaded path too.
 pub fn run(moves: &Moves, len: u64, par: Par, progress: &Progress) -> Packed {
-    let len = usize::try_from(len).expect("table length fits in memory");
-    assert!(len <= u32::MAX as usize, "heaps are counted in 32 bits");
-    let par = Par { threads: par.threads.max(1), from: par.from.max(8) };
-    let mut engine = Engine::new(moves, len, par);
-    let mut t8: Vec<u8> = Vec::with_capacity(len);
-    let Err(v) = engine.fill(&mut t8, progress) else { return pack(t8, engine.max) };
-    let mut t16 = widen::<u8, u16>(t8, len);
-    t16.push(v as u16);
-    engine.pushed(&t16, v);
-    let Err(v) = engine.fill(&mut t16, progress) else { return pack(t16, engine.max) };
-    let mut t32 = widen::<u16, u32>(t16, len);
-    t32.push(v);
-    engine.pushed(&t32, v);
-    match engine.fill(&mut t32, progress) {
-        Ok(()) => pack(t32, engine.max),
-        Err(_) => unreachable!("u32 holds every value"),
+    let mut table = Growing::new(moves, par);
+    table.grow(len, progress);
+    table.into_packed()
+}
+
+/// A table that can be extended: the engine keeps its state (common sets, rare heaps, tail sets)
+/// between calls, so growing to N in steps costs what one build to N costs. `sgtab build
+/// --prove` grows one of these and looks for a rule at each step instead of rebuilding.
+pub struct Growing {
+    engine: Engine,
+    store: Store,
+}
+
+/// The values so far at the narrowest width that holds them.
+enum Store {
+    U8(Vec<u8>),
+    U16(Vec<u16>),
+    U32(Vec<u32>),
+}
+
+impl Growing {
+    /// An empty table of the game with `moves`.
+    pub fn new(moves: &Moves, par: Par) -> Growing {
+        let par = Par { threads: par.threads.max(1), from: par.from.max(8) };
+        Growing { engine: Engine::new(moves.clone(), 0, par), store: Store::U8(vec![]) }
+    }
+
+    /// An empty table of `code`, on up to `threads` threads.
+    pub fn code(code: &Code, threads: usize) -> Growing {
+        Growing::new(&Moves::code(code), Par { threads, from: PARALLEL_SCAN })
+    }
+
+    /// Heaps tabulated so far.
+    pub fn len(&self) -> u64 {
+        (match &self.store {
+            Store::U8(g) => g.len(),
+            Store::U16(g) => g.len(),
+            Store::U32(g) => g.len(),
+        }) as u64
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Room for `len` heaps in all, so that growing to it neither copies nor over-allocates.
+    pub fn reserve(&mut self, len: u64) {
+        let more = (len as usize).saturating_sub(self.len() as usize);
+        match &mut self.store {
+            Store::U8(g) => g.reserve_exact(more),
+            Store::U16(g) => g.reserve_exact(more),
+            Store::U32(g) => g.reserve_exact(more),
+        }
+    }
+
+    /// The value of heap n < len().
+    pub fn get(&self, n: u64) -> u32 {
+        let n = n as usize;
+        match &self.store {
+            Store::U8(g) => g[n] as u32,
+            Store::U16(g) => g[n] as u32,
+            Store::U32(g) => g[n],
+        }
+    }
+
+    /// Computes heaps len()..len (nothing if len ≤ len()).
+    pub fn grow(&mut self, len: u64, progress: &Progress) {
+        let len = usize::try_from(len).expect("table length fits in memory");
+        assert!(len <= u32::MAX as usize, "heaps are counted in 32 bits");
+        let engine = &mut self.engine;
+        engine.len = len;
+        loop {
+            let stopped = match &mut self.store {
+                Store::U8(g) => {
+                    g.reserve_exact(len.saturating_sub(g.len()));
+                    engine.fill(g, progress)
+                }
+                Store::U16(g) => {
+                    g.reserve_exact(len.saturating_sub(g.len()));
+                    engine.fill(g, progress)
+                }
+                Store::U32(g) => {
+                    g.reserve_exact(len.saturating_sub(g.len()));
+                    engine.fill(g, progress)
+                }
+            };
+            let Err(v) = stopped else { return };
+            // A value outgrew the width: widen, push it, go on.
+            self.store = match std::mem::replace(&mut self.store, Store::U8(vec![])) {
+                Store::U8(g) => {
+                    let mut w = widen::<u8, u16>(g, len);
+                    w.push(v as u16);
+                    engine.pushed(&w, v);
+                    Store::U16(w)
+                }
+                Store::U16(g) => {
+                    let mut w = widen::<u16, u32>(g, len);
+                    w.push(v);
+                    engine.pushed(&w, v);
+                    Store::U32(w)
+                }
+                Store::U32(_) => unreachable!("u32 holds every value"),
+            };
+        }
+    }
+
+    /// The values, packed in place at the fewest bits that hold them.
+    pub fn into_packed(self) -> Packed {
+        let max = self.engine.max;
+        match self.store {
+            Store::U8(g) => pack(g, max),
+            Store::U16(g) => pack(g, max),
+            Store::U32(g) => pack(g, max),
+        }
     }
 }
 
@@ -342,8 +440,8 @@ const CHUNK_BYTES: usize = 64;
 /// Scans shorter than this stay on one thread.
 const PARALLEL_SCAN: usize = 1 << 17;
 
-struct Engine<'a> {
-    mv: &'a Moves,
+struct Engine {
+    mv: Moves,
     len: usize,
     par: Par,
     /// A power of two above every value so far (at least 64): every option is below it.
@@ -370,8 +468,8 @@ struct Engine<'a> {
     mine: Vec<u32>,
 }
 
-impl<'a> Engine<'a> {
-    fn new(mv: &'a Moves, len: usize, par: Par) -> Engine<'a> {
+impl Engine {
+    fn new(mv: Moves, len: usize, par: Par) -> Engine {
         let cap = 64;
         let mut classes = vec![];
         for d in 0..2 {
@@ -382,6 +480,7 @@ impl<'a> Engine<'a> {
         }
         let t = mv.tail.len();
         let sets = |bit: u8| if mv.tail_has(bit) { vec![vec![0u64; cap / 64 + 1]; t] } else { vec![] };
+        let (tail_take, tail_split2, tail_split3) = (sets(2), sets(4), sets(8));
         Engine {
             mv,
             len,
@@ -394,9 +493,9 @@ impl<'a> Engine<'a> {
             rare_since: 0,
             rare_after: 0,
             next_choice: 64,
-            tail_take: sets(2),
-            tail_split2: sets(4),
-            tail_split3: sets(8),
+            tail_take,
+            tail_split2,
+            tail_split3,
             want: vec![],
             marks: Marks::new(cap),
             mine: vec![],
@@ -511,7 +610,7 @@ impl<'a> Engine<'a> {
     /// The value of heap n, every smaller heap known.
     #[inline(always)]
     fn value<T: Word>(&mut self, g: &[T], n: usize) -> u32 {
-        let mv = self.mv;
+        let mv = &self.mv;
         let seen = &mut self.seen;
         seen.fill(0);
         if mv.whole(n) {
