@@ -38,6 +38,10 @@
 //! Values are stored at the narrowest of u8, u16, u32 that holds them (widened when a value
 //! outgrows the type) and packed in place at the end, so a table of small values costs one byte
 //! a heap while it is built.
+//!
+//! A table can grow ([`Growing`]): the engine keeps its state between calls, so `sgtab build`
+//! and `--prove` look for a rule at 4096, 16384, ... heaps and at the lengths the Guy–Smith
+//! theorem asks for on one table, never recomputing a heap.
 
 use crate::games::takebreak::Code;
 use crate::progress::Progress;
@@ -288,6 +292,9 @@ fn pack<T: Word>(mut table: Vec<T>, max: u32) -> Packed {
         // The same allocation, no copy: a u8 table (the big ones) peaks at one byte a heap.
         Ok(mut bytes) => {
             bytes.truncate(out);
+            // Give back the bytes packing freed (a large block shrinks in place), with room for
+            // the payload's padding: the rule search that follows then adds to the packed size.
+            bytes.shrink_to(out + 64);
             bytes
         }
         Err(table) => {
