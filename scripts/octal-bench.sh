@@ -11,7 +11,8 @@
 # Any peer left unset is skipped. Usage:
 #   OGSOLVE=... ROGALSKI=... TCZAJKA=... scripts/octal-bench.sh [quick|full|LINE,LINE...] [OUTDIR]
 # `quick` runs the two short lines (0.16 to 10^6, Grundy's game to 10^6); `full` (default) adds
-# 0.161 to 2^22 and 0.106 to 2^26 (rc2 only there: ogs's rc is the quadratic case on 0.106).
+# 0.161 to 2^22 and 0.106 to 2^26 (rc2 only there: ogs's rc is the quadratic case on 0.106) and
+# the two proofs.
 # `prove` runs the two proofs (sgtab build CODE --prove against ogsolve -n LAST with LAST + 1 the
 # length the Guy-Smith theorem needs, the length both stop at).
 # LINE names: 0.16-1e6, grundy-1e6, 0.161-2p22, 0.106-2p26, prove-0.354, prove-0.376. Medians: OUTDIR/medians.txt. Results: OUTDIR/*.md (hyperfine tables) and OUTDIR/rss.txt.

@@ -899,8 +899,9 @@ fn scan_here<T: Word>(g: &[T], s: usize, lo: usize, hi: usize, want: &mut Vec<u3
             _ => find_chunk::<T, MANY>(g, s, &mut a, hi, lanes, want),
         };
         if let Some(at) = hit {
-            // Every wanted value in the chunk is found at once, each by one vector compare
-            // over it (not split by split: most time went there).
+            // Every wanted value in the chunk is found at once, each looked for over the whole
+            // chunk (before, one split at a time against all of them, back to the chunk search
+            // after each find: most of 0.161's time went there).
             let front = &g[at..at + lanes];
             let back = &g[s + 1 - at - lanes..=s - at];
             want.retain(|&y| !any_wanted(front, back, &[T::new(y)]));
