@@ -11,14 +11,18 @@
 # Any peer left unset is skipped. Usage:
 #   OGSOLVE=... ROGALSKI=... TCZAJKA=... scripts/octal-bench.sh [quick|full|LINE,LINE...] [OUTDIR]
 # `quick` runs the two short lines (0.16 to 10^6, Grundy's game to 10^6); `full` (default) adds
-# 0.161 to 2^22 and 0.106 to 2^26 (rc2 only there: ogs's rc is the quadratic case on 0.106).
-# LINE names: 0.16-1e6, grundy-1e6, 0.161-2p22, 0.106-2p26. Medians: OUTDIR/medians.txt. Results: OUTDIR/*.md (hyperfine tables) and OUTDIR/rss.txt.
+# 0.161 to 2^22 and 0.106 to 2^26 (rc2 only there: ogs's rc is the quadratic case on 0.106) and
+# the two proofs.
+# `prove` runs the two proofs (sgtab build CODE --prove against ogsolve -n LAST with LAST + 1 the
+# length the Guy-Smith theorem needs, the length both stop at).
+# LINE names: 0.16-1e6, grundy-1e6, 0.161-2p22, 0.106-2p26, prove-0.354, prove-0.376. Medians: OUTDIR/medians.txt. Results: OUTDIR/*.md (hyperfine tables) and OUTDIR/rss.txt.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode="${1:-full}"
 case "$mode" in
     quick) only="0.16-1e6,grundy-1e6" ;;
-    full) only="0.16-1e6,grundy-1e6,0.161-2p22,0.106-2p26" ;;
+    full) only="0.16-1e6,grundy-1e6,0.161-2p22,0.106-2p26,prove-0.354,prove-0.376" ;;
+    prove) only="prove-0.354,prove-0.376" ;;
     *) only="$mode" ;;
 esac
 out="${2:-target/octal-bench}"
@@ -29,6 +33,24 @@ engine=target/release/examples/octal
 sgtab=target/release/sgtab
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
+
+# record NAME RUNS WARMUP COMMAND...: one hyperfine run, every command side by side; medians
+# and each command's peak resident memory (one more run under /usr/bin/time -v).
+record() {
+    local name="$1" runs="$2" warmup="$3"
+    shift 3
+    hyperfine -N --warmup "$warmup" --runs "$runs" --export-markdown "$out/$name.md" \
+        --export-json "$out/$name.json" "$@"
+    # Medians (hyperfine's tables show means).
+    python3 -c 'import json,sys
+for r in json.load(open(sys.argv[1]))["results"]:
+    print("median %8.3f s  user %7.3f s  %s" % (r["median"], r["user"], r["command"]))' \
+        "$out/$name.json" >>"$out/medians.txt"
+    local c
+    for c in "$@"; do
+        /usr/bin/time -v $c 2>&1 >/dev/null | awk -v c="$c" '/Maximum resident/ {print $6 " KB\t" c}' >>"$out/rss.txt"
+    done
+}
 
 # line NAME RUNS SGTAB-SPEC ENGINE-ARGS [peer commands...]: one hyperfine run, every command
 # side by side.
@@ -47,17 +69,7 @@ line() {
     for peer in "$@"; do
         [ -n "$peer" ] && cmds+=("$peer")
     done
-    hyperfine -N --warmup "$warmup" --runs "$runs" --export-markdown "$out/$name.md" \
-        --export-json "$out/$name.json" "${cmds[@]}"
-    # Medians (hyperfine's tables show means).
-    python3 -c 'import json,sys
-for r in json.load(open(sys.argv[1]))["results"]:
-    print("median %8.3f s  user %7.3f s  %s" % (r["median"], r["user"], r["command"]))' \
-        "$out/$name.json" >>"$out/medians.txt"
-    for c in "${cmds[@]}"; do
-        # Peak resident memory of one run of each.
-        /usr/bin/time -v $c 2>&1 >/dev/null | awk -v c="$c" '/Maximum resident/ {print $6 " KB\t" c}' >>"$out/rss.txt"
-    done
+    record "$name" "$runs" "$warmup" "${cmds[@]}"
 }
 
 ogs="${OGSOLVE:-}"
@@ -74,4 +86,17 @@ line 0.161-2p22 3 0.161:4194304 "0.161 4194303" \
         "$(peer "$ogs" "0.161 -m rc -n 4194303")" "$(peer "$ogs" "0.161 -m rc2 -n 4194303")" "$(peer "$rog" "0.161 4194304")"
 line 0.106-2p26 3 0.106:67108864 "0.106 67108863" \
         "$(peer "$ogs" "0.106 -m rc2 -n 67108863")"
+# Proofs: sgtab grows one table (from 1024 heaps) until the rule is proven; ogsolve computes
+# the table to the length the theorem needs (2 pre + 2 period + 3 for both games) and finds the
+# period there. Pre-periods and periods: 0.354 10061916 and 1180, 0.376 2268248 and 4.
+prove() {
+    local name="$1" code="$2" last="$3"
+    case ",$only," in *",$name,"*) ;; *) return 0 ;; esac
+    local cmds=("$sgtab build $code --prove --backend simd --out $tmp")
+    [ -n "$ogs" ] && cmds+=("$ogs $code -m rc2 -n $last")
+    record "$name" 3 0 "${cmds[@]}"
+}
+prove prove-0.354 0.354 20126194
+prove prove-0.376 0.376 4536506
+
 cat "$out"/*.md "$out/medians.txt" "$out/rss.txt"

@@ -5,8 +5,13 @@
 //!   the rule (exact, since it is proven) instead of computed. Kayles or Dawson's Kayles to a
 //!   million heaps then cost a few thousand heaps of work.
 //! - [`prove`]: grows a table until its rule is proven or a limit is reached.
+//!
+//! Take-and-break codes on their fast engine grow one table ([`octal::Growing`]) through every
+//! step, looking for the rule at each: no step recomputes what an earlier one did, so proving
+//! at N costs one build to N plus a near-linear rule search per step.
 
-use crate::engine::{Backend, EngineError, Engines, Timings};
+use crate::engine::{octal, simd, Backend, EngineError, Engines, Timings};
+use crate::games::takebreak::{Code, TakeBreak};
 use crate::progress::Progress;
 use crate::spec::GameSpec;
 use crate::table::{find_rule, Packed, Rule, Table};
@@ -38,13 +43,16 @@ fn can_prove(spec: &GameSpec) -> bool {
 /// Builds `spec`'s table (see the module docs).
 pub fn build(engines: &Engines, spec: &GameSpec, progress: &Progress, timings: &mut Timings) -> Result<Built, EngineError> {
     let len = spec.len();
+    if let Some(code) = growable(engines, spec) {
+        return grown(spec, code, None, progress, timings).map(|(built, _)| built);
+    }
     if can_prove(spec) {
         let mut n = FIRST_PREFIX;
         while n.saturating_mul(GROWTH) <= len {
             let Some(short) = resized(spec, n) else { break };
             let (values, engine) = engines.compute(&short, &Progress::silent(), timings)?;
             if let Some(rule) = find_rule(&short, &values).filter(|r| r.proven) {
-                if let Some(full) = fill(&values, &rule, len) {
+                if let Some(full) = fill(values.len(), |i| values.get(i), &rule, len) {
                     let table = timings.time("rule search", || Table::new(spec.clone(), full));
                     return Ok(Built { table, engine, filled_from: Some(n) });
                 }
@@ -57,17 +65,17 @@ pub fn build(engines: &Engines, spec: &GameSpec, progress: &Progress, timings: &
     Ok(Built { table, engine, filled_from: None })
 }
 
-/// `values` continued to `len` entries by a proven `rule`; `None` if a value would not fit
-/// in 32 bits.
-fn fill(values: &Packed, rule: &Rule, len: u64) -> Option<Packed> {
+/// The `have` values given by `get` continued to `len` entries by a proven `rule`; `None` if a
+/// value would not fit in 32 bits.
+fn fill(have: u64, get: impl Fn(u64) -> u32, rule: &Rule, len: u64) -> Option<Packed> {
     let mut out = Vec::with_capacity(len as usize);
     for n in 0..len {
-        let v = if n < values.len() {
-            values.get(n) as u64
+        let v = if n < have {
+            get(n) as u64
         } else {
             let k = (n - rule.pre) / rule.period;
             let r = (n - rule.pre) % rule.period;
-            (values.get(rule.pre + r) as u64).checked_add(k.checked_mul(rule.saltus)?)?
+            (get(rule.pre + r) as u64).checked_add(k.checked_mul(rule.saltus)?)?
         };
         out.push(u32::try_from(v).ok()?);
     }
@@ -92,6 +100,9 @@ pub fn prove(
     progress: &Progress,
     timings: &mut Timings,
 ) -> Result<(Built, Proof), EngineError> {
+    if let Some(code) = growable(engines, spec) {
+        return grown(spec, code, Some(max), progress, timings).map(|(built, proof)| (built, proof.expect("a limit")));
+    }
     let mut spec = spec.clone();
     loop {
         let built = build(engines, &spec, progress, timings)?;
@@ -109,3 +120,92 @@ pub fn prove(
         spec = resized(&spec, next).ok_or_else(|| EngineError(format!("{spec} cannot be grown to {next} entries")))?;
     }
 }
+
+/// The code of `spec` where its table is built by the take-and-break engine, which can grow.
+fn growable<'a>(engines: &Engines, spec: &'a GameSpec) -> Option<&'a Code> {
+    if engines.choose(spec) != Backend::Simd {
+        return None;
+    }
+    spec.as_any().downcast_ref::<TakeBreak>().map(|t| &t.code)
+}
+
+/// The rule of the values grown so far, proven where `spec`'s theorem makes the check a proof
+/// (as `table::find_rule` does for a packed table).
+fn rule_of(spec: &GameSpec, g: &octal::Growing) -> Option<Rule> {
+    if !spec.has_rule() {
+        return None;
+    }
+    let mut rule = Rule::find(g.len(), |i| g.get(i) as u64)?;
+    rule.proven = spec.theorem(&rule).is_some_and(|t| rule.checked >= t.needs);
+    Some(rule)
+}
+
+/// [`build`] (no `max`) or [`prove`] (`max`) of a take-and-break code, on one growing table.
+///
+/// Stops: 4096·4^k while a quarter of the spec's length (where a theorem can prove a rule),
+/// then the spec's length; a rule proven at a stop below it fills the rest. With `max`, past
+/// the spec's length each stop is the length the theorem needs for the rule found so far, or
+/// twice the last without one, up to `max`.
+fn grown(
+    spec: &GameSpec,
+    code: &Code,
+    max: Option<u64>,
+    progress: &Progress,
+    timings: &mut Timings,
+) -> Result<(Built, Option<Proof>), EngineError> {
+    let len = spec.len();
+    let provable = can_prove(spec);
+    let mut g = octal::Growing::code(code, simd::threads());
+    if max.is_none() {
+        // A plain build ends at `len`: one allocation, no copy when growing (peak memory).
+        g.reserve(len);
+    }
+    let mut stop = if provable && FIRST_PREFIX.saturating_mul(GROWTH) <= len { FIRST_PREFIX } else { len };
+    loop {
+        timings.time("kernel", || g.grow(stop, progress));
+        if max.is_none() && stop == len {
+            // The last stop of a plain build: packed first, so that the rule search's memory
+            // (12 bytes a value of its window) comes on top of the packed table, not the wider
+            // one being grown (0.106 to 2^26: 119 MB peak the other way round).
+            let values = g.into_packed();
+            let table = timings.time("rule search", || Table::new(spec.clone(), values));
+            return Ok((Built { table, engine: Backend::Simd, filled_from: None }, None));
+        }
+        let rule = timings.time("rule search", || rule_of(spec, &g));
+        let proven = rule.filter(|r| r.proven);
+        if stop < len {
+            if let Some(r) = proven {
+                // Exact from here on: the rest of the table comes from the rule.
+                if let Some(full) = fill(g.len(), |i| g.get(i), &r, len) {
+                    let table = timings.time("rule search", || Table::new(spec.clone(), full));
+                    let proof = max.map(|_| proven_by(spec, &r, len));
+                    return Ok((Built { table, engine: Backend::Simd, filled_from: Some(stop) }, proof));
+                }
+            }
+            stop = if stop.saturating_mul(GROWTH * GROWTH) <= len { stop * GROWTH } else { len };
+            continue;
+        }
+        let Some(max) = max else { unreachable!("a plain build returns at its length") };
+        let proof = match proven {
+            Some(r) => Some(proven_by(spec, &r, stop)),
+            None => (stop >= max).then_some(Proof::NotProven { max }),
+        };
+        if let Some(proof) = proof {
+            // The rule was searched on these very values: the table's own.
+            let spec = if stop == len { spec.clone() } else { grown_spec(spec, stop)? };
+            let table = Table { spec, values: g.into_packed(), rule };
+            return Ok((Built { table, engine: Backend::Simd, filled_from: None }, Some(proof)));
+        }
+        let needed = rule.and_then(|r| spec.theorem(&r)).map(|t| t.needs).filter(|&n| n > stop);
+        stop = needed.unwrap_or(stop.saturating_mul(2)).min(max);
+    }
+}
+
+fn proven_by(spec: &GameSpec, rule: &Rule, len: u64) -> Proof {
+    Proof::Proven { theorem: spec.theorem(rule).map_or("its game's theorem", |t| t.name), len }
+}
+
+fn grown_spec(spec: &GameSpec, len: u64) -> Result<GameSpec, EngineError> {
+    resized(spec, len).ok_or_else(|| EngineError(format!("{spec} cannot be grown to {len} entries")))
+}
+

@@ -220,3 +220,77 @@ fn values_past_one_and_two_bytes_widen_the_table() {
     assert!((0..70_000).all(|n| table.get(n) == n as u32));
     assert_eq!(table, Packed::from_values(&(0..70_000u32).collect::<Vec<_>>()));
 }
+
+/// A table grown in steps (as `sgtab build --prove` grows it) equals the reference at every
+/// step and the table built in one go: the engine's state (common sets, rare heaps, tail sets,
+/// the width of the values) carries over between steps.
+#[test]
+fn tables_grown_in_steps_equal_one_build_and_the_reference() {
+    let steps: &[u64] = &[0, 1, 2, 7, 64, 65, 255, 256, 257, 300, 1000, 1001, 2500];
+    for text in ["0.161", "0.106", "0.07", "0.354", "4.[3]", "0.[3]", "0.1[23]", "C.1", "0.F6", "4.07"] {
+        let code = parse_code(text).unwrap();
+        let top = *steps.last().unwrap();
+        let want = Packed::from_values(&reference(&code, top, &quiet()));
+        for threads in 1..=3 {
+            let par = Par { threads, from: 16 };
+            let mut g = octal::Growing::new(&Moves::code(&code), par);
+            for &len in steps {
+                g.grow(len, &quiet());
+                assert_eq!(g.len(), len, "{text}");
+                assert!((0..len).all(|n| g.get(n) == want.get(n)), "{text} grown to {len} on {threads} threads");
+            }
+            g.grow(10, &quiet()); // shorter: nothing to do
+            assert_eq!(g.into_packed(), octal::run(&Moves::code(&code), top, par, &quiet()), "{text}");
+        }
+    }
+    // Grundy's game, and values outgrowing u8 and u16 exactly at a step.
+    let want = grundy_reference(3000);
+    let mut g = octal::Growing::new(&Moves::grundy(), Par { threads: 2, from: 16 });
+    for len in [5, 500, 501, 3000] {
+        g.grow(len, &quiet());
+        assert!((0..len).all(|n| g.get(n) == want[n as usize]), "grundy grown to {len}");
+    }
+    let mut g = octal::Growing::code(&parse_code("0.[3]").unwrap(), 1);
+    for len in [255, 256, 257, 65535, 65536, 65537, 70_000] {
+        g.grow(len, &quiet());
+        assert!((0..len).all(|n| g.get(n) == n as u32), "0.[3] grown to {len}");
+    }
+    assert_eq!(g.into_packed(), Packed::from_values(&(0..70_000u32).collect::<Vec<_>>()));
+}
+
+/// `sgtab build` and `--prove` on the growing table: the values are the reference's, the proof
+/// stops at exactly the length the Guy–Smith theorem needs, and a table proven from a prefix is
+/// filled from the rule.
+#[test]
+fn build_and_prove_grow_one_table() {
+    use sgtab::build;
+    use sgtab::engine::{Backend, Engines, Timings};
+    use sgtab::spec::GameSpec;
+    let engines = Engines::new(Backend::Simd);
+    let mut timings = Timings::default();
+    // code, pre-period, period (tczajka/octal-games SolvedGames.md; Winning Ways).
+    for (text, p0, period) in [("0.07:100", 53u64, 34u64), (".45:100", 498, 20), (".156", 3479, 349), (".356:5000", 7315, 142)] {
+        let spec = GameSpec::parse(text).unwrap();
+        let code = parse_code(text.split(':').next().unwrap()).unwrap();
+        let (built, proof) = build::prove(&engines, &spec, 1 << 20, &quiet(), &mut timings).unwrap();
+        let build::Proof::Proven { len, .. } = proof else { panic!("{text} not proven") };
+        let t = code.last_nonzero().unwrap();
+        // The theorem's length, or the spec's, or a doubling step that passed it before the rule
+        // showed (three periods past the pre-period).
+        let needs = (2 * p0 + 2 * period + t).max(spec.len());
+        assert!(len >= needs && len < 2 * needs, "{text}: proven at {len}, needs {needs}");
+        let r = built.table.rule.unwrap();
+        assert_eq!((r.pre, r.period, r.proven), (p0, period, true), "{text}");
+        assert_eq!(built.table.values, Packed::from_values(&reference(&code, len, &quiet())), "{text}");
+    }
+    // Proven from the 4096-heap prefix, the rest filled from the rule.
+    let spec = GameSpec::parse("0.77:40000").unwrap();
+    let built = build::build(&engines, &spec, &quiet(), &mut timings).unwrap();
+    assert_eq!(built.filled_from, Some(4096));
+    assert_eq!(built.table.values, Packed::from_values(&reference(&parse_code("0.77").unwrap(), 40_000, &quiet())));
+    // Not proven by --max: the table stops there.
+    let spec = GameSpec::parse(".156:100").unwrap();
+    let (built, proof) = build::prove(&engines, &spec, 3000, &quiet(), &mut timings).unwrap();
+    assert!(matches!(proof, build::Proof::NotProven { max: 3000 }));
+    assert_eq!(built.table.values.len(), 3000);
+}

@@ -38,6 +38,10 @@
 //! Values are stored at the narrowest of u8, u16, u32 that holds them (widened when a value
 //! outgrows the type) and packed in place at the end, so a table of small values costs one byte
 //! a heap while it is built.
+//!
+//! A table can grow ([`Growing`]): the engine keeps its state between calls, so `sgtab build`
+//! and `--prove` look for a rule at 4096, 16384, ... heaps and at the lengths the Guy–Smith
+//! theorem asks for on one table, never recomputing a heap.
 
 use crate::games::takebreak::Code;
 use crate::progress::Progress;
@@ -128,22 +132,120 @@ pub fn grundy_compute(len: u64, progress: &Progress, timings: &mut super::Timing
 /// Values of heaps 0..len of the game with `moves`; tests lower `par.from` so that short scans
 /// take the threaded path too.
 pub fn run(moves: &Moves, len: u64, par: Par, progress: &Progress) -> Packed {
-    let len = usize::try_from(len).expect("table length fits in memory");
-    assert!(len <= u32::MAX as usize, "heaps are counted in 32 bits");
-    let par = Par { threads: par.threads.max(1), from: par.from.max(8) };
-    let mut engine = Engine::new(moves, len, par);
-    let mut t8: Vec<u8> = Vec::with_capacity(len);
-    let Err(v) = engine.fill(&mut t8, progress) else { return pack(t8, engine.max) };
-    let mut t16 = widen::<u8, u16>(t8, len);
-    t16.push(v as u16);
-    engine.pushed(&t16, v);
-    let Err(v) = engine.fill(&mut t16, progress) else { return pack(t16, engine.max) };
-    let mut t32 = widen::<u16, u32>(t16, len);
-    t32.push(v);
-    engine.pushed(&t32, v);
-    match engine.fill(&mut t32, progress) {
-        Ok(()) => pack(t32, engine.max),
-        Err(_) => unreachable!("u32 holds every value"),
+    let mut table = Growing::new(moves, par);
+    table.grow(len, progress);
+    table.into_packed()
+}
+
+/// A table that can be extended: the engine keeps its state (common sets, rare heaps, tail sets)
+/// between calls, so growing to N in steps costs what one build to N costs. `sgtab build
+/// --prove` grows one of these and looks for a rule at each step instead of rebuilding.
+pub struct Growing {
+    engine: Engine,
+    store: Store,
+}
+
+/// The values so far at the narrowest width that holds them.
+enum Store {
+    U8(Vec<u8>),
+    U16(Vec<u16>),
+    U32(Vec<u32>),
+}
+
+impl Growing {
+    /// An empty table of the game with `moves`.
+    pub fn new(moves: &Moves, par: Par) -> Growing {
+        let par = Par { threads: par.threads.max(1), from: par.from.max(8) };
+        Growing { engine: Engine::new(moves.clone(), 0, par), store: Store::U8(vec![]) }
+    }
+
+    /// An empty table of `code`, on up to `threads` threads.
+    pub fn code(code: &Code, threads: usize) -> Growing {
+        Growing::new(&Moves::code(code), Par { threads, from: PARALLEL_SCAN })
+    }
+
+    /// Heaps tabulated so far.
+    pub fn len(&self) -> u64 {
+        (match &self.store {
+            Store::U8(g) => g.len(),
+            Store::U16(g) => g.len(),
+            Store::U32(g) => g.len(),
+        }) as u64
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Room for `len` heaps in all, so that growing to it neither copies nor over-allocates.
+    pub fn reserve(&mut self, len: u64) {
+        let more = (len as usize).saturating_sub(self.len() as usize);
+        match &mut self.store {
+            Store::U8(g) => g.reserve_exact(more),
+            Store::U16(g) => g.reserve_exact(more),
+            Store::U32(g) => g.reserve_exact(more),
+        }
+    }
+
+    /// The value of heap n < len().
+    pub fn get(&self, n: u64) -> u32 {
+        let n = n as usize;
+        match &self.store {
+            Store::U8(g) => g[n] as u32,
+            Store::U16(g) => g[n] as u32,
+            Store::U32(g) => g[n],
+        }
+    }
+
+    /// Computes heaps len()..len (nothing if len ≤ len()).
+    pub fn grow(&mut self, len: u64, progress: &Progress) {
+        let len = usize::try_from(len).expect("table length fits in memory");
+        assert!(len <= u32::MAX as usize, "heaps are counted in 32 bits");
+        let engine = &mut self.engine;
+        engine.len = len;
+        loop {
+            let stopped = match &mut self.store {
+                Store::U8(g) => {
+                    g.reserve_exact(len.saturating_sub(g.len()));
+                    engine.fill(g, progress)
+                }
+                Store::U16(g) => {
+                    g.reserve_exact(len.saturating_sub(g.len()));
+                    engine.fill(g, progress)
+                }
+                Store::U32(g) => {
+                    g.reserve_exact(len.saturating_sub(g.len()));
+                    engine.fill(g, progress)
+                }
+            };
+            let Err(v) = stopped else { return };
+            // A value outgrew the width: widen, push it, go on.
+            self.store = match std::mem::replace(&mut self.store, Store::U8(vec![])) {
+                Store::U8(g) => {
+                    let mut w = widen::<u8, u16>(g, len);
+                    w.push(v as u16);
+                    engine.pushed(&w, v);
+                    Store::U16(w)
+                }
+                Store::U16(g) => {
+                    let mut w = widen::<u16, u32>(g, len);
+                    w.push(v);
+                    engine.pushed(&w, v);
+                    Store::U32(w)
+                }
+                Store::U32(_) => unreachable!("u32 holds every value"),
+            };
+        }
+    }
+
+    /// The values, packed in place at the fewest bits that hold them.
+    pub fn into_packed(self) -> Packed {
+        let max = self.engine.max;
+        match self.store {
+            Store::U8(g) => pack(g, max),
+            Store::U16(g) => pack(g, max),
+            Store::U32(g) => pack(g, max),
+        }
     }
 }
 
@@ -190,6 +292,9 @@ fn pack<T: Word>(mut table: Vec<T>, max: u32) -> Packed {
         // The same allocation, no copy: a u8 table (the big ones) peaks at one byte a heap.
         Ok(mut bytes) => {
             bytes.truncate(out);
+            // Give back the bytes packing freed (a large block shrinks in place), with room for
+            // the payload's padding: the rule search that follows then adds to the packed size.
+            bytes.shrink_to(out + 64);
             bytes
         }
         Err(table) => {
@@ -342,8 +447,8 @@ const CHUNK_BYTES: usize = 64;
 /// Scans shorter than this stay on one thread.
 const PARALLEL_SCAN: usize = 1 << 17;
 
-struct Engine<'a> {
-    mv: &'a Moves,
+struct Engine {
+    mv: Moves,
     len: usize,
     par: Par,
     /// A power of two above every value so far (at least 64): every option is below it.
@@ -370,8 +475,8 @@ struct Engine<'a> {
     mine: Vec<u32>,
 }
 
-impl<'a> Engine<'a> {
-    fn new(mv: &'a Moves, len: usize, par: Par) -> Engine<'a> {
+impl Engine {
+    fn new(mv: Moves, len: usize, par: Par) -> Engine {
         let cap = 64;
         let mut classes = vec![];
         for d in 0..2 {
@@ -382,6 +487,7 @@ impl<'a> Engine<'a> {
         }
         let t = mv.tail.len();
         let sets = |bit: u8| if mv.tail_has(bit) { vec![vec![0u64; cap / 64 + 1]; t] } else { vec![] };
+        let (tail_take, tail_split2, tail_split3) = (sets(2), sets(4), sets(8));
         Engine {
             mv,
             len,
@@ -394,9 +500,9 @@ impl<'a> Engine<'a> {
             rare_since: 0,
             rare_after: 0,
             next_choice: 64,
-            tail_take: sets(2),
-            tail_split2: sets(4),
-            tail_split3: sets(8),
+            tail_take,
+            tail_split2,
+            tail_split3,
             want: vec![],
             marks: Marks::new(cap),
             mine: vec![],
@@ -511,7 +617,7 @@ impl<'a> Engine<'a> {
     /// The value of heap n, every smaller heap known.
     #[inline(always)]
     fn value<T: Word>(&mut self, g: &[T], n: usize) -> u32 {
-        let mv = self.mv;
+        let mv = &self.mv;
         let seen = &mut self.seen;
         seen.fill(0);
         if mv.whole(n) {
@@ -576,13 +682,7 @@ impl<'a> Engine<'a> {
                 active[ci] = true;
                 let s = n - b;
                 let below = c.rare.partition_point(|&(r, _)| (r as usize) < s);
-                let mut mark = |rare: &[(u32, u32)]| {
-                    let (mark, stamp) = (&mut marks.mark[..], marks.stamp);
-                    let top = mark.len() - 1;
-                    for &(r, x) in rare {
-                        mark[(x ^ g[s - r as usize].get()) as usize & top] = stamp;
-                    }
-                };
+                let mut mark = |rare: &[(u32, u32)]| marks.rare_splits(g, s, rare);
                 if mv.unequal && s.is_multiple_of(2) {
                     // Grundy's game: not the equal split.
                     let half = c.rare.partition_point(|&(r, _)| (r as usize) < s / 2);
@@ -684,6 +784,37 @@ impl Marks {
     fn has(&self, v: u32) -> bool {
         self.mark.get(v as usize) == Some(&self.stamp)
     }
+
+    /// Marks x ⊕ g(s − r) for every rare heap (r, x) with 1 ≤ r < s ≤ g.len(): the splits of s
+    /// with a rare heap. The hottest loop of most codes: one load and one store a split, no bounds
+    /// checks (they were a third of its instructions).
+    #[inline(always)]
+    fn rare_splits<T: Word>(&mut self, g: &[T], s: usize, rare: &[(u32, u32)]) {
+        let (mark, stamp) = (&mut self.mark[..], self.stamp);
+        assert!(mark.len().is_power_of_two() && s <= g.len());
+        assert!(rare.first().is_none_or(|&(r, _)| r >= 1) && rare.last().is_none_or(|&(r, _)| (r as usize) < s));
+        let top = mark.len() - 1;
+        for &(r, x) in rare {
+            // SAFETY: rare heaps ascend, so 1 ≤ r < s ≤ g.len() for each (asserted at both ends),
+            // and the mask keeps the index below mark.len(), a power of two.
+            unsafe {
+                let y = g.get_unchecked(s - r as usize).get();
+                *mark.get_unchecked_mut((x ^ y) as usize & top) = stamp;
+            }
+        }
+    }
+
+    /// Marks front[i] ⊕ back[len − 1 − i] for every i.
+    #[inline(always)]
+    fn pairs<T: Word>(&mut self, front: &[T], back: &[T]) {
+        let (mark, stamp) = (&mut self.mark[..], self.stamp);
+        assert!(mark.len().is_power_of_two());
+        let top = mark.len() - 1;
+        for (&f, &b) in front.iter().zip(back.iter().rev()) {
+            // SAFETY: masked below mark.len(), a power of two.
+            unsafe { *mark.get_unchecked_mut((f ^ b).get() as usize & top) = stamp };
+        }
+    }
 }
 
 /// Removes from `want` every value g(a) ⊕ g(s−a) for a in lo..hi, stopping once none is left;
@@ -750,11 +881,7 @@ fn scan_here<T: Word>(g: &[T], s: usize, lo: usize, hi: usize, want: &mut Vec<u3
                 step = (2 * step).min(1024);
                 let front = &g[a..end];
                 let back = &g[s + 1 - end..=s - a];
-                let (mark, stamp) = (&mut marks.mark[..], marks.stamp);
-                let top = mark.len() - 1;
-                for (&f, &b) in front.iter().zip(back.iter().rev()) {
-                    mark[(f ^ b).get() as usize & top] = stamp;
-                }
+                marks.pairs(front, back);
                 a = end;
                 want.retain(|&y| !marks.has(y));
                 if want.len() <= MANY || first {
@@ -771,11 +898,18 @@ fn scan_here<T: Word>(g: &[T], s: usize, lo: usize, hi: usize, want: &mut Vec<u3
             3 | 4 => find_chunk::<T, 4>(g, s, &mut a, hi, lanes, want),
             _ => find_chunk::<T, MANY>(g, s, &mut a, hi, lanes, want),
         };
-        let end = match hit {
-            Some(a) => a + lanes,
-            None => hi,
-        };
-        while a < end {
+        if let Some(at) = hit {
+            // Every wanted value in the chunk is found at once, each looked for over the whole
+            // chunk (before, one split at a time against all of them, back to the chunk search
+            // after each find: most of 0.161's time went there).
+            let front = &g[at..at + lanes];
+            let back = &g[s + 1 - at - lanes..=s - at];
+            want.retain(|&y| !any_wanted(front, back, &[T::new(y)]));
+            a = at + lanes;
+            continue;
+        }
+        // The last splits, fewer than a chunk.
+        while a < hi {
             let x = (g[a] ^ g[s - a]).get();
             a += 1;
             if let Some(i) = want.iter().position(|&y| y == x) {
