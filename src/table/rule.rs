@@ -57,7 +57,7 @@ impl Rule {
         // is rejected, the rest (mostly its multiples) are skipped, so the search stays linear.
         let mut rejected_whole = false;
         for period in 1..=w / 3 {
-            let reach = (period as usize + z[period as usize].min(r.len() - period as usize)) as u64;
+            let reach = (period as usize + (z[period as usize] as usize).min(r.len() - period as usize)) as u64;
             // The rule holds from pre = len − 1 − reach (relative to the window).
             let mut pre = len - 1 - reach;
             let span = len - pre;
@@ -101,20 +101,23 @@ impl Rule {
 
 /// Z[i] = the length of the longest common prefix of `s` and `s[i..]` (Z[0] = len), in linear
 /// time (Gusfield's Z-algorithm).
-fn z_function(s: &[u32]) -> Vec<usize> {
+/// Entries are u32 (the window is below 2^32 values): 4 bytes a value, so the whole search takes
+/// 8 bytes a value searched, which is most of a `--prove` run's memory beyond the table itself.
+fn z_function(s: &[u32]) -> Vec<u32> {
     let n = s.len();
-    let mut z = vec![0usize; n.max(1)];
+    assert!(n < u32::MAX as usize, "the rule search window fits in u32");
+    let mut z = vec![0u32; n.max(1)];
     if n == 0 {
         return z;
     }
-    z[0] = n;
+    z[0] = n as u32;
     let (mut l, mut r) = (0usize, 0usize);
     for i in 1..n {
-        let mut k = if i < r { z[i - l].min(r - i) } else { 0 };
+        let mut k = if i < r { (z[i - l] as usize).min(r - i) } else { 0 };
         while i + k < n && s[k] == s[i + k] {
             k += 1;
         }
-        z[i] = k;
+        z[i] = k as u32;
         if i + k > r {
             l = i;
             r = i + k;
