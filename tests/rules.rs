@@ -157,3 +157,15 @@ fn max_without_prove_is_refused() {
     assert_eq!(run.status.code(), Some(2));
     assert!(text(&run.stderr).contains("--prove"), "{}", text(&run.stderr));
 }
+
+#[test]
+fn a_max_below_the_table_or_zero_is_refused_before_any_work() {
+    let run = sgtab(&["build", "0.07", "--prove", "--max", "0", "--out", "/nonexistent-never"]);
+    assert_eq!(run.status.code(), Some(2), "{}", text(&run.stderr));
+    let run = sgtab(&["build", "0.07:1024", "--prove", "--max", "100", "--out", "/nonexistent-never"]);
+    assert_eq!(run.status.code(), Some(1));
+    let err = text(&run.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("--max 100 is below the 1024 entries of 0.07:1024") && err.contains("--max 1024 or more"), "{err}");
+    assert!(!Path::new("/nonexistent-never").exists());
+}

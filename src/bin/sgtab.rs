@@ -74,8 +74,8 @@ enum Command {
         /// until --max entries, and say which happened
         #[arg(long)]
         prove: bool,
-        /// With --prove: the most entries to grow a table to
-        #[arg(long, default_value_t = 1 << 27, requires = "prove")]
+        /// With --prove: the most entries to grow a table to (at least the N of each SPEC)
+        #[arg(long, default_value_t = 1 << 27, requires = "prove", value_parser = clap::value_parser!(u64).range(1..))]
         max: u64,
     },
     /// Check tables: checksum and header, then recompute and compare every value
@@ -206,6 +206,15 @@ fn describe_rule(table: &Table) -> String {
 
 fn build(specs: &[String], backend: Backend, out: &Path, show_timings: bool, prove: Option<u64>) -> Result<()> {
     let specs = parse_specs(specs)?;
+    // A --max below a table's own length would build the table and then report a limit it
+    // already passed: refuse it before any work.
+    if let Some((spec, max)) = prove.and_then(|max| specs.iter().find(|s| s.len() > max).map(|s| (s, max))) {
+        return Err(format!(
+            "--max {max} is below the {} entries of {spec}: --prove grows a table from its own length; give --max {} or more, or a shorter table",
+            spec.len(),
+            spec.len()
+        ));
+    }
     std::fs::create_dir_all(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
     let mut timings = Timings::default();
     let engines = Engines::new(backend);
