@@ -14,7 +14,7 @@ use crate::engine::{octal, simd, Backend, EngineError, Engines, Timings};
 use crate::games::takebreak::{Code, TakeBreak};
 use crate::progress::Progress;
 use crate::spec::GameSpec;
-use crate::table::{find_rule, Packed, Rule, Table};
+use crate::table::{find_rule, find_rule_in, Packed, Rule, Table};
 
 /// Shortest prefix tried first, and the factor between tries.
 const FIRST_PREFIX: u64 = 4096;
@@ -129,15 +129,9 @@ fn growable<'a>(engines: &Engines, spec: &'a GameSpec) -> Option<&'a Code> {
     spec.as_any().downcast_ref::<TakeBreak>().map(|t| &t.code)
 }
 
-/// The rule of the values grown so far, proven where `spec`'s theorem makes the check a proof
-/// (as `table::find_rule` does for a packed table).
+/// The rule of the values grown so far: the same search as a packed table's.
 fn rule_of(spec: &GameSpec, g: &octal::Growing) -> Option<Rule> {
-    if !spec.has_rule() {
-        return None;
-    }
-    let mut rule = Rule::find(g.len(), |i| g.get(i) as u64)?;
-    rule.proven = spec.theorem(&rule).is_some_and(|t| rule.checked >= t.needs);
-    Some(rule)
+    find_rule_in(spec, g.len(), |i| g.get(i) as u64)
 }
 
 /// [`build`] (no `max`) or [`prove`] (`max`) of a take-and-break code, on one growing table.
@@ -165,7 +159,7 @@ fn grown(
         timings.time("kernel", || g.grow(stop, progress));
         if max.is_none() && stop == len {
             // The last stop of a plain build: packed first, so that the rule search's memory
-            // (12 bytes a value of its window) comes on top of the packed table, not the wider
+            // (8 bytes a value of its window) comes on top of the packed table, not the wider
             // one being grown (0.106 to 2^26: 119 MB peak the other way round).
             let values = g.into_packed();
             let table = timings.time("rule search", || Table::new(spec.clone(), values));

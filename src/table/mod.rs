@@ -50,16 +50,22 @@ impl Table {
 /// the table that happens to repeat (say 20 equal values closing a longer period) must not hide
 /// the rule a proof stands behind.
 pub fn find_rule(spec: &GameSpec, values: &Packed) -> Option<Rule> {
+    find_rule_in(spec, values.len(), |i| values.get(i) as u64)
+}
+
+/// [`find_rule`] over the first `len` values given by `get`, for values not yet packed (a
+/// table still growing, `crate::build`).
+pub fn find_rule_in(spec: &GameSpec, len: u64, get: impl Fn(u64) -> u64) -> Option<Rule> {
     if !spec.has_rule() {
         return None;
     }
-    let get = |i| values.get(i) as u64;
+    let get = &get;
     let proves = |r: &Rule| spec.theorem(r).is_some_and(|t| r.checked >= t.needs);
-    let mut rule = Rule::find(values.len(), get)?;
+    let mut rule = Rule::find(len, get)?;
     // Search again only where some rule could be proven (a plain period, or one like this).
     let could = spec.theorem(&Rule { saltus: 0, ..rule }).is_some() || spec.theorem(&rule).is_some();
     if could && !proves(&rule) {
-        rule = Rule::find_where(values.len(), get, proves).unwrap_or(rule);
+        rule = Rule::find_where(len, get, proves).unwrap_or(rule);
     }
     rule.proven = proves(&rule);
     Some(rule)
