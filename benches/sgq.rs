@@ -3,6 +3,9 @@
 //! general query, same input format), and the streaming path (stdin a pipe); then the peak
 //! resident set of the mapped path (`/usr/bin/time -v`).
 //!
+//! Where the CPU has AVX2, the portable number kernel (`SGQ_KERNEL=portable`) is timed beside
+//! it too.
+//!
 //! Run: `cargo bench --bench sgq` (env SGQ_BENCH_MB sets the input size, default 100 MB;
 //! SGQ_BENCH_RUNS the number of alternating runs, default 7; SGQ_BENCH_BASELINE=PATH adds an
 //! earlier sgq binary, on the pipe and the file). The input is made once by the library's
@@ -11,6 +14,7 @@
 //! and median wall time of each, and each median over `wc -l`'s.
 
 use sgtab::judge::generate::{generate, Size};
+use sgtab::judge::input::Kernel;
 use sgtab::judge::Problem;
 use std::fs::File;
 use std::io::BufWriter;
@@ -74,6 +78,9 @@ fn peak_rss_kb(sgq: &Path, args: &[&str], file: &Path) -> Option<u64> {
     err.lines().find_map(|l| l.trim().strip_prefix("Maximum resident set size (kbytes): ")?.parse().ok())
 }
 
+/// A command timed: name, binary (None: `wc -l`), arguments, feed, portable kernel forced.
+type Row<'a> = (&'a str, Option<PathBuf>, Vec<&'a str>, Feed, bool);
+
 fn main() {
     // `cargo bench` passes --bench; `cargo test --benches` passes nothing: keep that quick.
     let benching = std::env::args().any(|a| a == "--bench");
@@ -103,32 +110,43 @@ fn main() {
     std::io::Write::write_all(&mut stdin, &data).unwrap();
     assert_eq!(want, piped.wait_with_output().unwrap().stdout, "the streaming path answers differently");
 
-    // (name, binary (None: wc -l), arguments, feed)
-    let mut rows: Vec<(&str, Option<PathBuf>, Vec<&str>, Feed)> = vec![
-        ("wc -l", None, vec!["-l"], Feed::File),
-        ("sgq lasker, mapped, 1 thread", Some(sgq_bin.clone()), vec!["lasker", "--threads", "1"], Feed::File),
-        ("sgq lasker, mapped, 2 threads", Some(sgq_bin.clone()), vec!["lasker", "--threads", "2"], Feed::File),
-        ("sgq lasker, mapped, all cores", Some(sgq_bin.clone()), vec!["lasker"], Feed::File),
-        ("sgq sum lasker, mapped, all cores", Some(sgq_bin.clone()), sum_args.to_vec(), Feed::File),
-        ("sgq lasker, pipe (streaming)", Some(sgq_bin.clone()), vec!["lasker"], Feed::Pipe),
+    let mut rows: Vec<Row> = vec![
+        ("wc -l", None, vec!["-l"], Feed::File, false),
+        ("sgq lasker, mapped, 1 thread", Some(sgq_bin.clone()), vec!["lasker", "--threads", "1"], Feed::File, false),
+        ("sgq lasker, mapped, 2 threads", Some(sgq_bin.clone()), vec!["lasker", "--threads", "2"], Feed::File, false),
+        ("sgq lasker, mapped, all cores", Some(sgq_bin.clone()), vec!["lasker"], Feed::File, false),
+        ("sgq sum lasker, mapped, all cores", Some(sgq_bin.clone()), sum_args.to_vec(), Feed::File, false),
+        ("sgq lasker, pipe (streaming)", Some(sgq_bin.clone()), vec!["lasker"], Feed::Pipe, false),
     ];
-    if let Some(old) = &baseline {
-        rows.push(("baseline sgq lasker, pipe", Some(old.clone()), vec!["lasker"], Feed::Pipe));
-        rows.push(("baseline sgq lasker, file", Some(old.clone()), vec!["lasker"], Feed::File));
+    // The portable kernel beside the one this CPU chose (AVX2 where it has it).
+    if Kernel::chosen() != Kernel::Portable {
+        rows.push(("portable kernel: mapped, 1 thread", Some(sgq_bin.clone()), vec!["lasker", "--threads", "1"], Feed::File, true));
+        rows.push(("portable kernel: mapped, 2 threads", Some(sgq_bin.clone()), vec!["lasker", "--threads", "2"], Feed::File, true));
+        rows.push(("portable kernel: pipe", Some(sgq_bin.clone()), vec!["lasker"], Feed::Pipe, true));
     }
-    let run = |bin: &Option<PathBuf>, args: &[&str], feed: Feed| match bin {
+    if let Some(old) = &baseline {
+        rows.push(("baseline sgq lasker, pipe", Some(old.clone()), vec!["lasker"], Feed::Pipe, false));
+        rows.push(("baseline sgq lasker, file", Some(old.clone()), vec!["lasker"], Feed::File, false));
+    }
+    let run = |bin: &Option<PathBuf>, args: &[&str], feed: Feed, portable: bool| match bin {
         None => time(Command::new("wc").args(args), &file, &data, feed),
-        Some(bin) => time(&mut sgq_cmd(bin, args), &file, &data, feed),
+        Some(bin) => {
+            let mut cmd = sgq_cmd(bin, args);
+            if portable {
+                cmd.env("SGQ_KERNEL", "portable");
+            }
+            time(&mut cmd, &file, &data, feed)
+        }
     };
     // Alternating runs: every command once per round, so load on the machine hits all alike.
     let mut times: Vec<Vec<Duration>> = rows.iter().map(|_| Vec::new()).collect();
     for _ in 0..runs {
-        for (i, (_, bin, args, feed)) in rows.iter().enumerate() {
-            times[i].push(run(bin, args, *feed));
+        for (i, (_, bin, args, feed, portable)) in rows.iter().enumerate() {
+            times[i].push(run(bin, args, *feed, *portable));
         }
     }
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    println!("input: {} ({:.1} MB), {runs} alternating runs, {cores} cores", file.display(), size as f64 / 1e6);
+    println!("input: {} ({:.1} MB), {runs} alternating runs, {cores} cores, kernel {:?}", file.display(), size as f64 / 1e6, Kernel::chosen());
     println!("{:<36} {:>9} {:>10} {:>8} {:>10}", "command", "best ms", "median ms", "MB/s", "÷ wc -l");
     let wc_med = summary(times[0].clone()).1;
     for ((name, ..), t) in rows.iter().zip(times) {

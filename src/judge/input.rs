@@ -19,6 +19,10 @@
 
 use std::fmt;
 use std::io::{self, Read};
+use std::sync::OnceLock;
+
+#[cfg(target_arch = "x86_64")]
+mod avx2;
 
 /// Size of the input buffer.
 pub const BUFFER: usize = 1 << 18;
@@ -433,57 +437,7 @@ impl<R: Read, B: Buf> Scanner<R, B> {
         while left > 0 {
             let mut pos = self.pos;
             let window = &self.buf[..self.end];
-            // Blocks of 64 bytes, with the 16 bytes before each in view too, so that the 16
-            // bytes that end at a token's end can be loaded.
-            'blocks: while left > 0 && pos >= 16 && pos + 64 <= window.len() {
-                let block: &[u8; 80] = window[pos - 16..pos + 64].try_into().unwrap();
-                let (space, other) = classify(block[16..].try_into().unwrap());
-                if other != 0 {
-                    break;
-                }
-                // `pos` is at whitespace or at a token's start, so bit 0 may start a token, and
-                // a token ends (at a whitespace byte) only after it started in this block.
-                let mut starts = !space & (space << 1 | 1);
-                let mut ends = space & !space << 1;
-                // No block holds 64 tokens, so only near the end of the run can `left` stop
-                // short of the block's last token: then keep only the first `left` ends.
-                let mut short = false;
-                if left < 64 {
-                    let (mut rest, mut kept) = (ends, 0u64);
-                    for _ in 0..left {
-                        kept |= rest & rest.wrapping_neg();
-                        rest &= rest.wrapping_sub(1);
-                    }
-                    short = rest != 0;
-                    ends = kept;
-                }
-                let mut end = 0;
-                while ends != 0 {
-                    let s = starts.trailing_zeros() as usize;
-                    end = ends.trailing_zeros() as usize;
-                    starts &= starts - 1;
-                    ends &= ends - 1;
-                    let len = end - s;
-                    let value = digits_before(block[end..end + 16].try_into().unwrap(), len);
-                    if len > 16 || !(min..=max).contains(&value) {
-                        pos += s;
-                        break 'blocks;
-                    }
-                    acc = f(acc, value);
-                    left -= 1;
-                }
-                let next = if short {
-                    end // `left` ran out: stop just past the last token taken
-                } else if starts != 0 {
-                    starts.trailing_zeros() as usize // a token runs on past this block
-                } else {
-                    64
-                };
-                if next == 0 {
-                    break; // one token fills the whole block: too long, let `next` say so
-                }
-                pos += next;
-            }
+            (acc, left, pos) = blocks(window, pos, left, min, max, acc, &mut f);
             self.pos = pos;
             if left > 0 {
                 match self.next_in_or(min, max, what, beyond) {
@@ -555,6 +509,126 @@ impl<R: Read, B: Buf> Scanner<R, B> {
         };
         InputError::Format { at, message }
     }
+}
+
+/// The bulk path of [`Scanner::fold_some`] over `window` from `pos` (at whitespace or at a
+/// token's start): 64-byte blocks whose bytes SIMD compares classify as whitespace, digit or
+/// other, so that all token boundaries of a block are known at once as bit masks and each
+/// number is converted independently of the one before (no serial byte loop, no branch per
+/// byte). Returns the fold, the count left and where it stopped: at a block holding another
+/// byte, an over-long token or an out-of-range number (which the caller's byte-at-a-time path
+/// then reads), or where fewer than 64 bytes are left.
+///
+/// Runs of 64 numbers or more go to the AVX2 kernel where [`Kernel::chosen`] says so.
+#[inline(always)]
+pub(crate) fn blocks<A>(window: &[u8], pos: usize, left: u64, min: u64, max: u64, acc: A, f: &mut impl FnMut(A, u64) -> A) -> (A, u64, usize) {
+    blocks_on(Kernel::chosen(), window, pos, left, min, max, acc, f)
+}
+
+/// [`blocks`] on `kernel`, which must be [`available`](Kernel::available).
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn blocks_on<A>(kernel: Kernel, window: &[u8], pos: usize, left: u64, min: u64, max: u64, acc: A, f: &mut impl FnMut(A, u64) -> A) -> (A, u64, usize) {
+    #[cfg(target_arch = "x86_64")]
+    if left >= 64 && kernel == Kernel::Avx2 {
+        assert!(avx2::available(), "the AVX2 kernel on a CPU without AVX2");
+        // SAFETY: the CPU has AVX2, BMI1 and POPCNT (just checked; the check is cached).
+        return unsafe { avx2::blocks(window, pos, left, min, max, acc, f) };
+    }
+    portable(window, pos, left, min, max, acc, f)
+}
+
+/// Which bulk kernel reads numbers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kernel {
+    /// SSE2 (any x86-64) or scalar code through `wide`: every machine.
+    Portable,
+    /// AVX2, chosen at run time on a CPU that has it.
+    Avx2,
+}
+
+impl Kernel {
+    /// The fastest kernel this CPU runs, unless the environment variable `SGQ_KERNEL` is
+    /// `portable` (for timing the two side by side). Decided once.
+    pub fn chosen() -> Kernel {
+        static CHOSEN: OnceLock<Kernel> = OnceLock::new();
+        *CHOSEN.get_or_init(|| {
+            let forced = std::env::var_os("SGQ_KERNEL").is_some_and(|k| k == "portable");
+            if !forced && Kernel::Avx2.available() {
+                Kernel::Avx2
+            } else {
+                Kernel::Portable
+            }
+        })
+    }
+
+    /// Whether this CPU runs the kernel.
+    pub fn available(self) -> bool {
+        match self {
+            Kernel::Portable => true,
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2 => avx2::available(),
+            #[cfg(not(target_arch = "x86_64"))]
+            Kernel::Avx2 => false,
+        }
+    }
+}
+
+/// The portable kernel of [`blocks`].
+#[inline(always)]
+fn portable<A>(window: &[u8], mut pos: usize, mut left: u64, min: u64, max: u64, mut acc: A, f: &mut impl FnMut(A, u64) -> A) -> (A, u64, usize) {
+    // Blocks of 64 bytes, with the 16 bytes before each in view too, so that the 16
+    // bytes that end at a token's end can be loaded.
+    while left > 0 && pos >= 16 && pos + 64 <= window.len() {
+        let block: &[u8; 80] = window[pos - 16..pos + 64].try_into().unwrap();
+        let (space, other) = classify(block[16..].try_into().unwrap());
+        if other != 0 {
+            break;
+        }
+        // `pos` is at whitespace or at a token's start, so bit 0 may start a token, and
+        // a token ends (at a whitespace byte) only after it started in this block.
+        let mut starts = !space & (space << 1 | 1);
+        let mut ends = space & !space << 1;
+        // No block holds 64 tokens, so only near the end of the run can `left` stop
+        // short of the block's last token: then keep only the first `left` ends.
+        let mut short = false;
+        if left < 64 {
+            let (mut rest, mut kept) = (ends, 0u64);
+            for _ in 0..left {
+                kept |= rest & rest.wrapping_neg();
+                rest &= rest.wrapping_sub(1);
+            }
+            short = rest != 0;
+            ends = kept;
+        }
+        let mut end = 0;
+        while ends != 0 {
+            let s = starts.trailing_zeros() as usize;
+            end = ends.trailing_zeros() as usize;
+            starts &= starts - 1;
+            ends &= ends - 1;
+            let len = end - s;
+            let value = digits_before(block[end..end + 16].try_into().unwrap(), len);
+            if len > 16 || !(min..=max).contains(&value) {
+                pos += s;
+                return (acc, left, pos);
+            }
+            acc = f(acc, value);
+            left -= 1;
+        }
+        let next = if short {
+            end // `left` ran out: stop just past the last token taken
+        } else if starts != 0 {
+            starts.trailing_zeros() as usize // a token runs on past this block
+        } else {
+            64
+        };
+        if next == 0 {
+            break; // one token fills the whole block: too long, let `next` say so
+        }
+        pos += next;
+    }
+    (acc, left, pos)
 }
 
 /// Newlines in `bytes`, counted in blocks whose byte-wide sums the compiler vectorises.
@@ -883,5 +957,137 @@ mod tests {
         }
         let e = s.next(0, 9, &"n").unwrap_err().to_string();
         assert!(e.starts_with("line 101, column 3 (byte 202)"), "{e}");
+    }
+
+    /// The kernels this CPU runs.
+    fn kernels() -> Vec<Kernel> {
+        let all = [Kernel::Portable, Kernel::Avx2].into_iter().filter(|k| k.available()).collect::<Vec<_>>();
+        if all.len() < 2 {
+            eprintln!("note: this CPU has no AVX2: only the portable kernel is tested");
+        }
+        all
+    }
+
+    /// A plain reading of `text` from byte `pos`: each token is a number in `min..=max` (any
+    /// count of leading zeros) or the reading stops there. Returns the values and where it
+    /// stopped (the bad token's start, or the end).
+    fn plain(text: &[u8], mut pos: usize, count: u64, min: u64, max: u64) -> (Vec<u64>, usize) {
+        let mut got = Vec::new();
+        while (got.len() as u64) < count {
+            while pos < text.len() && is_space(text[pos]) {
+                pos += 1;
+            }
+            let start = pos;
+            while pos < text.len() && !is_space(text[pos]) {
+                pos += 1;
+            }
+            let token = &text[start..pos];
+            let value = token.iter().try_fold(0u64, |v, &b| b.is_ascii_digit().then(|| v.checked_mul(10)?.checked_add((b - b'0') as u64)).flatten());
+            match value {
+                Some(v) if !token.is_empty() && (min..=max).contains(&v) => got.push(v),
+                _ => return (got, start),
+            }
+        }
+        (got, pos)
+    }
+
+    /// Reads as `plain` does, with `kernel` taking every run it can and `plain` one token
+    /// where the kernel stops; checks each kernel stop on the way (a prefix of the tokens, at
+    /// whitespace or a token's start).
+    fn driven(kernel: Kernel, text: &[u8], count: u64, min: u64, max: u64) -> (Vec<u64>, usize) {
+        let (mut got, mut pos) = (Vec::new(), 16);
+        let mut left = count;
+        while left > 0 {
+            let before = (pos, left, got.len());
+            (got, left, pos) = blocks_on(kernel, text, pos, left, min, max, got, &mut |mut v: Vec<u64>, x| {
+                v.push(x);
+                v
+            });
+            assert_eq!(left, count - got.len() as u64, "{kernel:?}: the count left does not match the numbers folded");
+            assert!(pos >= before.0 && pos <= text.len(), "{kernel:?}: went back or past the end");
+            let between = pos == text.len() || is_space(text[pos]) || is_space(text[pos - 1]);
+            assert!(between, "{kernel:?}: stopped inside a token at byte {pos}");
+            let (one, next) = plain(text, pos, left.min(1), min, max);
+            if left == 0 || one.is_empty() {
+                return (got, if left == 0 { pos } else { next });
+            }
+            got.extend(one);
+            (left, pos) = (left - 1, next);
+        }
+        (got, pos)
+    }
+
+    fn random_text(seed: u64, tokens: usize, bad: bool) -> Vec<u8> {
+        let mut x = seed | 1;
+        let mut rng = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut text = " ".repeat(16).into_bytes();
+        for _ in 0..tokens {
+            let r = rng();
+            let len = 1 + (r % 22) as usize; // 17 to 22 bytes: past the fast paths
+            for i in 0..len {
+                text.push(if i < (r >> 8) as usize % 4 && r % 3 == 0 { b'0' } else { b'0' + (rng() % 10) as u8 });
+            }
+            if bad && rng() % 50 == 0 {
+                let at = text.len() - 1 - (rng() as usize % len);
+                text[at] = [b'x', b'-', 0x80, 0, b'+', b'/', b':'][rng() as usize % 7];
+            }
+            let sep: &[u8] = [&b" "[..], b"\n", b"\t", b"\r\n", b"\x0b\x0c", b"  "][rng() as usize % 6];
+            text.extend_from_slice(sep);
+            if rng() % 40 == 0 {
+                text.extend(std::iter::repeat_n(b' ', (rng() % 150) as usize));
+            }
+        }
+        text
+    }
+
+    #[test]
+    fn kernels_agree_with_a_plain_reading() {
+        for seed in 1..60u64 {
+            let bad = seed % 3 == 0;
+            let text = random_text(seed * 0x9E37_79B9, 700, bad);
+            for (min, max) in [(0, u64::MAX), (0, 999_999_999), (1, (1 << 31) - 1), (10, 10_000), (5, 4)] {
+                for count in [64, 65, 100, 333, 699, 700, 5000] {
+                    let want = plain(&text, 16, count, min, max);
+                    for kernel in kernels() {
+                        assert_eq!(driven(kernel, &text, count, min, max), want, "seed {seed}, {kernel:?}, {min}..={max}, count {count}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn two_at_a_time_converts_every_length() {
+        #[cfg(target_arch = "x86_64")]
+        if Kernel::Avx2.available() {
+            let mut x = 0x1234_5678_9ABC_DEF1u64;
+            for round in 0..400 {
+                let mut bytes = [[0u8; 16]; 2];
+                for b in bytes.iter_mut().flatten() {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    // Digits mostly, and any byte before a token's digits (they are cleared).
+                    *b = if round % 5 == 0 { x as u8 } else { b'0' + (x % 10) as u8 };
+                }
+                for l0 in 1..=16 {
+                    for l1 in 1..=16 {
+                        let (mut a, mut b) = (bytes[0], bytes[1]);
+                        a[16 - l0..].iter_mut().for_each(|d| *d = b'0' + *d % 10);
+                        b[16 - l1..].iter_mut().for_each(|d| *d = b'0' + *d % 10);
+                        let want = |t: &[u8; 16], l: usize| t[16 - l..].iter().fold(0u64, |v, &d| v * 10 + (d - b'0') as u64);
+                        // SAFETY: the CPU has AVX2 (checked above).
+                        let got = unsafe { avx2::two_for_tests(&a, l0, &b, l1) };
+                        assert_eq!(got, (want(&a, l0), want(&b, l1)), "lengths {l0} and {l1}");
+                        assert_eq!(digits_before(&a, l0), want(&a, l0));
+                    }
+                }
+            }
+        }
     }
 }
