@@ -117,6 +117,9 @@ fn main() {
         ("sgq lasker, mapped, all cores", Some(sgq_bin.clone()), vec!["lasker"], Feed::File, false),
         ("sgq sum lasker, mapped, all cores", Some(sgq_bin.clone()), sum_args.to_vec(), Feed::File, false),
         ("sgq lasker, pipe (streaming)", Some(sgq_bin.clone()), vec!["lasker"], Feed::Pipe, false),
+        // What moving the bytes through a pipe costs alone: the most a reader thread beside
+        // the parser could hide.
+        ("wc -l, pipe", None, vec!["-l"], Feed::Pipe, false),
     ];
     // The portable kernel beside the one this CPU chose (AVX2 where it has it).
     if Kernel::chosen() != Kernel::Portable {

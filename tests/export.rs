@@ -14,10 +14,7 @@ use std::process::{Command, Stdio};
 use std::io::Write;
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("sgtab-export-{name}-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).unwrap();
-    dir
+    common::scratch("export", name)
 }
 
 /// Whether `tool` runs; a missing compiler skips its language with a loud line (CI installs them).

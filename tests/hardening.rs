@@ -20,10 +20,7 @@ const SGQ: &str = env!("CARGO_BIN_EXE_sgq");
 const SGTAB: &str = env!("CARGO_BIN_EXE_sgtab");
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("sgtab-hardening-{name}-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).unwrap();
-    dir
+    common::scratch("hardening", name)
 }
 
 /// A scratch copy of the committed tables.

@@ -8,7 +8,9 @@
 //!
 //! Numbers take a fast path when enough bytes are buffered around them: the end of a token is
 //! found eight bytes at a time (SWAR, or block bit masks in `fold`), and its digits are
-//! converted by one routine, `digits_before`, with no loop over them. Anything unusual (a
+//! converted by one routine, `digits_before`, with no loop over them. Long runs (`fold`) go to
+//! one of two kernels of the same walk ([`Kernel`]): the portable one (SSE2 through `wide`),
+//! or, chosen at run time where the CPU has it, the AVX2 one in `input/avx2.rs`. Anything unusual (a
 //! token of 16 or more bytes, a bad character, a number out of range, a token split by a refill)
 //! falls back to the byte-at-a-time path, which also writes the error message.
 //!

@@ -324,3 +324,12 @@ impl Position for GrundyHeaps {
         out
     }
 }
+
+/// An empty scratch directory for test `name` of the test file `file`, under the system's
+/// temporary directory (per process, so concurrent test runs do not collide).
+pub fn scratch(file: &str, name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("sgtab-{file}-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
