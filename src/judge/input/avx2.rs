@@ -42,6 +42,7 @@ pub unsafe fn blocks<A>(window: &[u8], mut pos: usize, mut left: u64, min: u64, 
     // end at a token's end can be loaded.
     while left > 0 && pos >= 16 && pos + 64 <= window.len() {
         let block: &[u8; 80] = window[pos - 16..pos + 64].try_into().unwrap();
+        super::prefetch(window, pos);
         let Some(space) = classify(block[16..].try_into().unwrap()) else { break };
         // `pos` is at whitespace or at a token's start, so bit 0 may start a token, and a
         // token ends (at a whitespace byte) only after it started in this block.
