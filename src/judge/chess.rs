@@ -52,6 +52,7 @@ pub fn answer_bytes(table: &Table, data: &[u8], par: Parallel, out: &mut impl Wr
     let values = &table.values;
     // The bit of each column 1..=WIDTH, at index column − 1.
     let bits: [u32; WIDTH as usize] = std::array::from_fn(|c| row_from_columns(WIDTH, &[c as u32 + 1]));
+    let mut masks = Vec::with_capacity(MAX_ROWS as usize);
     let walked = tokens::walk(data, head.offset() as usize, par, MAX_ROWS as u16, |t| {
         for case in 1..=cases {
             let start = t.index();
@@ -59,21 +60,14 @@ pub fn answer_bytes(table: &Table, data: &[u8], par: Parallel, out: &mut impl Wr
             if !(1..=MAX_ROWS as u16).contains(&n) {
                 return Ok(Some((case, start)));
             }
-            let mut x = 0;
+            // The rows first, then their values: the table lookups (random reads of a table
+            // larger than a core's cache) then overlap instead of waiting on each row's parse.
+            masks.clear();
             for _ in 0..n {
-                let m = t.next();
-                if m > WIDTH as u16 {
-                    return Ok(Some((case, start)));
-                }
-                let mut mask = 0u32;
-                for _ in 0..m {
-                    // Columns 1..=WIDTH; 0, ODD and END wrap past WIDTH − 1.
-                    let c = t.next().wrapping_sub(1) as usize;
-                    let Some(&bit) = bits.get(c).filter(|&&bit| mask & bit == 0) else { return Ok(Some((case, start))) };
-                    mask |= bit;
-                }
-                x ^= values.get(mask as u64);
+                let Some(mask) = row(t, &bits) else { return Ok(Some((case, start))) };
+                masks.push(mask);
             }
+            let x = masks.iter().fold(0, |x, &mask| x ^ values.get(mask as u64));
             out.write_all(if x != 0 { b"YES\n" } else { b"NO\n" })?;
         }
         let start = t.index();
@@ -83,4 +77,37 @@ pub fn answer_bytes(table: &Table, data: &[u8], par: Parallel, out: &mut impl Wr
         Walked::Done => Ok(()),
         Walked::Resume { case, offset } => answer_from(table, &mut Scanner::resume(data, offset), out, cases, case),
     }
+}
+
+/// The next row of the walk as a mask, `None` if it is not a valid row (a count past WIDTH, a
+/// column out of 1..=WIDTH or given twice, an odd token, the end).
+#[inline(always)]
+fn row(t: &mut tokens::Tokens, bits: &[u32; WIDTH as usize]) -> Option<u32> {
+    let rest = t.rest();
+    if let Some(&m) = rest.first().filter(|&&m| m <= WIDTH as u16 && (m as usize) < rest.len()) {
+        // The whole row is in this piece: no branch per column. Column c is bit WIDTH − c
+        // (as `row_from_columns` puts it); a shift of WIDTH or more marks a column out of
+        // range, a bit already set a repeated column.
+        let (mut mask, mut bad) = (0u32, false);
+        for &c in &rest[1..=m as usize] {
+            let shift = (WIDTH as u16).wrapping_sub(c);
+            let bit = 1 << (shift & 31);
+            bad |= shift >= WIDTH as u16 || mask & bit != 0;
+            mask |= bit;
+        }
+        t.skip(1 + m as usize);
+        return (!bad).then_some(mask);
+    }
+    // A row that runs into the next piece, token by token.
+    let m = t.next();
+    if m > WIDTH as u16 {
+        return None;
+    }
+    let mut mask = 0u32;
+    for _ in 0..m {
+        // Columns 1..=WIDTH; 0, ODD and END wrap past WIDTH − 1.
+        let c = t.next().wrapping_sub(1) as usize;
+        mask |= *bits.get(c).filter(|&&bit| mask & bit == 0)?;
+    }
+    Some(mask)
 }

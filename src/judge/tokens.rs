@@ -199,6 +199,19 @@ impl Tokens<'_, '_, '_> {
         }
     }
 
+    /// The tokens left in the current piece (none at its end: [`next`](Tokens::next) moves on),
+    /// for a walk to read a run of them in place and step past with [`skip`](Tokens::skip).
+    #[inline(always)]
+    pub fn rest(&self) -> &[u16] {
+        &self.cur[self.pos..]
+    }
+
+    /// Steps past `n` tokens of [`rest`](Tokens::rest) (no more than it holds).
+    #[inline(always)]
+    pub fn skip(&mut self, n: usize) {
+        self.pos = (self.pos + n).min(self.cur.len());
+    }
+
     /// The index of the next token (tokens counted from the start of the run).
     #[inline(always)]
     pub fn index(&self) -> u64 {
