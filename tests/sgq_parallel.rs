@@ -53,14 +53,22 @@ fn show(out: &Output) -> String {
 
 /// Holds the mapped path to the streaming one on `input`, for 1, 2 and 7 threads.
 fn same(args: &[&str], input: &[u8], label: &str) -> Output {
-    let file = std::env::temp_dir().join(format!("sgq-parallel-{}-{}.txt", std::process::id(), args.join("-")));
+    same_in_pieces(args, input, label, PIECE)
+}
+
+/// [`same`] with pieces of `piece` bytes.
+fn same_in_pieces(args: &[&str], input: &[u8], label: &str, piece: usize) -> Output {
+    // Tests run at once in one process: each file gets a number of its own.
+    static FILES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = FILES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let file = std::env::temp_dir().join(format!("sgq-parallel-{}-{n}-{}.txt", std::process::id(), args.join("-")));
     std::fs::write(&file, input).unwrap();
     let want = piped(args, input);
     for threads in [1, 2, 7] {
-        let got = mapped(args, &file, threads, PIECE);
+        let got = mapped(args, &file, threads, piece);
         assert!(
             got.status.code() == want.status.code() && got.stdout == want.stdout && got.stderr == want.stderr,
-            "sgq {args:?}, {label}, {threads} threads:\nmapped:    {}\nstreaming: {}",
+            "sgq {args:?}, {label}, {threads} threads, pieces of {piece}:\nmapped:    {}\nstreaming: {}",
             show(&got),
             show(&want)
         );
@@ -241,4 +249,132 @@ fn usage_of_the_new_flags() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.contains("cannot open input /nonexistent/input"), "{err}");
+}
+
+/// The text of every token.
+fn words(input: &[u8]) -> Vec<String> {
+    tokens(input).into_iter().map(|(s, e)| String::from_utf8_lossy(&input[s..e]).into_owned()).collect()
+}
+
+/// The input with token number `i` replaced by `by` (any text, or nothing).
+fn with_token(input: &[u8], i: usize, by: &str) -> Vec<u8> {
+    let (s, e) = tokens(input)[i];
+    replaced(input, s, e, by.as_bytes())
+}
+
+/// Three of `items`: near the start, in the middle, at the end.
+fn spread<T: Copy>(items: &[T]) -> [T; 3] {
+    [items[1.min(items.len() - 1)], items[items.len() / 2], items[items.len() - 1]]
+}
+
+#[test]
+fn chess_breaks_of_its_own() {
+    // Rows of 0 to 20 chips; pieces of 300 and of 64 bytes (a row runs across pieces often).
+    let input = generated(Problem::Chess, 7, Size { cases: Some(4), per_case: Some(40), chips: None });
+    let w = words(&input);
+    // (token index of each case's row count, and of each row's chip count with that count)
+    let (mut heads, mut rows) = (Vec::new(), Vec::new());
+    let mut i = 1;
+    for _ in 0..w[0].parse::<usize>().unwrap() {
+        heads.push(i);
+        let n: usize = w[i].parse().unwrap();
+        i += 1;
+        for _ in 0..n {
+            let m: usize = w[i].parse().unwrap();
+            rows.push((i, m));
+            i += 1 + m;
+        }
+    }
+    assert_eq!(i, w.len());
+    let full: Vec<usize> = rows.iter().filter(|r| r.1 >= 3).map(|r| r.0).collect();
+    let mut cases: Vec<(Vec<u8>, String)> = Vec::new();
+    for r in spread(&full) {
+        cases.push((with_token(&input, r + 3, &w[r + 1]), format!("column repeated (token {})", r + 3)));
+        cases.push((with_token(&input, r + 2, &format!("0000{}", w[r + 1])), format!("column repeated with leading zeros (token {})", r + 2)));
+        for (by, how) in [("21", "column 21"), ("0", "column 0"), ("70000", "column past a u16"), ("4294967296", "column past a u32")] {
+            cases.push((with_token(&input, r + 1, by), format!("{how} (token {})", r + 1)));
+        }
+        cases.push((with_token(&input, r, "21"), format!("chip count 21 (token {r})")));
+        cases.push((with_token(&input, r, "1"), format!("chip count too small (token {r})")));
+    }
+    for h in spread(&heads) {
+        for by in ["0", "1001", "1", "70000"] {
+            cases.push((with_token(&input, h, by), format!("row count {by} (token {h})")));
+        }
+    }
+    let t: u64 = w[0].parse().unwrap();
+    for by in [t - 1, t + 1, 0, u64::MAX] {
+        cases.push((with_token(&input, 0, &by.to_string()), format!("case count {by}")));
+    }
+    for by in ["18446744073709551616", "x", "-1", "", "00000000000000000000000004"] {
+        cases.push((with_token(&input, 0, by), format!("case count `{by}`")));
+    }
+    cases.push((b"0\n".repeat(400), "case count 0, then more".into()));
+    cases.push(([b"0".as_slice(), &b" ".repeat(1000)].concat(), "case count 0".into()));
+    cases.push(([&b" ".repeat(1000)[..], &input].concat(), "blank space first".into()));
+    for (bad, how) in &cases {
+        same(&["chess"], bad, how);
+        same_in_pieces(&["chess"], bad, how, 64);
+    }
+}
+
+#[test]
+fn snim_breaks_of_its_own() {
+    let input = generated(Problem::Snim, 8, Size { cases: Some(4), per_case: Some(6), chips: None });
+    let w = words(&input);
+    // Token indexes: each case's k, its moves, m; each position's l and heaps.
+    let (mut ks, mut moves, mut ms, mut ls, mut heaps) = (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut i = 0;
+    while w[i] != "0" {
+        ks.push(i);
+        let k: usize = w[i].parse().unwrap();
+        moves.extend(i + 1..=i + k);
+        i += 1 + k;
+        ms.push(i);
+        let m: usize = w[i].parse().unwrap();
+        i += 1;
+        for _ in 0..m {
+            ls.push(i);
+            let l: usize = w[i].parse().unwrap();
+            heaps.extend(i + 1..=i + l);
+            i += 1 + l;
+        }
+    }
+    assert_eq!(i + 1, w.len());
+    let mut cases: Vec<(Vec<u8>, String)> = Vec::new();
+    let mut edit = |at: usize, by: &str, what: &str| cases.push((with_token(&input, at, by), format!("{what} `{by}` (token {at})")));
+    for k in spread(&ks) {
+        for by in ["101", "0", "1", "70000"] {
+            edit(k, by, "set size");
+        }
+    }
+    for m in spread(&moves) {
+        for by in ["0", "10001", "10000", "x"] {
+            edit(m, by, "move");
+        }
+    }
+    for m in spread(&ms) {
+        for by in ["0", "101", "100"] {
+            edit(m, by, "position count");
+        }
+    }
+    for l in spread(&ls) {
+        for by in ["0", "101", "1"] {
+            edit(l, by, "heap count");
+        }
+    }
+    for h in spread(&heaps) {
+        for by in ["10001", "0", "65535", "65534"] {
+            edit(h, by, "heap");
+        }
+    }
+    edit(w.len() - 1, "", "the closing 0 removed:");
+    edit(w.len() - 1, "0 0", "the closing 0 twice:");
+    edit(w.len() - 1, "0 5", "after the closing 0:");
+    // A closing 0 in the middle, with the rest after it.
+    edit(ks[2], "0", "an early closing 0:");
+    for (bad, how) in &cases {
+        same(&["snim"], bad, how);
+        same_in_pieces(&["snim"], bad, how, 64);
+    }
 }
