@@ -378,3 +378,44 @@ fn snim_breaks_of_its_own() {
         same_in_pieces(&["snim"], bad, how, 64);
     }
 }
+
+#[test]
+fn stones_and_funny_breaks_of_their_own() {
+    let stones = generated(Problem::Stones, 12, Size { cases: Some(300), per_case: None, chips: None });
+    let n = tokens(&stones).len();
+    let mut cases: Vec<(Vec<u8>, String)> = Vec::new();
+    for i in spread(&(0..n).collect::<Vec<_>>()) {
+        for by in ["0", "101", "100", "70000", "1 2 3"] {
+            cases.push((with_token(&stones, i, by), format!("stones: heap `{by}` (token {i})")));
+        }
+    }
+    cases.push(([&stones[..], b" 5"].concat(), "stones: an odd heap at the end".into()));
+    for (bad, how) in &cases {
+        same(&["stones"], bad, how);
+        same_in_pieces(&["stones"], bad, how, 64);
+    }
+    let funny = generated(Problem::Funny, 13, Size { cases: Some(60), per_case: None, chips: None });
+    let w = words(&funny);
+    let mut heads = Vec::new();
+    let mut i = 0;
+    while w[i] != "0" {
+        heads.push(i);
+        i += 1 + w[i].parse::<usize>().unwrap();
+    }
+    let mut cases: Vec<(Vec<u8>, String)> = Vec::new();
+    for h in spread(&heads) {
+        for by in ["24", "0", "23", "1"] {
+            cases.push((with_token(&funny, h, by), format!("funny: pile count `{by}` (token {h})")));
+        }
+        for by in ["1001", "1000", "70000"] {
+            cases.push((with_token(&funny, h + 1, by), format!("funny: stone count `{by}` (token {})", h + 1)));
+        }
+    }
+    for (by, how) in [("", "the closing 0 removed"), ("0 0", "the closing 0 twice"), ("0 7", "input after the closing 0")] {
+        cases.push((with_token(&funny, w.len() - 1, by), format!("funny: {how}")));
+    }
+    for (bad, how) in &cases {
+        same(&["funny"], bad, how);
+        same_in_pieces(&["funny"], bad, how, 64);
+    }
+}

@@ -152,6 +152,8 @@ pub fn answer_bytes(problem: Problem, tables: &Path, data: &[u8], par: parallel:
         (Problem::Lasker, Some(t)) => lasker::answer_bytes(t, data, par, out),
         (Problem::Chess, Some(t)) => chess::answer_bytes(t, data, par, out),
         (Problem::Snim, _) => snim::answer_bytes(data, par, out),
+        (Problem::Stones, Some(t)) => stones::answer_bytes(t, data, par, out),
+        (Problem::Funny, Some(t)) => funny::answer_bytes(t, data, par, out),
         _ => answer_stream(problem, table.as_ref(), &mut Scanner::over(data, 0, 0, 0), out),
     }
 }
