@@ -31,8 +31,8 @@ row bitmask, or a board square `x y`. Heaps past the table come from its stored 
 that is only checked, not proven, says so once on stderr); with no rule they are refused.
 
 The input is standard input, or FILE with --input. When it is a regular file, it is mapped
-and `lasker` and `sum` (on heaps or rows) are answered on N threads (default: every core);
-a pipe is read as a stream. The answers are the same either way.
+and every problem and `sum` (on heaps or rows) are answered on N threads (default: every
+core); a pipe is read as a stream. The answers are the same either way.
 
 Tables are looked for in, first match wins: --tables DIR; $SGTAB_TABLES; ./tables if it
 exists; the tables/ directory of the source tree sgq was built from.
