@@ -56,7 +56,7 @@ pub fn answer_bytes(table: &Table, data: &[u8], par: Parallel, out: &mut impl Wr
     let walked = tokens::walk(data, head.offset() as usize, par, MAX_ROWS as u16, |t| {
         for case in 1..=cases {
             let start = t.index();
-            let n = t.next();
+            let n = t.read();
             if !(1..=MAX_ROWS as u16).contains(&n) {
                 return Ok(Some((case, start)));
             }
@@ -71,7 +71,7 @@ pub fn answer_bytes(table: &Table, data: &[u8], par: Parallel, out: &mut impl Wr
             out.write_all(if x != 0 { b"YES\n" } else { b"NO\n" })?;
         }
         let start = t.index();
-        Ok((t.next() != END).then_some((cases + 1, start)))
+        Ok((t.read() != END).then_some((cases + 1, start)))
     })?;
     match walked {
         Walked::Done => Ok(()),
@@ -99,14 +99,14 @@ fn row(t: &mut tokens::Tokens, bits: &[u32; WIDTH as usize]) -> Option<u32> {
         return (!bad).then_some(mask);
     }
     // A row that runs into the next piece, token by token.
-    let m = t.next();
+    let m = t.read();
     if m > WIDTH as u16 {
         return None;
     }
     let mut mask = 0u32;
     for _ in 0..m {
         // Columns 1..=WIDTH; 0, ODD and END wrap past WIDTH − 1.
-        let c = t.next().wrapping_sub(1) as usize;
+        let c = t.read().wrapping_sub(1) as usize;
         mask |= *bits.get(c).filter(|&&bit| mask & bit == 0)?;
     }
     Some(mask)

@@ -102,17 +102,17 @@ pub fn answer_bytes(table: &Table, data: &[u8], par: Parallel, out: &mut impl Wr
             let mut stop = None;
             for case in 1u64.. {
                 let start = t.index();
-                let n = t.next();
+                let n = t.read();
                 if n == 0 {
                     // Nothing may follow the closing 0: if something does, the streaming path
                     // reads the 0 again and says so.
-                    stop = (t.next() != END).then_some((case, start));
+                    stop = (t.read() != END).then_some((case, start));
                     break;
                 }
                 let before = games.counts.len();
                 if n > MAX_PILES as u16
                     || !(0..n).all(|_| {
-                        let c = t.next();
+                        let c = t.read();
                         games.counts.push(c as u64);
                         c <= MAX_STONES as u16
                     })

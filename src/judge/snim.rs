@@ -136,29 +136,29 @@ pub fn answer_bytes(data: &[u8], par: Parallel, out: &mut impl Write) -> Result<
             let mut stop = None;
             for case in 1u64.. {
                 let start = t.index();
-                let k = t.next();
+                let k = t.read();
                 if k == 0 {
                     // Nothing may follow the closing 0: if something does, the walk hands over
                     // at the 0, and the streaming path reads it and says so.
-                    stop = (t.next() != END).then_some((case, start));
+                    stop = (t.read() != END).then_some((case, start));
                     break;
                 }
                 let mut c = Case { moves: Vec::with_capacity(k as usize), counts: Vec::new(), heaps: Vec::new() };
                 let ok = k <= MAX_K as u16
                     && (0..k).all(|_| {
-                        let v = t.next();
+                        let v = t.read();
                         c.moves.push(v as u32);
                         (1..=MAX_MOVE as u16).contains(&v)
                     });
-                let m = if ok { t.next() } else { 0 };
+                let m = if ok { t.read() } else { 0 };
                 let ok = ok
                     && (1..=MAX_M as u16).contains(&m)
                     && (0..m).all(|_| {
-                        let l = t.next();
+                        let l = t.read();
                         c.counts.push(l);
                         (1..=MAX_L as u16).contains(&l)
                             && (0..l).all(|_| {
-                                let h = t.next();
+                                let h = t.read();
                                 c.heaps.push(h);
                                 h <= MAX_HEAP as u16
                             })

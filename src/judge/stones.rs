@@ -68,11 +68,11 @@ pub fn answer_bytes(table: &Table, data: &[u8], par: Parallel, out: &mut impl Wr
             if done == pairs {
                 // A pair that runs into the next piece, or the end.
                 let start = t.index();
-                let n1 = t.next();
+                let n1 = t.read();
                 if n1 == END {
                     break Ok(None);
                 }
-                let (g1, g2) = (values[n1 as usize], values[t.next() as usize]);
+                let (g1, g2) = (values[n1 as usize], values[t.read() as usize]);
                 if g1 == NONE || g2 == NONE {
                     break Ok(Some((case, start)));
                 }

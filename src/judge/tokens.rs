@@ -10,7 +10,7 @@
 //!    in that bound is stored as [`ODD`], and the piece ends there: the walk stops at any odd
 //!    token, so nothing after it is needed.
 //! 2. **In order, on one thread** (a cheap loop over integers, no text): the problem's own walk
-//!    over the token values ([`Tokens::next`]), with cases running across pieces.
+//!    over the token values ([`Tokens::read`]), with cases running across pieces.
 //!
 //! Memory stays bounded whatever the input size: pieces are read in a sliding window of about
 //! two per thread ahead of the walk ([`Ordered`] keeps at most that many in flight), and each
@@ -32,7 +32,7 @@ use std::sync::{mpsc, Mutex};
 
 /// A token that is not a number in the piece's bound (phase 1 stops its piece there).
 pub const ODD: u16 = u16::MAX;
-/// What [`Tokens::next`] gives past the last token.
+/// What [`Tokens::read`] gives past the last token.
 pub const END: u16 = u16::MAX - 1;
 /// The largest bound a format may give: every value is below [`END`].
 pub const MAX_BOUND: u16 = u16::MAX - 2;
@@ -164,7 +164,7 @@ impl Tokens<'_, '_, '_> {
     /// The next token's value, [`ODD`] for one that is not a number in the bound (nothing
     /// follows it), [`END`] past the last.
     #[inline(always)]
-    pub fn next(&mut self) -> u16 {
+    pub fn read(&mut self) -> u16 {
         match self.cur.get(self.pos) {
             Some(&v) => {
                 self.pos += 1;
@@ -199,7 +199,7 @@ impl Tokens<'_, '_, '_> {
         }
     }
 
-    /// The tokens left in the current piece (none at its end: [`next`](Tokens::next) moves on),
+    /// The tokens left in the current piece (none at its end: [`read`](Tokens::read) moves on),
     /// for a walk to read a run of them in place and step past with [`skip`](Tokens::skip).
     #[inline(always)]
     pub fn rest(&self) -> &[u16] {
@@ -326,7 +326,7 @@ mod tests {
         let walked = walk(data, 0, Parallel { threads, piece }, max, |t| {
             loop {
                 let i = t.index();
-                let v = t.next();
+                let v = t.read();
                 if v == END {
                     return Ok(None);
                 }
@@ -367,7 +367,7 @@ mod tests {
         let data = b"5 1 2  3\n";
         let mut got = Vec::new();
         let w = walk(data, 1, Parallel { threads: 2, piece: 2 }, 10, |t| {
-            while t.next() != END {}
+            while t.read() != END {}
             got.push(t.offset_of(t.index()));
             got.push(t.offset_of(0));
             got.push(t.offset_of(2));
@@ -376,7 +376,7 @@ mod tests {
         .unwrap();
         assert_eq!(got, [9, 2, 7]);
         assert_eq!(w, Walked::Resume { case: 1, offset: 9 });
-        assert_eq!(walk(b"   ", 0, Parallel { threads: 3, piece: 1 }, 10, |t| Ok((t.next() != END).then_some((1, 0)))).unwrap(), Walked::Done);
+        assert_eq!(walk(b"   ", 0, Parallel { threads: 3, piece: 1 }, 10, |t| Ok((t.read() != END).then_some((1, 0)))).unwrap(), Walked::Done);
     }
 
     #[test]
