@@ -419,3 +419,24 @@ fn stones_and_funny_breaks_of_their_own() {
         same_in_pieces(&["funny"], bad, how, 64);
     }
 }
+
+#[test]
+fn value_alike_on_heaps_and_rows() {
+    // funny:32 has no rule: a position past it is refused (with the build that covers it).
+    let heaps: String = (0..900u64).map(|i| format!("{}\n", i * 7919 % 32)).collect();
+    broken_alike(&["value", "funny"], heaps.as_bytes());
+    let rows: String = (0..700u64).map(|i| format!("{} ", i * 104_729 % (1 << 20))).collect();
+    broken_alike(&["value", "chess"], rows.as_bytes());
+    // The note on a checked rule comes once, when the first position past the table is answered,
+    // and not at all when an error comes first; lines are numbered on across pieces.
+    for (text, how) in [
+        ("5 ".repeat(400) + "2000 x 7", "an error after the first position past the table"),
+        ("5 ".repeat(400) + "x 2000", "an error before any position past the table"),
+        ("5\n".repeat(300) + &"2000\n".repeat(300) + "99999999999999999999999", "a position past 64 bits, after the note"),
+        ("5\n".repeat(400), "no position past the table"),
+    ] {
+        for piece in [PIECE, 64] {
+            same_in_pieces(&["value", "lasker"], text.as_bytes(), how, piece);
+        }
+    }
+}

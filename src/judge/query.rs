@@ -8,13 +8,15 @@
 //! position. Values are never computed past 64 bits: the rule's reach is cut where its values
 //! would overflow.
 
-use super::input::{Beyond, Buf, Scanner};
+use super::input::{Beyond, Buf, Halt, Scanner};
 use super::parallel::{self, Body, Cases, Parallel, Sum, Walked};
+use super::tokens;
 use super::JudgeError;
 use crate::games::Positions;
 use crate::spec::GameSpec;
 use crate::table::{Packed, Table};
 use std::io::{Read, Write};
+use std::ops::Range;
 
 /// The rule past the table, ready to apply: g(n) = head[(n − pre) mod p] + ⌊(n − pre) / p⌋·s.
 struct Extension {
@@ -192,21 +194,78 @@ fn cover(spec: &GameSpec, fits: impl Fn(&GameSpec) -> bool, size: Option<u64>) -
 
 /// `sgq value`: every position on the input, its value on a line of its own, until the end.
 pub fn value(table: &Table, input: impl Read, out: &mut impl Write, note: &mut dyn FnMut(&str)) -> Result<(), JudgeError> {
-    value_from(table, &mut Scanner::new(input), out, note)
-}
-
-/// [`value`] for an input all in memory, read in place on one thread: every token is a line of
-/// output, so there is no per-case sum to fold apart (see [`parallel`](super::parallel)).
-pub fn value_bytes(table: &Table, data: &[u8], out: &mut impl Write, note: &mut dyn FnMut(&str)) -> Result<(), JudgeError> {
-    value_from(table, &mut Scanner::over(data, 0, 0, 0), out, note)
-}
-
-fn value_from(table: &Table, input: &mut Scanner<impl Read, impl Buf>, out: &mut impl Write, note: &mut dyn FnMut(&str)) -> Result<(), JudgeError> {
     let g = Lookup::new(table)?;
-    let max = g.number_range();
+    let noted = !g.unproven();
+    value_from(&g, &mut Scanner::new(input), out, note, 1, noted)
+}
+
+/// [`value`] for an input all in memory. Heaps and rows: each position is a line of its own,
+/// so a piece's lines depend on that piece alone: the pieces are read and their lines written
+/// on `par.threads` threads (a piece's lines in a buffer), and the buffers written in order,
+/// with the note (if any) before the first line that needs it. A piece stops at its first token
+/// that is not a position in range; its lines before it are written, and the streaming path
+/// takes over at that token, so the error is its own. Boards (a position is two tokens, and a
+/// piece would need to know which of its tokens is an x) are read in place on one thread.
+pub fn value_bytes(table: &Table, data: &[u8], par: Parallel, out: &mut impl Write, note: &mut dyn FnMut(&str)) -> Result<(), JudgeError> {
+    let g = Lookup::new(table)?;
     let mut noted = !g.unproven();
+    if let Positions::Board { .. } = g.positions {
+        return value_from(&g, &mut Scanner::over(data, 0, 0, 0), out, note, 1, noted);
+    }
+    let (max, len) = (g.number_range(), g.len);
+    let ranges = parallel::cut(data, par.piece);
+    let lines = |r: Range<usize>| {
+        let mut scan = Scanner::over(&data[r.clone()], r.start as u64, 0, 0);
+        let mut buf = itoa::Buffer::new();
+        let start = (Vec::with_capacity(2 * r.len()), 0u64, false);
+        let ((lines, count, past), _, halt) = scan.fold_some(u64::MAX, 0, max, &"", None, start, |(mut lines, count, past), p| {
+            lines.extend_from_slice(buf.format(g.get(p)).as_bytes());
+            lines.push(b'\n');
+            (lines, count + 1, past | (p >= len))
+        });
+        Piece { lines, count, past, stopped: matches!(halt, Some(Halt::Bad(_))) }
+    };
+    // Where the streaming path takes over: piece, tokens into it, and that position's number.
+    let stop = tokens::ordered(par.threads, &lines, |pieces| {
+        let (mut fed, mut position) = (0, 1u64);
+        for p in 0..ranges.len() {
+            while fed < ranges.len() && pieces.in_flight() < pieces.window {
+                pieces.send(ranges[fed].clone());
+                fed += 1;
+            }
+            let Some(piece) = pieces.recv() else { break };
+            if piece.past && !noted {
+                note(&g.note());
+                noted = true;
+            }
+            out.write_all(&piece.lines)?;
+            position += piece.count;
+            if piece.stopped {
+                return Ok(Some((p, piece.count, position)));
+            }
+        }
+        Ok::<_, JudgeError>(None)
+    })?;
+    let Some((p, skip, from)) = stop else { return Ok(()) };
+    let offset = tokens::token_start(data, ranges[p].start, skip);
+    value_from(&g, &mut Scanner::resume(data, offset), out, note, from, noted)
+}
+
+/// What a piece of `sgq value` input gives: its lines, the positions they answer, whether one
+/// of them is past the table, and whether it stopped at a token that is not a position.
+struct Piece {
+    lines: Vec<u8>,
+    count: u64,
+    past: bool,
+    stopped: bool,
+}
+
+/// Positions from number `from` on, to the end; `noted`: the note on a checked rule is written
+/// (or not needed).
+fn value_from(g: &Lookup, input: &mut Scanner<impl Read, impl Buf>, out: &mut impl Write, note: &mut dyn FnMut(&str), from: u64, mut noted: bool) -> Result<(), JudgeError> {
+    let max = g.number_range();
     let mut buf = itoa::Buffer::new();
-    for i in 1u64.. {
+    for i in from.. {
         let index = match g.positions {
             Positions::Board { n } => {
                 let what = format_args!("the x of position {i}");

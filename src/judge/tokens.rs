@@ -223,24 +223,28 @@ impl Tokens<'_, '_, '_> {
     /// or one received before it.
     pub fn offset_of(&self, index: u64) -> usize {
         let p = self.first.partition_point(|&f| f <= index).saturating_sub(1);
-        let (mut skip, from) = match self.first.get(p) {
-            Some(&f) => (index - f, self.ranges[p].start),
-            None => (index, self.ranges.first().map_or(self.data.len(), |r| r.start)),
-        };
-        let rest = &self.data[from..];
-        let mut i = 0;
-        loop {
-            while i < rest.len() && input::is_space(rest[i]) {
-                i += 1;
-            }
-            if skip == 0 || i == rest.len() {
-                return from + i;
-            }
-            while i < rest.len() && !input::is_space(rest[i]) {
-                i += 1;
-            }
-            skip -= 1;
+        match self.first.get(p) {
+            Some(&f) => token_start(self.data, self.ranges[p].start, index - f),
+            None => token_start(self.data, self.ranges.first().map_or(self.data.len(), |r| r.start), index),
         }
+    }
+}
+
+/// The byte offset where the token `skip` tokens after offset `from` starts (`from` at a token
+/// or whitespace), or the end of `data` if there are not that many.
+pub fn token_start(data: &[u8], from: usize, mut skip: u64) -> usize {
+    let mut i = from;
+    loop {
+        while i < data.len() && input::is_space(data[i]) {
+            i += 1;
+        }
+        if skip == 0 || i == data.len() {
+            return i;
+        }
+        while i < data.len() && !input::is_space(data[i]) {
+            i += 1;
+        }
+        skip -= 1;
     }
 }
 
