@@ -61,7 +61,7 @@ fn same_in_pieces(args: &[&str], input: &[u8], label: &str, piece: usize) -> Out
     // Tests run at once in one process: each file gets a number of its own.
     static FILES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let n = FILES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let file = std::env::temp_dir().join(format!("sgq-parallel-{}-{n}-{}.txt", std::process::id(), args.join("-")));
+    let file = std::env::temp_dir().join(format!("sgq-parallel-{}-{n}-{}.txt", std::process::id(), args.join("-").replace('/', "_")));
     std::fs::write(&file, input).unwrap();
     let want = piped(args, input);
     for threads in [1, 2, 7] {
@@ -439,4 +439,52 @@ fn value_alike_on_heaps_and_rows() {
             same_in_pieces(&["value", "lasker"], text.as_bytes(), how, piece);
         }
     }
+}
+
+#[test]
+fn sum_alike_on_a_board() {
+    use sgtab::progress::Progress;
+    use sgtab::spec::GameSpec;
+    use sgtab::table::{format, Table};
+    // A queen on a 40×40 board (Wythoff), in a table of its own.
+    let dir = std::env::temp_dir().join(format!("sgq-parallel-board-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let spec = GameSpec::parse("queen:40").unwrap();
+    let table = Table::new(spec.clone(), spec.reference(&Progress::silent()));
+    format::write(&table, &dir.join(spec.file_name())).unwrap();
+    let args = ["sum", "queen:40", "--tables", dir.to_str().unwrap()];
+    // Cases of 0 to 12 squares, coordinates 0..40; some cases XOR to 0 (a square twice).
+    let mut text = String::from("90\n");
+    let mut x = 777u64;
+    for case in 0..90u64 {
+        let n = case % 13;
+        let mut squares: Vec<(u64, u64)> = (0..n)
+            .map(|_| {
+                x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                ((x >> 33) % 40, (x >> 45) % 40)
+            })
+            .collect();
+        if case % 3 == 0 && n >= 2 {
+            squares[1] = squares[0];
+            squares.truncate(2);
+        }
+        text += &format!("{}\n{}\n", squares.len(), squares.iter().map(|(a, b)| format!("{a} {b}")).collect::<Vec<_>>().join("  "));
+    }
+    let out = broken_alike(&args, text.as_bytes());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("Second\nFirst"), "{}", show(&out));
+    let w = words(text.as_bytes());
+    let mut cases: Vec<(Vec<u8>, String)> = Vec::new();
+    for i in spread(&(1..w.len()).collect::<Vec<_>>()) {
+        for by in ["40", "39", "70000", "65535", "65534"] {
+            cases.push((with_token(text.as_bytes(), i, by), format!("`{by}` at token {i}")));
+        }
+    }
+    for by in ["89", "91", "0", "18446744073709551615", "x"] {
+        cases.push((with_token(text.as_bytes(), 0, by), format!("case count `{by}`")));
+    }
+    for (bad, how) in &cases {
+        same(&args, bad, how);
+        same_in_pieces(&args, bad, how, 64);
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -360,12 +360,12 @@ pub fn sum(table: &Table, words: &Words, input: impl Read, out: &mut impl Write,
 
 /// [`sum`] for an input all in memory: heaps and rows on `par.threads` threads
 /// ([`parallel::cases`]: a position is a body token, its value and whether it is past the table
-/// its sum); boards (a position is two tokens) read in place on one thread.
+/// its sum); boards (a position is two tokens) by [`board_sum`].
 pub fn sum_bytes(table: &Table, words: &Words, data: &[u8], par: Parallel, out: &mut impl Write, note: &mut dyn FnMut(&str)) -> Result<(), JudgeError> {
     let g = Lookup::new(table)?;
     let mut summer = Summer::new(&g, words, note);
     let walked = match g.positions {
-        Positions::Board { .. } => Walked::Resume { at: None, offset: 0 },
+        Positions::Board { n } => return board_sum(&mut summer, n, data, par, out),
         _ => {
             let (len, max) = (g.len, g.number_range());
             let body = Body { min: 0, max, value: |p| Sum::of(g.get(p), p >= len) };
@@ -381,6 +381,47 @@ pub fn sum_bytes(table: &Table, words: &Words, data: &[u8], par: Parallel, out: 
             summer.cases(&mut input, out, cases, 1)
         }
         Walked::Resume { at: Some((cases, from)), offset } => summer.cases(&mut Scanner::resume(data, offset), out, cases, from),
+    }
+}
+
+/// `sgq sum` on a board of side `n`, its tokens read on `par.threads` threads ([`tokens`]) and
+/// walked here in order: a position is two tokens, `x y`, which the walk pairs. T (any u64) is
+/// read first, on its own. A count or coordinate past the tokens' 16-bit bound, a coordinate off
+/// the board, the input ending inside a case, or input after the last one hands over to
+/// [`Summer::cases`] at the start of that case.
+fn board_sum(summer: &mut Summer, n: u64, data: &[u8], par: Parallel, out: &mut impl Write) -> Result<(), JudgeError> {
+    let mut head = Scanner::over(data, 0, 0, 0);
+    let Ok(Some(cases)) = head.next_in(0, u64::MAX, &"the case count T") else {
+        let mut input = Scanner::over(data, 0, 0, 0);
+        let cases = input.next(0, u64::MAX, &"the case count T")?;
+        return summer.cases(&mut input, out, cases, 1);
+    };
+    let g = summer.g;
+    // Coordinates past the tokens' bound (boards of 65 535 and more) go the streaming way too.
+    let side = n.min(tokens::MAX_BOUND as u64 + 1);
+    let walked = tokens::walk(data, head.offset() as usize, par, tokens::MAX_BOUND, |t| {
+        for case in 1..=cases {
+            let start = t.index();
+            let count = t.read();
+            if count > tokens::MAX_BOUND {
+                return Ok(Some((case, start)));
+            }
+            let mut x = 0;
+            for _ in 0..count {
+                let (a, b) = (t.read() as u64, t.read() as u64);
+                if a >= side || b >= side {
+                    return Ok(Some((case, start)));
+                }
+                x ^= g.get(a * n + b);
+            }
+            summer.say(out, x, false)?;
+        }
+        let start = t.index();
+        Ok((t.read() != tokens::END).then_some((cases + 1, start)))
+    })?;
+    match walked {
+        tokens::Walked::Done => Ok(()),
+        tokens::Walked::Resume { case, offset } => summer.cases(&mut Scanner::resume(data, offset), out, cases, case),
     }
 }
 
