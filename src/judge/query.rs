@@ -399,6 +399,7 @@ fn board_sum(summer: &mut Summer, n: u64, data: &[u8], par: Parallel, out: &mut 
     let g = summer.g;
     // Coordinates past the tokens' bound (boards of 65 535 and more) go the streaming way too.
     let side = n.min(tokens::MAX_BOUND as u64 + 1);
+    let mut squares = Vec::new();
     let walked = tokens::walk(data, head.offset() as usize, par, tokens::MAX_BOUND, |t| {
         for case in 1..=cases {
             let start = t.index();
@@ -406,14 +407,32 @@ fn board_sum(summer: &mut Summer, n: u64, data: &[u8], par: Parallel, out: &mut 
             if count > tokens::MAX_BOUND {
                 return Ok(Some((case, start)));
             }
-            let mut x = 0;
-            for _ in 0..count {
-                let (a, b) = (t.read() as u64, t.read() as u64);
-                if a >= side || b >= side {
+            // The squares first, then their values: the table lookups (random reads of a
+            // table larger than a core's cache) then overlap instead of waiting on the parse.
+            squares.clear();
+            let mut left = count as usize;
+            while left > 0 {
+                // Whole pairs in this piece, read in place; a pair across pieces, one by one.
+                let rest = t.rest();
+                let pairs = (rest.len() / 2).min(left);
+                let before = squares.len();
+                squares.extend(rest[..2 * pairs].chunks_exact(2).map(|p| (p[0] as u64, p[1] as u64)).take_while(|&(a, b)| a < side && b < side).map(|(a, b)| a * n + b));
+                let done = squares.len() - before;
+                t.skip(2 * done);
+                left -= done;
+                if done < pairs {
                     return Ok(Some((case, start)));
                 }
-                x ^= g.get(a * n + b);
+                if left > 0 {
+                    let (a, b) = (t.read() as u64, t.read() as u64);
+                    if a >= side || b >= side {
+                        return Ok(Some((case, start)));
+                    }
+                    squares.push(a * n + b);
+                    left -= 1;
+                }
             }
+            let x = squares.iter().fold(0, |x, &i| x ^ g.get(i));
             summer.say(out, x, false)?;
         }
         let start = t.index();
