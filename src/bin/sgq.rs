@@ -31,7 +31,7 @@ row bitmask, or a board square `x y`. Heaps past the table come from its stored 
 that is only checked, not proven, says so once on stderr); with no rule they are refused.
 
 The input is standard input, or FILE with --input. When it is a regular file, it is mapped
-and every problem, `value` and `sum` (on heaps or rows) are answered on N threads (default:
+and every problem, `sum`, and `value` on heaps or rows are answered on N threads (default:
 every core); a pipe is read as a stream. The answers are the same either way.
 
 Tables are looked for in, first match wins: --tables DIR; $SGTAB_TABLES; ./tables if it

@@ -38,12 +38,14 @@
 //!   is most of the parse. `snim` likewise (a position every ≤ 101 tokens, and each case's
 //!   table is built from its own move set: the tables are built on all cores too); `funny`
 //!   (cases of ≤ 24 tokens, answered in batches on all cores); `stones` (pairs).
+//! - `sgq sum` on a board: a position is two tokens, `x y` (a token's value depends on its
+//!   partner, so a piece would need both pairings): the walk pairs them.
 //!
-//! Left on one core (read in place from the mapped file, without a copy): `sgq sum` on a board
-//! (a position is two tokens, `x y`: a token's value depends on its partner, so a piece would
-//! need both pairings) and `sgq value` (one output line per token, so writing the lines is most
-//! of the work). Both could use the token path where their numbers fit its 16-bit tokens; that
-//! is not done (not measured).
+//! `sgq value` on heaps or rows needs neither: every token is a line of output of its own, so
+//! each piece is read *and its lines written* on a thread of its own, and the lines written in
+//! order ([`query::value_bytes`](super::query::value_bytes)). Left on one core (read in place
+//! from the mapped file, without a copy): `sgq value` on a board (a line every two tokens, so a
+//! piece would need to know which of its tokens is an x).
 
 use super::input::{self, Halt, Scanner};
 use std::ops::Range;

@@ -1,7 +1,11 @@
 //! The second parallel path of `sgq` (issue 12): **tokenize in parallel, walk in order**, for
 //! formats whose structure is not "a header and n tokens that each count on their own" (see
 //! [`parallel`](super::parallel) for that one): a chess row is a count and that many columns
-//! combined into one mask, an S-Nim case starts with the move set its table is built from.
+//! combined into one mask, an S-Nim case starts with the move set its table is built from, a
+//! square of a board is two tokens. Used by `chess`, `snim`, `funny`, `stones` and `sgq sum` on
+//! a board. Where an answer is more work than its parse (snim's tables, funny's winning moves),
+//! the walk hands the cases it has read to an [`Ordered`] map on the threads too, and writes
+//! their lines in order.
 //!
 //! 1. **In parallel, per piece** (the text parsing, nearly all of the work): every token of a
 //!    piece ([`parallel::cut`](super::parallel::cut), pieces end at whitespace) is read as a
