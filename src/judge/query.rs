@@ -217,7 +217,8 @@ pub fn value_bytes(table: &Table, data: &[u8], par: Parallel, out: &mut impl Wri
     let lines = |r: Range<usize>| {
         let mut scan = Scanner::over(&data[r.clone()], r.start as u64, 0, 0);
         let mut buf = itoa::Buffer::new();
-        let start = (Vec::with_capacity(2 * r.len()), 0u64, false);
+        // A line is about as long as its position (the buffer grows where values are longer).
+        let start = (Vec::with_capacity(r.len() + 64), 0u64, false);
         let ((lines, count, past), _, halt) = scan.fold_some(u64::MAX, 0, max, &"", None, start, |(mut lines, count, past), p| {
             lines.extend_from_slice(buf.format(g.get(p)).as_bytes());
             lines.push(b'\n');
