@@ -30,9 +30,9 @@
 use super::input::{self, Halt, Scanner};
 use super::parallel::{self, Parallel};
 use super::JudgeError;
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 use std::ops::Range;
-use std::sync::{mpsc, Mutex};
+use std::sync::{Condvar, Mutex};
 
 /// A token that is not a number in the piece's bound (phase 1 stops its piece there).
 pub const ODD: u16 = u16::MAX;
@@ -65,61 +65,129 @@ pub fn read_piece(data: &[u8], range: Range<usize>, max: u16) -> Vec<u16> {
 /// [`recv`](Ordered::recv) as `f(input)` in the same order. At most `window` are in flight, which
 /// callers keep to by looking at [`in_flight`](Ordered::in_flight). With one thread (or none
 /// that the system would start) `f` runs on the caller's thread, at `send`.
-pub struct Ordered<'f, I, O> {
+///
+/// One mutex and two condition variables, not channels: `sgq` must stay small, and a channel
+/// and a reordering map per element type cost it over 100 KiB.
+pub struct Ordered<'s, 'f, I, O> {
     f: &'f (dyn Fn(I) -> O + Sync),
-    jobs: Option<mpsc::Sender<(usize, I)>>,
-    done: Option<mpsc::Receiver<(usize, O)>>,
-    /// Results that came back before the ones ahead of them (threads), or all results (inline).
-    waiting: BTreeMap<usize, O>,
+    /// `None`: inline, results kept in `ready`.
+    shared: Option<&'s Shared<I, O>>,
     ready: VecDeque<O>,
     sent: usize,
     next: usize,
     pub window: usize,
 }
 
+/// What the caller and the workers share.
+struct Shared<I, O> {
+    state: Mutex<State<I, O>>,
+    /// Signalled when a job is queued or the map closes (workers wait on it).
+    work: Condvar,
+    /// Signalled when a result comes back or a worker fails (the caller waits on it).
+    done: Condvar,
+}
+
+struct State<I, O> {
+    jobs: VecDeque<I>,
+    /// Results of the inputs in flight, the earliest first; `None` until it is done.
+    slots: VecDeque<Option<O>>,
+    /// Index of the first input in flight (of `slots[0]`), and of the next job to take.
+    first: usize,
+    taken: usize,
+    closed: bool,
+    /// A worker panicked: its result will never come (the scope re-raises the panic).
+    failed: bool,
+}
+
+impl<I, O> Shared<I, O> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, State<I, O>> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A worker: takes jobs in order until the map closes.
+    fn work(&self, f: &(dyn Fn(I) -> O + Sync)) {
+        /// Tells the caller if `f` panics, so that it does not wait for ever.
+        struct Failed<'a, I, O>(&'a Shared<I, O>);
+        impl<I, O> Drop for Failed<'_, I, O> {
+            fn drop(&mut self) {
+                if std::thread::panicking() {
+                    self.0.lock().failed = true;
+                    self.0.done.notify_all();
+                }
+            }
+        }
+        let _failed = Failed(self);
+        loop {
+            let (i, x) = {
+                let mut st = self.lock();
+                loop {
+                    if let Some(x) = st.jobs.pop_front() {
+                        st.taken += 1;
+                        break (st.taken - 1, x);
+                    }
+                    if st.closed {
+                        return;
+                    }
+                    st = self.work.wait(st).unwrap_or_else(|e| e.into_inner());
+                }
+            };
+            let o = f(x);
+            let mut st = self.lock();
+            let at = i - st.first;
+            st.slots[at] = Some(o);
+            if at == 0 {
+                self.done.notify_one();
+            }
+        }
+    }
+
+    fn close(&self) {
+        self.lock().closed = true;
+        self.work.notify_all();
+    }
+}
+
 /// Runs `body` with an [`Ordered`] map of `f` on `threads` threads (plain scoped threads: `sgq`
 /// stays small, no thread pool crate). The workers stop when `body` returns.
 pub fn ordered<I: Send, O: Send, R>(threads: usize, f: &(dyn Fn(I) -> O + Sync), body: impl FnOnce(&mut Ordered<I, O>) -> R) -> R {
-    let plain = || Ordered { f, jobs: None, done: None, waiting: BTreeMap::new(), ready: VecDeque::new(), sent: 0, next: 0, window: 1 };
+    let plain = || Ordered { f, shared: None, ready: VecDeque::new(), sent: 0, next: 0, window: 1 };
     if threads <= 1 {
         return body(&mut plain());
     }
-    let (job_tx, job_rx) = mpsc::channel::<(usize, I)>();
-    let job_rx = Mutex::new(job_rx);
-    let (done_tx, done_rx) = mpsc::channel::<(usize, O)>();
+    let shared = Shared {
+        state: Mutex::new(State { jobs: VecDeque::new(), slots: VecDeque::new(), first: 0, taken: 0, closed: false, failed: false }),
+        work: Condvar::new(),
+        done: Condvar::new(),
+    };
+    /// Closes the map when `body` returns or unwinds, so the workers return and the scope ends.
+    struct Close<'a, I, O>(&'a Shared<I, O>);
+    impl<I, O> Drop for Close<'_, I, O> {
+        fn drop(&mut self) {
+            self.0.close();
+        }
+    }
     std::thread::scope(|s| {
-        let job_rx = &job_rx;
-        let work = |done_tx: mpsc::Sender<(usize, O)>| {
-            move || loop {
-                let job = job_rx.lock().unwrap_or_else(|e| e.into_inner()).recv();
-                let Ok((i, x)) = job else { return };
-                if done_tx.send((i, f(x))).is_err() {
-                    return;
-                }
-            }
-        };
+        let shared = &shared;
         // A thread the system will not start is one fewer helper, not an error.
-        let started = (0..threads)
-            .filter(|_| std::thread::Builder::new().spawn_scoped(s, work(done_tx.clone())).is_ok())
-            .count();
-        drop(done_tx);
+        let started = (0..threads).filter(|_| std::thread::Builder::new().spawn_scoped(s, move || shared.work(f)).is_ok()).count();
+        let _close = Close(shared);
         if started == 0 {
             return body(&mut plain());
         }
-        let mut o = Ordered { jobs: Some(job_tx), done: Some(done_rx), window: AHEAD * started, ..plain() };
-        body(&mut o)
-        // `o` is dropped here: the job channel closes and the workers return.
+        body(&mut Ordered { shared: Some(shared), window: AHEAD * started, ..plain() })
     })
 }
 
-impl<I, O> Ordered<'_, I, O> {
+impl<I, O> Ordered<'_, '_, I, O> {
     /// Hands `x` to a worker (or, inline, works it out now).
     pub fn send(&mut self, x: I) {
-        match &self.jobs {
-            // A send fails only when every worker has gone, which only a panic does: the scope
-            // then re-raises it.
-            Some(jobs) => {
-                let _ = jobs.send((self.sent, x));
+        match self.shared {
+            Some(shared) => {
+                let mut st = shared.lock();
+                st.jobs.push_back(x);
+                st.slots.push_back(None);
+                drop(st);
+                shared.work.notify_one();
             }
             None => self.ready.push_back((self.f)(x)),
         }
@@ -132,31 +200,37 @@ impl<I, O> Ordered<'_, I, O> {
     }
 
     /// The result of the earliest input sent and not taken, waiting for it; `None` if none is in
-    /// flight.
+    /// flight (or a worker panicked, which the scope then re-raises).
     pub fn recv(&mut self) -> Option<O> {
         if self.next == self.sent {
             return None;
         }
-        let Some(done) = &self.done else {
-            self.next += 1;
-            return self.ready.pop_front();
-        };
-        loop {
-            if let Some(o) = self.waiting.remove(&self.next) {
-                self.next += 1;
-                return Some(o);
+        let o = match self.shared {
+            None => self.ready.pop_front(),
+            Some(shared) => {
+                let mut st = shared.lock();
+                loop {
+                    if let Some(Some(_)) = st.slots.front() {
+                        st.first += 1;
+                        break st.slots.pop_front().flatten();
+                    }
+                    if st.failed {
+                        return None;
+                    }
+                    st = shared.done.wait(st).unwrap_or_else(|e| e.into_inner());
+                }
             }
-            let (i, o) = done.recv().ok()?;
-            self.waiting.insert(i, o);
-        }
+        };
+        self.next += 1;
+        o
     }
 }
 
 /// The tokens of a run of pieces, in order, as phase 2 reads them.
-pub struct Tokens<'d, 'o, 'f> {
+pub struct Tokens<'d, 'o, 's, 'f> {
     data: &'d [u8],
     ranges: Vec<Range<usize>>,
-    pieces: &'o mut Ordered<'f, Range<usize>, Vec<u16>>,
+    pieces: &'o mut Ordered<'s, 'f, Range<usize>, Vec<u16>>,
     /// Pieces sent to phase 1, and their global index of their first token (pieces received).
     fed: usize,
     first: Vec<u64>,
@@ -164,7 +238,7 @@ pub struct Tokens<'d, 'o, 'f> {
     pos: usize,
 }
 
-impl Tokens<'_, '_, '_> {
+impl Tokens<'_, '_, '_, '_> {
     /// The next token's value, [`ODD`] for one that is not a number in the bound (nothing
     /// follows it), [`END`] past the last.
     #[inline(always)]
@@ -409,5 +483,21 @@ mod tests {
             });
             assert_eq!(got, (0..200u64).map(|x| x * x).collect::<Vec<_>>(), "{threads} threads");
         }
+    }
+
+    #[test]
+    fn a_worker_that_panics_does_not_hang_the_map() {
+        let f = |x: u64| {
+            assert_ne!(x, 5, "a worker fails on 5");
+            x
+        };
+        let run = std::panic::AssertUnwindSafe(|| {
+            ordered(2, &f, |o| {
+                (0..10).for_each(|x| o.send(x));
+                std::iter::from_fn(|| o.recv()).collect::<Vec<_>>()
+            })
+        });
+        // The results before the failure may come back; then the scope re-raises the panic.
+        assert!(std::panic::catch_unwind(run).is_err());
     }
 }
