@@ -231,7 +231,7 @@ pub struct Tokens<'d, 'o, 's, 'f> {
     data: &'d [u8],
     ranges: Vec<Range<usize>>,
     pieces: &'o mut Ordered<'s, 'f, Range<usize>, Vec<u16>>,
-    /// Pieces sent to phase 1, and their global index of their first token (pieces received).
+    /// Pieces sent to phase 1; the index of the first token of each piece received.
     fed: usize,
     first: Vec<u64>,
     cur: Vec<u16>,
