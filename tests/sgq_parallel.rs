@@ -53,14 +53,22 @@ fn show(out: &Output) -> String {
 
 /// Holds the mapped path to the streaming one on `input`, for 1, 2 and 7 threads.
 fn same(args: &[&str], input: &[u8], label: &str) -> Output {
-    let file = std::env::temp_dir().join(format!("sgq-parallel-{}-{}.txt", std::process::id(), args.join("-")));
+    same_in_pieces(args, input, label, PIECE)
+}
+
+/// [`same`] with pieces of `piece` bytes.
+fn same_in_pieces(args: &[&str], input: &[u8], label: &str, piece: usize) -> Output {
+    // Tests run at once in one process: each file gets a number of its own.
+    static FILES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = FILES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let file = std::env::temp_dir().join(format!("sgq-parallel-{}-{n}-{}.txt", std::process::id(), args.join("-").replace('/', "_")));
     std::fs::write(&file, input).unwrap();
     let want = piped(args, input);
     for threads in [1, 2, 7] {
-        let got = mapped(args, &file, threads, PIECE);
+        let got = mapped(args, &file, threads, piece);
         assert!(
             got.status.code() == want.status.code() && got.stdout == want.stdout && got.stderr == want.stderr,
-            "sgq {args:?}, {label}, {threads} threads:\nmapped:    {}\nstreaming: {}",
+            "sgq {args:?}, {label}, {threads} threads, pieces of {piece}:\nmapped:    {}\nstreaming: {}",
             show(&got),
             show(&want)
         );
@@ -241,4 +249,242 @@ fn usage_of_the_new_flags() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.contains("cannot open input /nonexistent/input"), "{err}");
+}
+
+/// The text of every token.
+fn words(input: &[u8]) -> Vec<String> {
+    tokens(input).into_iter().map(|(s, e)| String::from_utf8_lossy(&input[s..e]).into_owned()).collect()
+}
+
+/// The input with token number `i` replaced by `by` (any text, or nothing).
+fn with_token(input: &[u8], i: usize, by: &str) -> Vec<u8> {
+    let (s, e) = tokens(input)[i];
+    replaced(input, s, e, by.as_bytes())
+}
+
+/// Three of `items`: near the start, in the middle, at the end.
+fn spread<T: Copy>(items: &[T]) -> [T; 3] {
+    [items[1.min(items.len() - 1)], items[items.len() / 2], items[items.len() - 1]]
+}
+
+#[test]
+fn chess_breaks_of_its_own() {
+    // Rows of 0 to 20 chips; pieces of 300 and of 64 bytes (a row runs across pieces often).
+    let input = generated(Problem::Chess, 7, Size { cases: Some(4), per_case: Some(40), chips: None });
+    let w = words(&input);
+    // (token index of each case's row count, and of each row's chip count with that count)
+    let (mut heads, mut rows) = (Vec::new(), Vec::new());
+    let mut i = 1;
+    for _ in 0..w[0].parse::<usize>().unwrap() {
+        heads.push(i);
+        let n: usize = w[i].parse().unwrap();
+        i += 1;
+        for _ in 0..n {
+            let m: usize = w[i].parse().unwrap();
+            rows.push((i, m));
+            i += 1 + m;
+        }
+    }
+    assert_eq!(i, w.len());
+    let full: Vec<usize> = rows.iter().filter(|r| r.1 >= 3).map(|r| r.0).collect();
+    let mut cases: Vec<(Vec<u8>, String)> = Vec::new();
+    for r in spread(&full) {
+        cases.push((with_token(&input, r + 3, &w[r + 1]), format!("column repeated (token {})", r + 3)));
+        cases.push((with_token(&input, r + 2, &format!("0000{}", w[r + 1])), format!("column repeated with leading zeros (token {})", r + 2)));
+        for (by, how) in [("21", "column 21"), ("0", "column 0"), ("70000", "column past a u16"), ("4294967296", "column past a u32")] {
+            cases.push((with_token(&input, r + 1, by), format!("{how} (token {})", r + 1)));
+        }
+        cases.push((with_token(&input, r, "21"), format!("chip count 21 (token {r})")));
+        cases.push((with_token(&input, r, "1"), format!("chip count too small (token {r})")));
+    }
+    for h in spread(&heads) {
+        for by in ["0", "1001", "1", "70000"] {
+            cases.push((with_token(&input, h, by), format!("row count {by} (token {h})")));
+        }
+    }
+    let t: u64 = w[0].parse().unwrap();
+    for by in [t - 1, t + 1, 0, u64::MAX] {
+        cases.push((with_token(&input, 0, &by.to_string()), format!("case count {by}")));
+    }
+    for by in ["18446744073709551616", "x", "-1", "", "00000000000000000000000004"] {
+        cases.push((with_token(&input, 0, by), format!("case count `{by}`")));
+    }
+    cases.push((b"0\n".repeat(400), "case count 0, then more".into()));
+    cases.push(([b"0".as_slice(), &b" ".repeat(1000)].concat(), "case count 0".into()));
+    cases.push(([&b" ".repeat(1000)[..], &input].concat(), "blank space first".into()));
+    for (bad, how) in &cases {
+        same(&["chess"], bad, how);
+        same_in_pieces(&["chess"], bad, how, 64);
+    }
+}
+
+#[test]
+fn snim_breaks_of_its_own() {
+    let input = generated(Problem::Snim, 8, Size { cases: Some(4), per_case: Some(6), chips: None });
+    let w = words(&input);
+    // Token indexes: each case's k, its moves, m; each position's l and heaps.
+    let (mut ks, mut moves, mut ms, mut ls, mut heaps) = (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut i = 0;
+    while w[i] != "0" {
+        ks.push(i);
+        let k: usize = w[i].parse().unwrap();
+        moves.extend(i + 1..=i + k);
+        i += 1 + k;
+        ms.push(i);
+        let m: usize = w[i].parse().unwrap();
+        i += 1;
+        for _ in 0..m {
+            ls.push(i);
+            let l: usize = w[i].parse().unwrap();
+            heaps.extend(i + 1..=i + l);
+            i += 1 + l;
+        }
+    }
+    assert_eq!(i + 1, w.len());
+    let mut cases: Vec<(Vec<u8>, String)> = Vec::new();
+    let mut edit = |at: usize, by: &str, what: &str| cases.push((with_token(&input, at, by), format!("{what} `{by}` (token {at})")));
+    for k in spread(&ks) {
+        for by in ["101", "0", "1", "70000"] {
+            edit(k, by, "set size");
+        }
+    }
+    for m in spread(&moves) {
+        for by in ["0", "10001", "10000", "x"] {
+            edit(m, by, "move");
+        }
+    }
+    for m in spread(&ms) {
+        for by in ["0", "101", "100"] {
+            edit(m, by, "position count");
+        }
+    }
+    for l in spread(&ls) {
+        for by in ["0", "101", "1"] {
+            edit(l, by, "heap count");
+        }
+    }
+    for h in spread(&heaps) {
+        for by in ["10001", "0", "65535", "65534"] {
+            edit(h, by, "heap");
+        }
+    }
+    edit(w.len() - 1, "", "the closing 0 removed:");
+    edit(w.len() - 1, "0 0", "the closing 0 twice:");
+    edit(w.len() - 1, "0 5", "after the closing 0:");
+    // A closing 0 in the middle, with the rest after it.
+    edit(ks[2], "0", "an early closing 0:");
+    for (bad, how) in &cases {
+        same(&["snim"], bad, how);
+        same_in_pieces(&["snim"], bad, how, 64);
+    }
+}
+
+#[test]
+fn stones_and_funny_breaks_of_their_own() {
+    let stones = generated(Problem::Stones, 12, Size { cases: Some(300), per_case: None, chips: None });
+    let n = tokens(&stones).len();
+    let mut cases: Vec<(Vec<u8>, String)> = Vec::new();
+    for i in spread(&(0..n).collect::<Vec<_>>()) {
+        for by in ["0", "101", "100", "70000", "1 2 3"] {
+            cases.push((with_token(&stones, i, by), format!("stones: heap `{by}` (token {i})")));
+        }
+    }
+    cases.push(([&stones[..], b" 5"].concat(), "stones: an odd heap at the end".into()));
+    for (bad, how) in &cases {
+        same(&["stones"], bad, how);
+        same_in_pieces(&["stones"], bad, how, 64);
+    }
+    let funny = generated(Problem::Funny, 13, Size { cases: Some(60), per_case: None, chips: None });
+    let w = words(&funny);
+    let mut heads = Vec::new();
+    let mut i = 0;
+    while w[i] != "0" {
+        heads.push(i);
+        i += 1 + w[i].parse::<usize>().unwrap();
+    }
+    let mut cases: Vec<(Vec<u8>, String)> = Vec::new();
+    for h in spread(&heads) {
+        for by in ["24", "0", "23", "1"] {
+            cases.push((with_token(&funny, h, by), format!("funny: pile count `{by}` (token {h})")));
+        }
+        for by in ["1001", "1000", "70000"] {
+            cases.push((with_token(&funny, h + 1, by), format!("funny: stone count `{by}` (token {})", h + 1)));
+        }
+    }
+    for (by, how) in [("", "the closing 0 removed"), ("0 0", "the closing 0 twice"), ("0 7", "input after the closing 0")] {
+        cases.push((with_token(&funny, w.len() - 1, by), format!("funny: {how}")));
+    }
+    for (bad, how) in &cases {
+        same(&["funny"], bad, how);
+        same_in_pieces(&["funny"], bad, how, 64);
+    }
+}
+
+#[test]
+fn value_alike_on_heaps_and_rows() {
+    // funny:32 has no rule: a position past it is refused (with the build that covers it).
+    let heaps: String = (0..900u64).map(|i| format!("{}\n", i * 7919 % 32)).collect();
+    broken_alike(&["value", "funny"], heaps.as_bytes());
+    let rows: String = (0..700u64).map(|i| format!("{} ", i * 104_729 % (1 << 20))).collect();
+    broken_alike(&["value", "chess"], rows.as_bytes());
+    // The note on a checked rule comes once, when the first position past the table is answered,
+    // and not at all when an error comes first; lines are numbered on across pieces.
+    for (text, how) in [
+        ("5 ".repeat(400) + "2000 x 7", "an error after the first position past the table"),
+        ("5 ".repeat(400) + "x 2000", "an error before any position past the table"),
+        ("5\n".repeat(300) + &"2000\n".repeat(300) + "99999999999999999999999", "a position past 64 bits, after the note"),
+        ("5\n".repeat(400), "no position past the table"),
+    ] {
+        for piece in [PIECE, 64] {
+            same_in_pieces(&["value", "lasker"], text.as_bytes(), how, piece);
+        }
+    }
+}
+
+#[test]
+fn sum_alike_on_a_board() {
+    use sgtab::progress::Progress;
+    use sgtab::spec::GameSpec;
+    use sgtab::table::{format, Table};
+    // A queen on a 40×40 board (Wythoff), in a table of its own.
+    let dir = std::env::temp_dir().join(format!("sgq-parallel-board-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let spec = GameSpec::parse("queen:40").unwrap();
+    let table = Table::new(spec.clone(), spec.reference(&Progress::silent()));
+    format::write(&table, &dir.join(spec.file_name())).unwrap();
+    let args = ["sum", "queen:40", "--tables", dir.to_str().unwrap()];
+    // Cases of 0 to 12 squares, coordinates 0..40; some cases XOR to 0 (a square twice).
+    let mut text = String::from("90\n");
+    let mut x = 777u64;
+    for case in 0..90u64 {
+        let n = case % 13;
+        let mut squares: Vec<(u64, u64)> = (0..n)
+            .map(|_| {
+                x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                ((x >> 33) % 40, (x >> 45) % 40)
+            })
+            .collect();
+        if case % 3 == 0 && n >= 2 {
+            squares[1] = squares[0];
+            squares.truncate(2);
+        }
+        text += &format!("{}\n{}\n", squares.len(), squares.iter().map(|(a, b)| format!("{a} {b}")).collect::<Vec<_>>().join("  "));
+    }
+    let out = broken_alike(&args, text.as_bytes());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("Second\nFirst"), "{}", show(&out));
+    let w = words(text.as_bytes());
+    let mut cases: Vec<(Vec<u8>, String)> = Vec::new();
+    for i in spread(&(1..w.len()).collect::<Vec<_>>()) {
+        for by in ["40", "39", "70000", "65535", "65534"] {
+            cases.push((with_token(text.as_bytes(), i, by), format!("`{by}` at token {i}")));
+        }
+    }
+    for by in ["89", "91", "0", "18446744073709551615", "x"] {
+        cases.push((with_token(text.as_bytes(), 0, by), format!("case count `{by}`")));
+    }
+    for (bad, how) in &cases {
+        same(&args, bad, how);
+        same_in_pieces(&args, bad, how, 64);
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -11,7 +11,7 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 const USAGE: &str = "usage: sgq PROBLEM [--tables DIR] [--input FILE] [--threads N] < input
-       sgq value SPEC [--tables DIR] [--input FILE] < positions
+       sgq value SPEC [--tables DIR] [--input FILE] [--threads N] < positions
        sgq sum SPEC [--first WORD] [--second WORD] [--tables DIR] [--input FILE] [--threads N] < cases
 
 Answers judge input on standard input, writing the judge's output on standard output.
@@ -31,8 +31,8 @@ row bitmask, or a board square `x y`. Heaps past the table come from its stored 
 that is only checked, not proven, says so once on stderr); with no rule they are refused.
 
 The input is standard input, or FILE with --input. When it is a regular file, it is mapped
-and `lasker` and `sum` (on heaps or rows) are answered on N threads (default: every core);
-a pipe is read as a stream. The answers are the same either way.
+and every problem, `sum`, and `value` on heaps or rows are answered on N threads (default:
+every core); a pipe is read as a stream. The answers are the same either way.
 
 Tables are looked for in, first match wins: --tables DIR; $SGTAB_TABLES; ./tables if it
 exists; the tables/ directory of the source tree sgq was built from.
@@ -268,7 +268,7 @@ fn query(kind: &str, tables: Option<PathBuf>, mut source: Source, mut args: impl
     let words = query::Words { first: &first, second: &second };
     let result = judge::load_table(&tables, &spec).and_then(|table| match (kind, source.open()?) {
         ("value", Input::Stream(r)) => query::value(&table, r, &mut out, &mut note),
-        ("value", Input::Mapped(data, _)) => query::value_bytes(&table, &data, &mut out, &mut note),
+        ("value", Input::Mapped(data, par)) => query::value_bytes(&table, &data, par, &mut out, &mut note),
         (_, Input::Stream(r)) => query::sum(&table, &words, r, &mut out, &mut note),
         (_, Input::Mapped(data, par)) => query::sum_bytes(&table, &words, &data, par, &mut out, &mut note),
     });

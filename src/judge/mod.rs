@@ -13,6 +13,7 @@ pub mod parallel;
 pub mod query;
 pub mod snim;
 pub mod stones;
+pub mod tokens;
 
 use crate::spec::GameSpec;
 use crate::table::{format, Table};
@@ -142,12 +143,17 @@ pub fn answer(problem: Problem, tables: &Path, input: impl Read, out: &mut impl 
 }
 
 /// [`answer`] for an input all in memory (a mapped file): the same output and errors, byte for
-/// byte. `lasker` folds its pieces on `par.threads` threads ([`parallel`] says why the others
-/// stay on one); the others read `data` in place.
+/// byte. `lasker` folds its pieces on `par.threads` threads ([`parallel`]); `chess` and `snim`
+/// read their tokens on `par.threads` threads and walk them in order ([`tokens`]); the others
+/// read `data` in place.
 pub fn answer_bytes(problem: Problem, tables: &Path, data: &[u8], par: parallel::Parallel, out: &mut impl Write) -> Result<(), JudgeError> {
     let table = problem_table(problem, tables)?;
     match (problem, &table) {
         (Problem::Lasker, Some(t)) => lasker::answer_bytes(t, data, par, out),
+        (Problem::Chess, Some(t)) => chess::answer_bytes(t, data, par, out),
+        (Problem::Snim, _) => snim::answer_bytes(data, par, out),
+        (Problem::Stones, Some(t)) => stones::answer_bytes(t, data, par, out),
+        (Problem::Funny, Some(t)) => funny::answer_bytes(t, data, par, out),
         _ => answer_stream(problem, table.as_ref(), &mut Scanner::over(data, 0, 0, 0), out),
     }
 }

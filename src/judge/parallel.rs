@@ -29,13 +29,23 @@
 //! number from counting the newlines before it. So the first error in the input wins even if a
 //! later piece finished first, and its message, line, column and byte are the streaming path's.
 //!
-//! Formats left on one core (they are read in place from the mapped file, without a copy):
+//! The other formats go through the second parallel path, [`tokens`](super::tokens): every
+//! token of a piece read in parallel into a compact array, then the problem's own walk over
+//! them in order. That fits formats where headers are many and a token's meaning depends on
+//! the ones before it:
 //! - `chess`: a row is `m` and m columns combined into one mask (with a check for repeats),
 //!   so every row has a header: headers are a third of the tokens, and walking them in order
-//!   is the parse itself. `snim` likewise (a position every ≤ 101 tokens, and each case's table
-//!   is built from its own move set); `funny` (cases of ≤ 24 tokens); `stones` (pairs).
-//! - `sgq sum` on a board (a position is two tokens, `x y`: a token's value depends on its
-//!   partner, so a piece would need both pairings) and `sgq value` (one output line per token).
+//!   is most of the parse. `snim` likewise (a position every ≤ 101 tokens, and each case's
+//!   table is built from its own move set: the tables are built on all cores too); `funny`
+//!   (cases of ≤ 24 tokens, answered in batches on all cores); `stones` (pairs).
+//! - `sgq sum` on a board: a position is two tokens, `x y` (a token's value depends on its
+//!   partner, so a piece would need both pairings): the walk pairs them.
+//!
+//! `sgq value` on heaps or rows needs neither: every token is a line of output of its own, so
+//! each piece is read *and its lines written* on a thread of its own, and the lines written in
+//! order ([`query::value_bytes`](super::query::value_bytes)). Left on one core (read in place
+//! from the mapped file, without a copy): `sgq value` on a board (a line every two tokens, so a
+//! piece would need to know which of its tokens is an x).
 
 use super::input::{self, Halt, Scanner};
 use std::ops::Range;

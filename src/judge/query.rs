@@ -8,13 +8,15 @@
 //! position. Values are never computed past 64 bits: the rule's reach is cut where its values
 //! would overflow.
 
-use super::input::{Beyond, Buf, Scanner};
+use super::input::{Beyond, Buf, Halt, Scanner};
 use super::parallel::{self, Body, Cases, Parallel, Sum, Walked};
+use super::tokens;
 use super::JudgeError;
 use crate::games::Positions;
 use crate::spec::GameSpec;
 use crate::table::{Packed, Table};
 use std::io::{Read, Write};
+use std::ops::Range;
 
 /// The rule past the table, ready to apply: g(n) = head[(n − pre) mod p] + ⌊(n − pre) / p⌋·s.
 struct Extension {
@@ -192,21 +194,79 @@ fn cover(spec: &GameSpec, fits: impl Fn(&GameSpec) -> bool, size: Option<u64>) -
 
 /// `sgq value`: every position on the input, its value on a line of its own, until the end.
 pub fn value(table: &Table, input: impl Read, out: &mut impl Write, note: &mut dyn FnMut(&str)) -> Result<(), JudgeError> {
-    value_from(table, &mut Scanner::new(input), out, note)
-}
-
-/// [`value`] for an input all in memory, read in place on one thread: every token is a line of
-/// output, so there is no per-case sum to fold apart (see [`parallel`](super::parallel)).
-pub fn value_bytes(table: &Table, data: &[u8], out: &mut impl Write, note: &mut dyn FnMut(&str)) -> Result<(), JudgeError> {
-    value_from(table, &mut Scanner::over(data, 0, 0, 0), out, note)
-}
-
-fn value_from(table: &Table, input: &mut Scanner<impl Read, impl Buf>, out: &mut impl Write, note: &mut dyn FnMut(&str)) -> Result<(), JudgeError> {
     let g = Lookup::new(table)?;
-    let max = g.number_range();
+    let noted = !g.unproven();
+    value_from(&g, &mut Scanner::new(input), out, note, 1, noted)
+}
+
+/// [`value`] for an input all in memory. Heaps and rows: each position is a line of its own,
+/// so a piece's lines depend on that piece alone: the pieces are read and their lines written
+/// on `par.threads` threads (a piece's lines in a buffer), and the buffers written in order,
+/// with the note (if any) before the first line that needs it. A piece stops at its first token
+/// that is not a position in range; its lines before it are written, and the streaming path
+/// takes over at that token, so the error is its own. Boards (a position is two tokens, and a
+/// piece would need to know which of its tokens is an x) are read in place on one thread.
+pub fn value_bytes(table: &Table, data: &[u8], par: Parallel, out: &mut impl Write, note: &mut dyn FnMut(&str)) -> Result<(), JudgeError> {
+    let g = Lookup::new(table)?;
     let mut noted = !g.unproven();
+    if let Positions::Board { .. } = g.positions {
+        return value_from(&g, &mut Scanner::over(data, 0, 0, 0), out, note, 1, noted);
+    }
+    let (max, len) = (g.number_range(), g.len);
+    let ranges = parallel::cut(data, par.piece);
+    let lines = |r: Range<usize>| {
+        let mut scan = Scanner::over(&data[r.clone()], r.start as u64, 0, 0);
+        let mut buf = itoa::Buffer::new();
+        // A line is about as long as its position (the buffer grows where values are longer).
+        let start = (Vec::with_capacity(r.len() + 64), 0u64, false);
+        let ((lines, count, past), _, halt) = scan.fold_some(u64::MAX, 0, max, &"", None, start, |(mut lines, count, past), p| {
+            lines.extend_from_slice(buf.format(g.get(p)).as_bytes());
+            lines.push(b'\n');
+            (lines, count + 1, past | (p >= len))
+        });
+        Piece { lines, count, past, stopped: matches!(halt, Some(Halt::Bad(_))) }
+    };
+    // Where the streaming path takes over: piece, tokens into it, and that position's number.
+    let stop = tokens::ordered(par.threads, &lines, |pieces| {
+        let (mut fed, mut position) = (0, 1u64);
+        for p in 0..ranges.len() {
+            while fed < ranges.len() && pieces.in_flight() < pieces.window {
+                pieces.send(ranges[fed].clone());
+                fed += 1;
+            }
+            let Some(piece) = pieces.recv() else { break };
+            if piece.past && !noted {
+                note(&g.note());
+                noted = true;
+            }
+            out.write_all(&piece.lines)?;
+            position += piece.count;
+            if piece.stopped {
+                return Ok(Some((p, piece.count, position)));
+            }
+        }
+        Ok::<_, JudgeError>(None)
+    })?;
+    let Some((p, skip, from)) = stop else { return Ok(()) };
+    let offset = tokens::token_start(data, ranges[p].start, skip);
+    value_from(&g, &mut Scanner::resume(data, offset), out, note, from, noted)
+}
+
+/// What a piece of `sgq value` input gives: its lines, the positions they answer, whether one
+/// of them is past the table, and whether it stopped at a token that is not a position.
+struct Piece {
+    lines: Vec<u8>,
+    count: u64,
+    past: bool,
+    stopped: bool,
+}
+
+/// Positions from number `from` on, to the end; `noted`: the note on a checked rule is written
+/// (or not needed).
+fn value_from(g: &Lookup, input: &mut Scanner<impl Read, impl Buf>, out: &mut impl Write, note: &mut dyn FnMut(&str), from: u64, mut noted: bool) -> Result<(), JudgeError> {
+    let max = g.number_range();
     let mut buf = itoa::Buffer::new();
-    for i in 1u64.. {
+    for i in from.. {
         let index = match g.positions {
             Positions::Board { n } => {
                 let what = format_args!("the x of position {i}");
@@ -301,12 +361,12 @@ pub fn sum(table: &Table, words: &Words, input: impl Read, out: &mut impl Write,
 
 /// [`sum`] for an input all in memory: heaps and rows on `par.threads` threads
 /// ([`parallel::cases`]: a position is a body token, its value and whether it is past the table
-/// its sum); boards (a position is two tokens) read in place on one thread.
+/// its sum); boards (a position is two tokens) by [`board_sum`].
 pub fn sum_bytes(table: &Table, words: &Words, data: &[u8], par: Parallel, out: &mut impl Write, note: &mut dyn FnMut(&str)) -> Result<(), JudgeError> {
     let g = Lookup::new(table)?;
     let mut summer = Summer::new(&g, words, note);
     let walked = match g.positions {
-        Positions::Board { .. } => Walked::Resume { at: None, offset: 0 },
+        Positions::Board { n } => return board_sum(&mut summer, n, data, par, out),
         _ => {
             let (len, max) = (g.len, g.number_range());
             let body = Body { min: 0, max, value: |p| Sum::of(g.get(p), p >= len) };
@@ -322,6 +382,66 @@ pub fn sum_bytes(table: &Table, words: &Words, data: &[u8], par: Parallel, out: 
             summer.cases(&mut input, out, cases, 1)
         }
         Walked::Resume { at: Some((cases, from)), offset } => summer.cases(&mut Scanner::resume(data, offset), out, cases, from),
+    }
+}
+
+/// `sgq sum` on a board of side `n`, its tokens read on `par.threads` threads ([`tokens`]) and
+/// walked here in order: a position is two tokens, `x y`, which the walk pairs. T (any u64) is
+/// read first, on its own. A count or coordinate past the tokens' 16-bit bound, a coordinate off
+/// the board, the input ending inside a case, or input after the last one hands over to
+/// [`Summer::cases`] at the start of that case.
+fn board_sum(summer: &mut Summer, n: u64, data: &[u8], par: Parallel, out: &mut impl Write) -> Result<(), JudgeError> {
+    let mut head = Scanner::over(data, 0, 0, 0);
+    let Ok(Some(cases)) = head.next_in(0, u64::MAX, &"the case count T") else {
+        let mut input = Scanner::over(data, 0, 0, 0);
+        let cases = input.next(0, u64::MAX, &"the case count T")?;
+        return summer.cases(&mut input, out, cases, 1);
+    };
+    let g = summer.g;
+    // Coordinates past the tokens' bound (boards of 65 535 and more) go the streaming way too.
+    let side = n.min(tokens::MAX_BOUND as u64 + 1);
+    let mut squares = Vec::new();
+    let walked = tokens::walk(data, head.offset() as usize, par, tokens::MAX_BOUND, |t| {
+        for case in 1..=cases {
+            let start = t.index();
+            let count = t.read();
+            if count > tokens::MAX_BOUND {
+                return Ok(Some((case, start)));
+            }
+            // The squares first, then their values: the table lookups (random reads of a
+            // table larger than a core's cache) then overlap instead of waiting on the parse.
+            squares.clear();
+            let mut left = count as usize;
+            while left > 0 {
+                // Whole pairs in this piece, read in place; a pair across pieces, one by one.
+                let rest = t.rest();
+                let pairs = (rest.len() / 2).min(left);
+                let before = squares.len();
+                squares.extend(rest[..2 * pairs].chunks_exact(2).map(|p| (p[0] as u64, p[1] as u64)).take_while(|&(a, b)| a < side && b < side).map(|(a, b)| a * n + b));
+                let done = squares.len() - before;
+                t.skip(2 * done);
+                left -= done;
+                if done < pairs {
+                    return Ok(Some((case, start)));
+                }
+                if left > 0 {
+                    let (a, b) = (t.read() as u64, t.read() as u64);
+                    if a >= side || b >= side {
+                        return Ok(Some((case, start)));
+                    }
+                    squares.push(a * n + b);
+                    left -= 1;
+                }
+            }
+            let x = squares.iter().fold(0, |x, &i| x ^ g.get(i));
+            summer.say(out, x, false)?;
+        }
+        let start = t.index();
+        Ok((t.read() != tokens::END).then_some((cases + 1, start)))
+    })?;
+    match walked {
+        tokens::Walked::Done => Ok(()),
+        tokens::Walked::Resume { case, offset } => summer.cases(&mut Scanner::resume(data, offset), out, cases, case),
     }
 }
 

@@ -1,9 +1,12 @@
 //! S-Nim (HDU 1536): the move set comes with each case, so its table is built here, in
-//! process, with the same scalar reference `sgtab` uses for `sub:` tables.
+//! process: 10 001 values from up to 100 moves, most of the work of an answer. [`table`]
+//! builds it with a bit set for the mex (a value is at most k ≤ 100, so 128 bits hold the
+//! values seen), held equal to the scalar reference `sgtab` uses for `sub:` tables by a test.
 
 use super::input::{Buf, Scanner};
+use super::parallel::Parallel;
+use super::tokens::{self, Walked, END};
 use super::JudgeError;
-use crate::games::sub;
 use std::io::{Read, Write};
 
 const MAX_K: u64 = 100;
@@ -12,10 +15,73 @@ const MAX_M: u64 = 100;
 const MAX_L: u64 = 100;
 const MAX_HEAP: u64 = 10_000;
 
+/// The values of heaps 0..=MAX_HEAP with the moves in `moves` (1..=MAX_MOVE each; sorted and
+/// deduplicated here). The value of a heap is the mex of at most k ≤ 100 values, so it is at
+/// most k: a bit set holds the values seen (a `u64` when k < 64, else a `u128`), and the mex
+/// is its first clear bit. Moves are sorted, so the moves that fit a heap are a prefix of them.
+pub fn table(moves: &mut Vec<u32>) -> Vec<u8> {
+    moves.sort_unstable();
+    moves.dedup();
+    if moves.len() < 64 {
+        table_in::<u64>(moves)
+    } else {
+        table_in::<u128>(moves)
+    }
+}
+
+/// A bit set of values below its width.
+trait Bits: Copy + std::ops::BitOr<Output = Self> + std::ops::Not<Output = Self> {
+    const NONE: Self;
+    fn bit(v: u8) -> Self;
+    fn first(self) -> u8;
+}
+
+impl Bits for u64 {
+    const NONE: u64 = 0;
+    #[inline(always)]
+    fn bit(v: u8) -> u64 {
+        1 << (v & 63)
+    }
+    #[inline(always)]
+    fn first(self) -> u8 {
+        self.trailing_zeros() as u8
+    }
+}
+
+impl Bits for u128 {
+    const NONE: u128 = 0;
+    #[inline(always)]
+    fn bit(v: u8) -> u128 {
+        1 << (v & 127)
+    }
+    #[inline(always)]
+    fn first(self) -> u8 {
+        self.trailing_zeros() as u8
+    }
+}
+
+fn table_in<B: Bits>(moves: &[u32]) -> Vec<u8> {
+    let mut values = vec![0u8; MAX_HEAP as usize + 1];
+    let mut fit = 0;
+    for h in 0..values.len() {
+        while fit < moves.len() && moves[fit] as usize <= h {
+            fit += 1;
+        }
+        let seen = moves[..fit].iter().fold(B::NONE, |seen, &s| seen | B::bit(values[h - s as usize]));
+        values[h] = (!seen).first();
+    }
+    values
+}
+
 pub fn answer(input: &mut Scanner<impl Read, impl Buf>, out: &mut impl Write) -> Result<(), JudgeError> {
+    answer_from(input, out, 1)
+}
+
+/// Cases from `from` on, up to the closing 0 and the check that nothing follows it.
+fn answer_from(input: &mut Scanner<impl Read, impl Buf>, out: &mut impl Write, from: u64) -> Result<(), JudgeError> {
     let mut moves = Vec::new();
     let mut line = Vec::new();
-    for case in 1u64.. {
+    for case in from.. {
         let k = input.next(0, MAX_K, &format_args!("the set size k of case {case} (0 ends the input)"))?;
         if k == 0 {
             input.expect_end("the closing 0")?;
@@ -25,19 +91,126 @@ pub fn answer(input: &mut Scanner<impl Read, impl Buf>, out: &mut impl Write) ->
         for _ in 0..k {
             moves.push(input.next(1, MAX_MOVE, &format_args!("a move of the set in case {case}"))? as u32);
         }
-        moves.sort_unstable();
-        moves.dedup();
-        let table = sub::reference(&moves, MAX_HEAP + 1);
+        let table = table(&mut moves);
         let m = input.next(1, MAX_M, &format_args!("the position count m of case {case}"))?;
         line.clear();
         for position in 1..=m {
             let l = input.next(1, MAX_L, &format_args!("the heap count of position {position} in case {case}"))?;
             let what = format_args!("a heap size in position {position} of case {case}");
-            let x = input.fold(l, 0, MAX_HEAP, &what, 0, |x, h| x ^ table[h as usize])?;
+            let x = input.fold(l, 0, MAX_HEAP, &what, 0, |x, h| x ^ table[h as usize] as u32)?;
             line.push(if x != 0 { b'W' } else { b'L' });
         }
         line.push(b'\n');
         out.write_all(&line)?;
     }
     unreachable!()
+}
+
+/// A case read by the walk: its move set, and its positions (heap counts, then all heaps).
+struct Case {
+    moves: Vec<u32>,
+    counts: Vec<u16>,
+    heaps: Vec<u16>,
+}
+
+/// A case's output line: its table built, its positions looked up.
+fn answer_case(mut case: Case) -> Vec<u8> {
+    let table = table(&mut case.moves);
+    let mut heaps = case.heaps.iter();
+    let mut line: Vec<u8> = case.counts.iter().map(|&l| {
+        let x = heaps.by_ref().take(l as usize).fold(0, |x, &h| x ^ table[h as usize]);
+        if x != 0 { b'W' } else { b'L' }
+    }).collect();
+    line.push(b'\n');
+    line
+}
+
+/// The same answers for an input all in memory: its tokens read on `par.threads` threads
+/// ([`tokens`]) and walked here in order; each case's table (most of the work: 10 001 values
+/// from up to 100 moves) is built and its positions answered on `par.threads` threads too, and
+/// the lines written in order. Anything the walk does not expect hands over to
+/// [`answer_from`] at the start of its case, after the lines of the cases before it.
+pub fn answer_bytes(data: &[u8], par: Parallel, out: &mut impl Write) -> Result<(), JudgeError> {
+    let walked = tokens::walk(data, 0, par, MAX_HEAP as u16, |t| {
+        tokens::ordered(par.threads, &answer_case, |cases| {
+            let mut stop = None;
+            for case in 1u64.. {
+                let start = t.index();
+                let k = t.read();
+                if k == 0 {
+                    // Nothing may follow the closing 0: if something does, the walk hands over
+                    // at the 0, and the streaming path reads it and says so.
+                    stop = (t.read() != END).then_some((case, start));
+                    break;
+                }
+                let mut c = Case { moves: Vec::with_capacity(k as usize), counts: Vec::new(), heaps: Vec::new() };
+                let ok = k <= MAX_K as u16
+                    && (0..k).all(|_| {
+                        let v = t.read();
+                        c.moves.push(v as u32);
+                        (1..=MAX_MOVE as u16).contains(&v)
+                    });
+                let m = if ok { t.read() } else { 0 };
+                let ok = ok
+                    && (1..=MAX_M as u16).contains(&m)
+                    && (0..m).all(|_| {
+                        let l = t.read();
+                        c.counts.push(l);
+                        (1..=MAX_L as u16).contains(&l)
+                            && (0..l).all(|_| {
+                                let h = t.read();
+                                c.heaps.push(h);
+                                h <= MAX_HEAP as u16
+                            })
+                    });
+                if !ok {
+                    stop = Some((case, start));
+                    break;
+                }
+                if cases.in_flight() >= cases.window {
+                    out.write_all(&cases.recv().unwrap_or_default())?;
+                }
+                cases.send(c);
+            }
+            while let Some(line) = cases.recv() {
+                out.write_all(&line)?;
+            }
+            Ok(stop)
+        })
+    })?;
+    match walked {
+        Walked::Done => Ok(()),
+        Walked::Resume { case, offset } => answer_from(&mut Scanner::resume(data, offset), out, case),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::sub;
+
+    #[test]
+    fn table_agrees_with_the_reference() {
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = |n: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % n
+        };
+        // Sets of every size, small moves (values up to 100) and large ones, repeats, unsorted.
+        let mut sets: Vec<Vec<u32>> = vec![vec![1], vec![10_000], (1..=100).collect(), (1..=100).rev().collect(), vec![2, 2, 3, 3]];
+        for _ in 0..40 {
+            let k = 1 + next(100);
+            let span = [10, 200, 10_000][next(3) as usize];
+            sets.push((0..k).map(|_| 1 + next(span) as u32).collect());
+        }
+        for mut moves in sets {
+            let mut sorted = moves.clone();
+            sorted.sort_unstable();
+            sorted.dedup();
+            let want: Vec<u8> = sub::reference(&sorted, MAX_HEAP + 1).into_iter().map(|v| u8::try_from(v).unwrap()).collect();
+            assert_eq!(table(&mut moves), want, "moves {sorted:?}");
+        }
+    }
 }

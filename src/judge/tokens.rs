@@ -1,0 +1,503 @@
+//! The second parallel path of `sgq` (issue 12): **tokenize in parallel, walk in order**, for
+//! formats whose structure is not "a header and n tokens that each count on their own" (see
+//! [`parallel`](super::parallel) for that one): a chess row is a count and that many columns
+//! combined into one mask, an S-Nim case starts with the move set its table is built from, a
+//! square of a board is two tokens. Used by `chess`, `snim`, `funny`, `stones` and `sgq sum` on
+//! a board. Where an answer is more work than its parse (snim's tables, funny's winning moves),
+//! the walk hands the cases it has read to an [`Ordered`] map on the threads too, and writes
+//! their lines in order.
+//!
+//! 1. **In parallel, per piece** (the text parsing, nearly all of the work): every token of a
+//!    piece ([`parallel::cut`](super::parallel::cut), pieces end at whitespace) is read as a
+//!    number in `0..=max` (a small per-format bound, so a `u16` holds it) into a compact array,
+//!    with the scanner's bulk SIMD path ([`Scanner::fold_some`]). A token that is not a number
+//!    in that bound is stored as [`ODD`], and the piece ends there: the walk stops at any odd
+//!    token, so nothing after it is needed.
+//! 2. **In order, on one thread** (a cheap loop over integers, no text): the problem's own walk
+//!    over the token values ([`Tokens::read`]), with cases running across pieces.
+//!
+//! Memory stays bounded whatever the input size: pieces are read in a sliding window of about
+//! two per thread ahead of the walk ([`Ordered`] keeps at most that many in flight), and each
+//! piece's array is dropped once the walk has passed it.
+//!
+//! Anything unusual (an odd token where the walk needs a value, a value out of its range, a
+//! repeated chess column, the input ending inside a case, input after the last case) stops the
+//! walk at the start of that case: the cases before it have been written, and the streaming
+//! scanner takes over from the byte where that case's first token starts
+//! ([`Tokens::offset_of`], which reads that one piece again to find it), so the message (text,
+//! line, column, byte) and exit status are the streaming path's own.
+
+use super::input::{self, Halt, Scanner};
+use super::parallel::{self, Parallel};
+use super::JudgeError;
+use std::collections::VecDeque;
+use std::ops::Range;
+use std::sync::{Condvar, Mutex};
+
+/// A token that is not a number in the piece's bound (phase 1 stops its piece there).
+pub const ODD: u16 = u16::MAX;
+/// What [`Tokens::read`] gives past the last token.
+pub const END: u16 = u16::MAX - 1;
+/// The largest bound a format may give: every value is below [`END`].
+pub const MAX_BOUND: u16 = u16::MAX - 2;
+
+/// Pieces read ahead of the walk, per thread.
+const AHEAD: usize = 2;
+
+/// Phase 1 for one piece: its tokens as numbers in `0..=max`, through the first odd one.
+pub fn read_piece(data: &[u8], range: Range<usize>, max: u16) -> Vec<u16> {
+    let max = max.min(MAX_BOUND);
+    let mut scan = Scanner::over(&data[range.clone()], range.start as u64, 0, 0);
+    // A token and its separator take at least two bytes: this never grows.
+    let mut values = Vec::with_capacity(range.len() / 2 + 1);
+    let (v, _, halt) = scan.fold_some(u64::MAX, 0, max as u64, &"", None, values, |mut v: Vec<u16>, x| {
+        v.push(x as u16);
+        v
+    });
+    values = v;
+    if let Some(Halt::Bad(_)) = halt {
+        values.push(ODD);
+    }
+    values
+}
+
+/// An ordered map over worker threads: inputs [`send`](Ordered::send) in order come back from
+/// [`recv`](Ordered::recv) as `f(input)` in the same order. At most `window` are in flight, which
+/// callers keep to by looking at [`in_flight`](Ordered::in_flight). With one thread (or none
+/// that the system would start) `f` runs on the caller's thread, at `send`.
+///
+/// One mutex and two condition variables, not channels: `sgq` must stay small, and a channel
+/// and a reordering map per element type cost it over 100 KiB.
+pub struct Ordered<'s, 'f, I, O> {
+    f: &'f (dyn Fn(I) -> O + Sync),
+    /// `None`: inline, results kept in `ready`.
+    shared: Option<&'s Shared<I, O>>,
+    ready: VecDeque<O>,
+    sent: usize,
+    next: usize,
+    pub window: usize,
+}
+
+/// What the caller and the workers share.
+struct Shared<I, O> {
+    state: Mutex<State<I, O>>,
+    /// Signalled when a job is queued or the map closes (workers wait on it).
+    work: Condvar,
+    /// Signalled when a result comes back or a worker fails (the caller waits on it).
+    done: Condvar,
+}
+
+struct State<I, O> {
+    jobs: VecDeque<I>,
+    /// Results of the inputs in flight, the earliest first; `None` until it is done.
+    slots: VecDeque<Option<O>>,
+    /// Index of the first input in flight (of `slots[0]`), and of the next job to take.
+    first: usize,
+    taken: usize,
+    closed: bool,
+    /// A worker panicked: its result will never come (the scope re-raises the panic).
+    failed: bool,
+}
+
+impl<I, O> Shared<I, O> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, State<I, O>> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A worker: takes jobs in order until the map closes.
+    fn work(&self, f: &(dyn Fn(I) -> O + Sync)) {
+        /// Tells the caller if `f` panics, so that it does not wait for ever.
+        struct Failed<'a, I, O>(&'a Shared<I, O>);
+        impl<I, O> Drop for Failed<'_, I, O> {
+            fn drop(&mut self) {
+                if std::thread::panicking() {
+                    self.0.lock().failed = true;
+                    self.0.done.notify_all();
+                }
+            }
+        }
+        let _failed = Failed(self);
+        loop {
+            let (i, x) = {
+                let mut st = self.lock();
+                loop {
+                    if let Some(x) = st.jobs.pop_front() {
+                        st.taken += 1;
+                        break (st.taken - 1, x);
+                    }
+                    if st.closed {
+                        return;
+                    }
+                    st = self.work.wait(st).unwrap_or_else(|e| e.into_inner());
+                }
+            };
+            let o = f(x);
+            let mut st = self.lock();
+            let at = i - st.first;
+            st.slots[at] = Some(o);
+            if at == 0 {
+                self.done.notify_one();
+            }
+        }
+    }
+
+    fn close(&self) {
+        self.lock().closed = true;
+        self.work.notify_all();
+    }
+}
+
+/// Runs `body` with an [`Ordered`] map of `f` on `threads` threads (plain scoped threads: `sgq`
+/// stays small, no thread pool crate). The workers stop when `body` returns.
+pub fn ordered<I: Send, O: Send, R>(threads: usize, f: &(dyn Fn(I) -> O + Sync), body: impl FnOnce(&mut Ordered<I, O>) -> R) -> R {
+    let plain = || Ordered { f, shared: None, ready: VecDeque::new(), sent: 0, next: 0, window: 1 };
+    if threads <= 1 {
+        return body(&mut plain());
+    }
+    let shared = Shared {
+        state: Mutex::new(State { jobs: VecDeque::new(), slots: VecDeque::new(), first: 0, taken: 0, closed: false, failed: false }),
+        work: Condvar::new(),
+        done: Condvar::new(),
+    };
+    /// Closes the map when `body` returns or unwinds, so the workers return and the scope ends.
+    struct Close<'a, I, O>(&'a Shared<I, O>);
+    impl<I, O> Drop for Close<'_, I, O> {
+        fn drop(&mut self) {
+            self.0.close();
+        }
+    }
+    std::thread::scope(|s| {
+        let shared = &shared;
+        // A thread the system will not start is one fewer helper, not an error.
+        let started = (0..threads).filter(|_| std::thread::Builder::new().spawn_scoped(s, move || shared.work(f)).is_ok()).count();
+        let _close = Close(shared);
+        if started == 0 {
+            return body(&mut plain());
+        }
+        body(&mut Ordered { shared: Some(shared), window: AHEAD * started, ..plain() })
+    })
+}
+
+impl<I, O> Ordered<'_, '_, I, O> {
+    /// Hands `x` to a worker (or, inline, works it out now).
+    pub fn send(&mut self, x: I) {
+        match self.shared {
+            Some(shared) => {
+                let mut st = shared.lock();
+                st.jobs.push_back(x);
+                st.slots.push_back(None);
+                drop(st);
+                shared.work.notify_one();
+            }
+            None => self.ready.push_back((self.f)(x)),
+        }
+        self.sent += 1;
+    }
+
+    /// Inputs sent whose results have not been taken.
+    pub fn in_flight(&self) -> usize {
+        self.sent - self.next
+    }
+
+    /// The result of the earliest input sent and not taken, waiting for it; `None` if none is in
+    /// flight (or a worker panicked, which the scope then re-raises).
+    pub fn recv(&mut self) -> Option<O> {
+        if self.next == self.sent {
+            return None;
+        }
+        let o = match self.shared {
+            None => self.ready.pop_front(),
+            Some(shared) => {
+                let mut st = shared.lock();
+                loop {
+                    if let Some(Some(_)) = st.slots.front() {
+                        st.first += 1;
+                        break st.slots.pop_front().flatten();
+                    }
+                    if st.failed {
+                        return None;
+                    }
+                    st = shared.done.wait(st).unwrap_or_else(|e| e.into_inner());
+                }
+            }
+        };
+        self.next += 1;
+        o
+    }
+}
+
+/// The tokens of a run of pieces, in order, as phase 2 reads them.
+pub struct Tokens<'d, 'o, 's, 'f> {
+    data: &'d [u8],
+    ranges: Vec<Range<usize>>,
+    pieces: &'o mut Ordered<'s, 'f, Range<usize>, Vec<u16>>,
+    /// Pieces sent to phase 1; the index of the first token of each piece received.
+    fed: usize,
+    first: Vec<u64>,
+    cur: Vec<u16>,
+    pos: usize,
+}
+
+impl Tokens<'_, '_, '_, '_> {
+    /// The next token's value, [`ODD`] for one that is not a number in the bound (nothing
+    /// follows it), [`END`] past the last.
+    #[inline(always)]
+    pub fn read(&mut self) -> u16 {
+        match self.cur.get(self.pos) {
+            Some(&v) => {
+                self.pos += 1;
+                v
+            }
+            None => self.next_piece(),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn next_piece(&mut self) -> u16 {
+        loop {
+            if self.cur.last() == Some(&ODD) {
+                return END; // never reached: the walk stops at the odd token
+            }
+            while self.fed < self.ranges.len() && self.pieces.in_flight() < self.pieces.window {
+                self.pieces.send(self.ranges[self.fed].clone());
+                self.fed += 1;
+            }
+            let Some(piece) = self.pieces.recv() else {
+                self.pos = self.cur.len();
+                return END;
+            };
+            self.first.push(self.index());
+            self.cur = piece;
+            self.pos = 0;
+            if let Some(&v) = self.cur.first() {
+                self.pos = 1;
+                return v;
+            }
+        }
+    }
+
+    /// The tokens left in the current piece (none at its end: [`read`](Tokens::read) moves on),
+    /// for a walk to read a run of them in place and step past with [`skip`](Tokens::skip).
+    #[inline(always)]
+    pub fn rest(&self) -> &[u16] {
+        &self.cur[self.pos..]
+    }
+
+    /// Steps past `n` tokens of [`rest`](Tokens::rest) (no more than it holds).
+    #[inline(always)]
+    pub fn skip(&mut self, n: usize) {
+        self.pos = (self.pos + n).min(self.cur.len());
+    }
+
+    /// The index of the next token (tokens counted from the start of the run).
+    #[inline(always)]
+    pub fn index(&self) -> u64 {
+        self.first.last().copied().unwrap_or(0) + self.pos as u64
+    }
+
+    /// The byte offset where token `index` starts (the end of the data past the last one):
+    /// its piece is read again, once, from its start. `index` must be in the current piece
+    /// or one received before it.
+    pub fn offset_of(&self, index: u64) -> usize {
+        let p = self.first.partition_point(|&f| f <= index).saturating_sub(1);
+        match self.first.get(p) {
+            Some(&f) => token_start(self.data, self.ranges[p].start, index - f),
+            None => token_start(self.data, self.ranges.first().map_or(self.data.len(), |r| r.start), index),
+        }
+    }
+}
+
+/// The byte offset where the token `skip` tokens after offset `from` starts (`from` at a token
+/// or whitespace), or the end of `data` if there are not that many.
+pub fn token_start(data: &[u8], from: usize, mut skip: u64) -> usize {
+    let mut i = from;
+    loop {
+        while i < data.len() && input::is_space(data[i]) {
+            i += 1;
+        }
+        if skip == 0 || i == data.len() {
+            return i;
+        }
+        while i < data.len() && !input::is_space(data[i]) {
+            i += 1;
+        }
+        skip -= 1;
+    }
+}
+
+/// Where a walk stopped: every case answered and nothing after them, or the streaming path
+/// takes over at the case in `case`, from byte `offset` (where that case's first token starts).
+#[derive(Debug, PartialEq, Eq)]
+pub enum Walked {
+    Done,
+    Resume { case: u64, offset: usize },
+}
+
+/// What a walk says: `None` when it is done, else the case to hand over at and the index of
+/// its first token ([`Tokens::index`] before it was read).
+pub type Stop = Option<(u64, u64)>;
+
+/// Reads the tokens of `data[start..]` in parallel (each a number in `0..=max`) and runs `walk`
+/// over them in order; turns where it stopped into a byte offset for the streaming path.
+pub fn walk(data: &[u8], start: usize, par: Parallel, max: u16, walk: impl FnOnce(&mut Tokens) -> Result<Stop, JudgeError>) -> Result<Walked, JudgeError> {
+    let ranges: Vec<Range<usize>> = parallel::cut(&data[start..], par.piece).into_iter().map(|r| r.start + start..r.end + start).collect();
+    let read = |r: Range<usize>| read_piece(data, r, max);
+    ordered(par.threads, &read, |pieces| {
+        let mut tokens = Tokens { data, ranges, pieces, fed: 0, first: Vec::new(), cur: Vec::new(), pos: 0 };
+        Ok(match walk(&mut tokens)? {
+            None => Walked::Done,
+            Some((case, index)) => Walked::Resume { case, offset: tokens.offset_of(index) },
+        })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rng(x: &mut u64) -> u64 {
+        *x ^= *x << 13;
+        *x ^= *x >> 7;
+        *x ^= *x << 17;
+        *x
+    }
+
+    /// Random tokens (numbers in and past the bound, leading zeros, now and then a bad one)
+    /// with separators of every kind.
+    fn make(seed: u64, count: usize) -> Vec<u8> {
+        let mut x = seed | 1;
+        let mut text = String::new();
+        for _ in 0..count {
+            let sep = ["\n", " ", "\t", "\r\n", "    "][(rng(&mut x) % 5) as usize];
+            let token = match rng(&mut x) % 100 {
+                0 => "x1".to_string(),
+                1 => format!("000000000000000000{}", rng(&mut x) % 1200),
+                2 => format!("{}", rng(&mut x) % 100_000),
+                _ => format!("{}", rng(&mut x) % 1001),
+            };
+            text += &token;
+            text += sep;
+        }
+        text.into_bytes()
+    }
+
+    /// A plain reading: every token, as a number in `0..=max` or ODD; through the first ODD.
+    fn plain(data: &[u8], max: u16) -> Vec<u16> {
+        let mut out = Vec::new();
+        for t in data.split(|&b| input::is_space(b)).filter(|t| !t.is_empty()) {
+            let v = std::str::from_utf8(t).ok().filter(|s| s.bytes().all(|b| b.is_ascii_digit())).and_then(|s| {
+                let s = s.trim_start_matches('0');
+                if s.len() > 6 { None } else { Some(s.parse::<u32>().unwrap_or(0)) }
+            });
+            match v {
+                Some(v) if v <= max as u32 => out.push(v as u16),
+                _ => {
+                    out.push(ODD);
+                    break;
+                }
+            }
+        }
+        out
+    }
+
+    /// Every token through `walk`, with the offset of each.
+    fn all(data: &[u8], threads: usize, piece: usize, max: u16) -> (Vec<u16>, Vec<usize>) {
+        let mut got = Vec::new();
+        let mut offsets = Vec::new();
+        let walked = walk(data, 0, Parallel { threads, piece }, max, |t| {
+            loop {
+                let i = t.index();
+                let v = t.read();
+                if v == END {
+                    return Ok(None);
+                }
+                got.push(v);
+                offsets.push(t.offset_of(i));
+                if v == ODD {
+                    return Ok(Some((7, i)));
+                }
+            }
+        })
+        .unwrap();
+        if got.last() == Some(&ODD) {
+            assert_eq!(walked, Walked::Resume { case: 7, offset: *offsets.last().unwrap() });
+        } else {
+            assert_eq!(walked, Walked::Done);
+        }
+        (got, offsets)
+    }
+
+    #[test]
+    fn tokens_agree_with_a_plain_reading() {
+        for seed in 1..25 {
+            let data = make(seed, 50 + seed as usize * 40);
+            for max in [1000u16, 1199, MAX_BOUND] {
+                let want = plain(&data, max);
+                let starts: Vec<usize> = (0..data.len()).filter(|&i| !input::is_space(data[i]) && (i == 0 || input::is_space(data[i - 1]))).collect();
+                for (threads, piece) in [(1, 1), (1, 100), (2, 7), (3, 64), (7, 13), (2, 1 << 20)] {
+                    let (got, offsets) = all(&data, threads, piece, max);
+                    assert_eq!(got, want, "seed {seed}, max {max}, {threads} threads, pieces of {piece}");
+                    assert_eq!(offsets[..], starts[..offsets.len()], "seed {seed}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_end_and_a_start_past_the_first_token() {
+        let data = b"5 1 2  3\n";
+        let mut got = Vec::new();
+        let w = walk(data, 1, Parallel { threads: 2, piece: 2 }, 10, |t| {
+            while t.read() != END {}
+            got.push(t.offset_of(t.index()));
+            got.push(t.offset_of(0));
+            got.push(t.offset_of(2));
+            Ok(Some((1, 3)))
+        })
+        .unwrap();
+        assert_eq!(got, [9, 2, 7]);
+        assert_eq!(w, Walked::Resume { case: 1, offset: 9 });
+        assert_eq!(walk(b"   ", 0, Parallel { threads: 3, piece: 1 }, 10, |t| Ok((t.read() != END).then_some((1, 0)))).unwrap(), Walked::Done);
+    }
+
+    #[test]
+    fn ordered_keeps_order_with_any_thread_count() {
+        for threads in [1, 2, 5] {
+            let f = |x: u64| {
+                std::thread::sleep(std::time::Duration::from_micros(x % 7 * 50));
+                x * x
+            };
+            let got = ordered(threads, &f, |o| {
+                let mut got = Vec::new();
+                for x in 0..200 {
+                    if o.in_flight() >= o.window {
+                        got.push(o.recv().unwrap());
+                    }
+                    o.send(x);
+                }
+                while let Some(y) = o.recv() {
+                    got.push(y);
+                }
+                got
+            });
+            assert_eq!(got, (0..200u64).map(|x| x * x).collect::<Vec<_>>(), "{threads} threads");
+        }
+    }
+
+    #[test]
+    fn a_worker_that_panics_does_not_hang_the_map() {
+        let f = |x: u64| {
+            assert_ne!(x, 5, "a worker fails on 5");
+            x
+        };
+        let run = std::panic::AssertUnwindSafe(|| {
+            ordered(2, &f, |o| {
+                (0..10).for_each(|x| o.send(x));
+                std::iter::from_fn(|| o.recv()).collect::<Vec<_>>()
+            })
+        });
+        // The results before the failure may come back; then the scope re-raises the panic.
+        assert!(std::panic::catch_unwind(run).is_err());
+    }
+}
