@@ -194,6 +194,9 @@ impl Source {
             Some(map) if from <= map.len() as u64 => {
                 // Pages are read in order by each thread; the kernel may read ahead.
                 let _ = map.advise(memmap2::Advice::Sequential);
+                // SAFETY: every input `par` answers is this read-only mapping of a file, which
+                // sgq never writes.
+                par = unsafe { par.over_mapped_file() };
                 Ok(Input::Mapped(Mapped { map, from: from as usize }, par))
             }
             // Not a regular file, small, or the system would not map it: stream it.

@@ -57,6 +57,8 @@ pub struct Parallel {
     pub threads: usize,
     /// Bytes a piece (pieces end at whitespace, so a piece can be longer).
     pub piece: usize,
+    /// The input lies in a read-only mapping of a file ([`Parallel::over_mapped_file`]).
+    pub(crate) mapped_file: bool,
 }
 
 impl Parallel {
@@ -66,13 +68,67 @@ impl Parallel {
 
     /// `threads` threads (at least 1) and pieces of [`PIECE`](Parallel::PIECE) bytes.
     pub fn new(threads: usize) -> Parallel {
-        Parallel { threads: threads.max(1), piece: Parallel::PIECE }
+        Parallel { threads: threads.max(1), piece: Parallel::PIECE, mapped_file: false }
     }
 
     /// Every core this process may use.
     pub fn all_cores() -> Parallel {
         Parallel::new(std::thread::available_parallelism().map_or(1, |n| n.get()))
     }
+
+    /// The same, for input in a mapped file: each piece's pages are mapped in one system call
+    /// before the piece is read (not a page fault every 64 KiB) and dropped from this process
+    /// after it (the page cache keeps them), so the threads share the mapping's teardown and the
+    /// resident set stays near threads × piece, not the file's size. Reading a dropped page
+    /// again (a case's header, or where the streaming path takes over) maps the same bytes back.
+    ///
+    /// # Safety
+    /// Every input this is used with must lie in a read-only mapping of a file that this
+    /// process never writes. (Dropping pages of anonymous memory, such as a `Vec`, would zero
+    /// them.)
+    pub unsafe fn over_mapped_file(self) -> Parallel {
+        Parallel { mapped_file: true, ..self }
+    }
+
+    /// Before a piece is read: its pages mapped, if the input is a mapped file.
+    pub(crate) fn fault_in(&self, bytes: &[u8]) {
+        #[cfg(target_os = "linux")]
+        if self.mapped_file {
+            // SAFETY: MADV_POPULATE_READ maps the pages as reading them would and changes no
+            // memory; the range is `bytes`' own pages, which are mapped. A kernel without it
+            // (before 5.14) refuses it, and the pages are faulted in as they are read.
+            unsafe { madvise(bytes, libc::MADV_POPULATE_READ) };
+        }
+    }
+
+    /// After a piece is read: its pages dropped from this process, if the input is a mapped
+    /// file.
+    pub(crate) fn release(&self, bytes: &[u8]) {
+        #[cfg(target_os = "linux")]
+        if self.mapped_file {
+            // SAFETY: the input lies in a read-only file mapping (the contract of
+            // `over_mapped_file`), where MADV_DONTNEED only unmaps pages: the next read of one
+            // maps the same bytes again from the page cache. Pages shared with the next piece
+            // are dropped too, and come back the same way if that piece is still being read.
+            unsafe { madvise(bytes, libc::MADV_DONTNEED) };
+        }
+    }
+}
+
+/// `madvise` over the pages that hold `bytes`; failure is ignored (it is advice).
+///
+/// # Safety
+/// As for the advice given.
+#[cfg(target_os = "linux")]
+unsafe fn madvise(bytes: &[u8], advice: libc::c_int) {
+    const PAGE: usize = 4096;
+    let start = bytes.as_ptr() as usize & !(PAGE - 1);
+    let end = bytes.as_ptr() as usize + bytes.len();
+    if bytes.is_empty() {
+        return;
+    }
+    // SAFETY: the caller's; the range is the pages of `bytes`, all mapped.
+    unsafe { libc::madvise(start as *mut libc::c_void, end - start, advice) };
 }
 
 /// Tokens between marks: a header is found by reading at most this many tokens again.
@@ -201,19 +257,21 @@ fn summarize<F: Fn(u64) -> Sum>(data: &[u8], range: Range<usize>, body: &Body<F>
 
 /// Phase 1 for every piece, on `threads` threads (this one among them), pieces handed out in
 /// order. Plain scoped threads: `sgq` stays small (no thread pool crate).
-fn summarize_all<F: Fn(u64) -> Sum + Sync>(data: &[u8], ranges: Vec<Range<usize>>, body: &Body<F>, threads: usize) -> Vec<Piece> {
+fn summarize_all<F: Fn(u64) -> Sum + Sync>(data: &[u8], ranges: Vec<Range<usize>>, body: &Body<F>, par: Parallel) -> Vec<Piece> {
     let next = AtomicUsize::new(0);
     let work = || {
         let mut mine = Vec::new();
         loop {
             let i = next.fetch_add(1, Ordering::Relaxed);
             let Some(range) = ranges.get(i) else { return mine };
+            par.fault_in(&data[range.clone()]);
             mine.push((i, summarize(data, range.clone(), body)));
+            par.release(&data[range.clone()]);
         }
     };
     let mut done: Vec<(usize, Piece)> = std::thread::scope(|s| {
         // A thread the system will not start is one fewer helper, not an error.
-        let helpers: Vec<_> = (1..threads.min(ranges.len()))
+        let helpers: Vec<_> = (1..par.threads.min(ranges.len()))
             .filter_map(|_| std::thread::Builder::new().spawn_scoped(s, work).ok())
             .collect();
         let mut all = work();
@@ -317,7 +375,7 @@ where
     F: Fn(u64) -> Sum + Sync,
     A: FnMut(u64, Sum) -> Result<(), super::JudgeError>,
 {
-    let pieces = summarize_all(data, cut(data, par.piece), body, par.threads);
+    let pieces = summarize_all(data, cut(data, par.piece), body, par);
     let mut walk = Walk::new(data, body, pieces);
     let from_start = Walked::Resume { at: None, offset: 0 };
     let Some(At { value: Some(t), .. }) = walk.at(0, Some(format.cases)) else { return Ok(from_start) };
@@ -398,7 +456,7 @@ mod tests {
         let body = Body { min: 0, max: 999, value: |v| Sum::of(v * 3, false) };
         let format = Cases { cases: (0, 1000), count: (0, 1000) };
         let mut got = Vec::new();
-        let walked = cases(data, Parallel { threads, piece }, format, &body, |case, s| {
+        let walked = cases(data, Parallel { threads, piece, ..Parallel::new(1) }, format, &body, |case, s| {
             got.push((case, s.xor));
             Ok(())
         })

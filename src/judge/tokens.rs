@@ -342,7 +342,12 @@ pub type Stop = Option<(u64, u64)>;
 /// over them in order; turns where it stopped into a byte offset for the streaming path.
 pub fn walk(data: &[u8], start: usize, par: Parallel, max: u16, walk: impl FnOnce(&mut Tokens) -> Result<Stop, JudgeError>) -> Result<Walked, JudgeError> {
     let ranges: Vec<Range<usize>> = parallel::cut(&data[start..], par.piece).into_iter().map(|r| r.start + start..r.end + start).collect();
-    let read = |r: Range<usize>| read_piece(data, r, max);
+    let read = |r: Range<usize>| {
+        par.fault_in(&data[r.clone()]);
+        let tokens = read_piece(data, r.clone(), max);
+        par.release(&data[r]);
+        tokens
+    };
     ordered(par.threads, &read, |pieces| {
         let mut tokens = Tokens { data, ranges, pieces, fed: 0, first: Vec::new(), cur: Vec::new(), pos: 0 };
         Ok(match walk(&mut tokens)? {
@@ -405,7 +410,7 @@ mod tests {
     fn all(data: &[u8], threads: usize, piece: usize, max: u16) -> (Vec<u16>, Vec<usize>) {
         let mut got = Vec::new();
         let mut offsets = Vec::new();
-        let walked = walk(data, 0, Parallel { threads, piece }, max, |t| {
+        let walked = walk(data, 0, Parallel { threads, piece, ..Parallel::new(1) }, max, |t| {
             loop {
                 let i = t.index();
                 let v = t.read();
@@ -448,7 +453,7 @@ mod tests {
     fn the_end_and_a_start_past_the_first_token() {
         let data = b"5 1 2  3\n";
         let mut got = Vec::new();
-        let w = walk(data, 1, Parallel { threads: 2, piece: 2 }, 10, |t| {
+        let w = walk(data, 1, Parallel { threads: 2, piece: 2, ..Parallel::new(1) }, 10, |t| {
             while t.read() != END {}
             got.push(t.offset_of(t.index()));
             got.push(t.offset_of(0));
@@ -458,7 +463,7 @@ mod tests {
         .unwrap();
         assert_eq!(got, [9, 2, 7]);
         assert_eq!(w, Walked::Resume { case: 1, offset: 9 });
-        assert_eq!(walk(b"   ", 0, Parallel { threads: 3, piece: 1 }, 10, |t| Ok((t.read() != END).then_some((1, 0)))).unwrap(), Walked::Done);
+        assert_eq!(walk(b"   ", 0, Parallel { threads: 3, piece: 1, ..Parallel::new(1) }, 10, |t| Ok((t.read() != END).then_some((1, 0)))).unwrap(), Walked::Done);
     }
 
     #[test]
