@@ -32,7 +32,8 @@ that is only checked, not proven, says so once on stderr); with no rule they are
 
 The input is standard input, or FILE with --input. When it is a regular file, it is mapped
 and every problem, `sum`, and `value` on heaps or rows are answered on N threads (default:
-every core); a pipe is read as a stream. The answers are the same either way.
+every core); a pipe is read as a stream. The answers are the same either way. Numbers are
+read with AVX2 where the CPU has it (SGQ_KERNEL=portable forces the portable kernel).
 
 Tables are looked for in, first match wins: --tables DIR; $SGTAB_TABLES; ./tables if it
 exists; the tables/ directory of the source tree sgq was built from.
