@@ -8,30 +8,13 @@
 //! same generated file as `benches/sgq.rs`; SGQ_BENCH_RUNS the rounds, default 7, each the best
 //! of 5 passes).
 
-use sgtab::judge::generate::{generate, Size};
+mod common;
+
 use sgtab::judge::input::{Kernel, Scanner};
 use sgtab::judge::parallel::Parallel;
-use sgtab::judge::Problem;
-use std::fs::File;
-use std::io::BufWriter;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
-
-fn input(mb: u64) -> PathBuf {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target").join("bench-inputs");
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(format!("lasker-{mb}MB-seed1.txt"));
-    if !path.exists() {
-        let cases = (mb * 10).div_ceil(105).max(1);
-        let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-        let mut out = BufWriter::new(File::create(&tmp).unwrap());
-        generate(Problem::Lasker, 1, Size { cases: Some(cases), ..Size::default() }, &mut out).unwrap();
-        drop(out);
-        std::fs::rename(&tmp, &path).unwrap();
-    }
-    path
-}
 
 /// One child: the best of 5 passes of each measure, as "parse lasker" in ns a number.
 fn child(path: &Path) {
@@ -59,7 +42,7 @@ fn child(path: &Path) {
 fn main() {
     let benching = std::env::args().any(|a| a == "--bench");
     let env = |k: &str, d: u64| std::env::var(k).ok().and_then(|v| v.parse().ok()).unwrap_or(d);
-    let path = input(if benching { env("SGQ_BENCH_MB", 100) } else { 2 });
+    let path = common::lasker_input(if benching { env("SGQ_BENCH_MB", 100) } else { 2 });
     if std::env::var_os("SGQ_BENCH_CHILD").is_some() {
         return child(&path);
     }

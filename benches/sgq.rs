@@ -13,30 +13,13 @@
 //! after the first run, pipe runs get it written from this process's memory. Reported: the best
 //! and median wall time of each, and each median over `wc -l`'s.
 
-use sgtab::judge::generate::{generate, Size};
+mod common;
+
 use sgtab::judge::input::Kernel;
-use sgtab::judge::Problem;
 use std::fs::File;
-use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-
-fn input(mb: u64) -> PathBuf {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target").join("bench-inputs");
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(format!("lasker-{mb}MB-seed1.txt"));
-    if !path.exists() {
-        // One case of 10^6 heaps is about 10.5 MB.
-        let cases = (mb * 10).div_ceil(105).max(1);
-        let tmp = path.with_extension("tmp");
-        let mut out = BufWriter::new(File::create(&tmp).unwrap());
-        generate(Problem::Lasker, 1, Size { cases: Some(cases), ..Size::default() }, &mut out).unwrap();
-        drop(out);
-        std::fs::rename(&tmp, &path).unwrap();
-    }
-    path
-}
 
 /// How a run gets its input.
 #[derive(Clone, Copy)]
@@ -87,7 +70,7 @@ fn main() {
     let env = |k: &str, d: u64| std::env::var(k).ok().and_then(|v| v.parse().ok()).unwrap_or(d);
     let mb = if benching { env("SGQ_BENCH_MB", 100) } else { 2 };
     let runs = if benching { env("SGQ_BENCH_RUNS", 7) } else { 1 };
-    let file = input(mb);
+    let file = common::lasker_input(mb);
     let data = std::fs::read(&file).unwrap();
     let size = data.len() as u64;
     let tables = Path::new(env!("CARGO_MANIFEST_DIR")).join("tables");
