@@ -606,22 +606,7 @@ fn portable<A>(window: &[u8], mut pos: usize, mut left: u64, min: u64, max: u64,
         if other != 0 {
             break;
         }
-        // `pos` is at whitespace or at a token's start, so bit 0 may start a token, and
-        // a token ends (at a whitespace byte) only after it started in this block.
-        let mut starts = !space & (space << 1 | 1);
-        let mut ends = space & !space << 1;
-        // No block holds 64 tokens, so only near the end of the run can `left` stop
-        // short of the block's last token: then keep only the first `left` ends.
-        let mut short = false;
-        if left < 64 {
-            let (mut rest, mut kept) = (ends, 0u64);
-            for _ in 0..left {
-                kept |= rest & rest.wrapping_neg();
-                rest &= rest.wrapping_sub(1);
-            }
-            short = rest != 0;
-            ends = kept;
-        }
+        let (mut starts, mut ends, short) = block_marks(space, left);
         let mut end = 0;
         while ends != 0 {
             let s = starts.trailing_zeros() as usize;
@@ -637,19 +622,51 @@ fn portable<A>(window: &[u8], mut pos: usize, mut left: u64, min: u64, max: u64,
             acc = f(acc, value);
             left -= 1;
         }
-        let next = if short {
-            end // `left` ran out: stop just past the last token taken
-        } else if starts != 0 {
-            starts.trailing_zeros() as usize // a token runs on past this block
-        } else {
-            64
-        };
+        let next = after_block(short, end, starts);
         if next == 0 {
             break; // one token fills the whole block: too long, let `next` say so
         }
         pos += next;
     }
     (acc, left, pos)
+}
+
+/// The token marks of a 64-byte block with whitespace mask `space`, for a walk (of either
+/// kernel) that stands at whitespace or at a token's start at the block's first byte, with
+/// `left` numbers still wanted: (starts, ends, short). Bit 0 may start a token, and a token
+/// ends (at a whitespace byte) only after it started in this block. No block holds 64 tokens,
+/// so only near the end of the run can `left` stop short of the block's last token: then only
+/// the first `left` ends are kept, and `short` says that some were dropped.
+#[inline(always)]
+fn block_marks(space: u64, left: u64) -> (u64, u64, bool) {
+    let starts = !space & (space << 1 | 1);
+    let mut ends = space & !space << 1;
+    let mut short = false;
+    if left < 64 {
+        let (mut rest, mut kept) = (ends, 0u64);
+        for _ in 0..left {
+            kept |= rest & rest.wrapping_neg();
+            rest &= rest.wrapping_sub(1);
+        }
+        short = rest != 0;
+        ends = kept;
+    }
+    (starts, ends, short)
+}
+
+/// Bytes from a block's start to where the walk goes on, after the tokens that ended in it were
+/// taken (`end`: the last one's end; `starts`: the starts not yet taken): just past the last
+/// token taken if `left` ran out (`short`), else the start of a token that runs on past the
+/// block, else the next block. 0 means one token fills the whole block.
+#[inline(always)]
+fn after_block(short: bool, end: usize, starts: u64) -> usize {
+    if short {
+        end
+    } else if starts != 0 {
+        starts.trailing_zeros() as usize
+    } else {
+        64
+    }
 }
 
 /// Newlines in `bytes`, counted in blocks whose byte-wide sums the compiler vectorises.

@@ -44,22 +44,7 @@ pub unsafe fn blocks<A>(window: &[u8], mut pos: usize, mut left: u64, min: u64, 
         let block: &[u8; 80] = window[pos - 16..pos + 64].try_into().unwrap();
         super::prefetch(window, pos);
         let Some(space) = classify(block[16..].try_into().unwrap()) else { break };
-        // `pos` is at whitespace or at a token's start, so bit 0 may start a token, and a
-        // token ends (at a whitespace byte) only after it started in this block.
-        let mut starts = !space & (space << 1 | 1);
-        let mut ends = space & !space << 1;
-        // No block holds 64 tokens, so only near the end of the run can `left` stop short of
-        // the block's last token: then keep only the first `left` ends.
-        let mut short = false;
-        if left < 64 {
-            let (mut rest, mut kept) = (ends, 0u64);
-            for _ in 0..left {
-                kept |= rest & rest.wrapping_neg();
-                rest &= rest.wrapping_sub(1);
-            }
-            short = rest != 0;
-            ends = kept;
-        }
+        let (mut starts, mut ends, short) = super::block_marks(space, left);
         let mut end = 0;
         // Two tokens at a time; `end` indexes `block` at the token's end (16 bytes on).
         while ends != 0 {
@@ -93,13 +78,7 @@ pub unsafe fn blocks<A>(window: &[u8], mut pos: usize, mut left: u64, min: u64, 
             left -= 2;
             end = e1;
         }
-        let next = if short {
-            end // `left` ran out: stop just past the last token taken
-        } else if starts != 0 {
-            starts.trailing_zeros() as usize // a token runs on past this block
-        } else {
-            64
-        };
+        let next = super::after_block(short, end, starts);
         if next == 0 {
             break; // one token fills the whole block: too long, let the caller say so
         }
