@@ -8,6 +8,7 @@ pub mod chess;
 pub mod funny;
 pub mod generate;
 pub mod input;
+pub mod lookup;
 pub mod lasker;
 pub mod parallel;
 pub mod query;

@@ -9,188 +9,14 @@
 //! would overflow.
 
 use super::input::{Beyond, Buf, Halt, Scanner};
+use super::lookup::{with_value, Lookup};
 use super::parallel::{self, Body, Cases, Parallel, Sum, Walked};
 use super::tokens;
 use super::JudgeError;
 use crate::games::Positions;
-use crate::spec::GameSpec;
-use crate::table::{Packed, Table};
+use crate::table::Table;
 use std::io::{Read, Write};
 use std::ops::Range;
-
-/// The rule past the table, ready to apply: g(n) = head[(n − pre) mod p] + ⌊(n − pre) / p⌋·s.
-struct Extension {
-    /// g(pre .. pre + period)
-    head: Vec<u64>,
-    pre: u64,
-    saltus: u64,
-    split: Split,
-}
-
-/// Division by the period without a division instruction where possible.
-#[derive(Clone, Copy)]
-enum Split {
-    /// period = 2^shift
-    Pow2 { shift: u32, mask: u64 },
-    /// For x < 2^32: q = (x · magic) >> 64 with magic = ⌈2^64 / period⌉ (exact there); above
-    /// that a plain division.
-    Magic { magic: u64, period: u64 },
-}
-
-impl Split {
-    fn new(period: u64) -> Split {
-        if period.is_power_of_two() {
-            Split::Pow2 { shift: period.trailing_zeros(), mask: period - 1 }
-        } else {
-            Split::Magic { magic: (u64::MAX / period).wrapping_add(1), period }
-        }
-    }
-
-    /// (x / period, x % period)
-    #[inline(always)]
-    fn divide(self, x: u64) -> (u64, u64) {
-        match self {
-            Split::Pow2 { shift, mask } => (x >> shift, x & mask),
-            Split::Magic { magic, period } if x >> 32 == 0 => {
-                let q = ((x as u128 * magic as u128) >> 64) as u64;
-                (q, x - q * period)
-            }
-            Split::Magic { period, .. } => (x / period, x % period),
-        }
-    }
-}
-
-impl Extension {
-    /// g(n) for pre ≤ n ≤ the lookup's limit (which keeps the sum within u64).
-    #[inline(always)]
-    fn get(&self, n: u64) -> u64 {
-        let (k, r) = self.split.divide(n - self.pre);
-        self.head[r as usize] + k * self.saltus
-    }
-}
-
-/// A table ready to answer positions.
-pub struct Lookup<'a> {
-    table: &'a Table,
-    values: &'a Packed,
-    len: u64,
-    ext: Option<Extension>,
-    /// The largest index answered: the table's last, or as far as the rule's values fit u64.
-    limit: u64,
-    positions: Positions,
-}
-
-impl<'a> Lookup<'a> {
-    /// Prepares `table` for queries; fails on a stored rule that does not fit its table.
-    pub fn new(table: &'a Table) -> Result<Lookup<'a>, JudgeError> {
-        let values = &table.values;
-        let len = values.len();
-        let positions = table.spec.positions();
-        let mut ext = None;
-        let mut limit = len - 1;
-        if let (Some(rule), Positions::Heap) = (table.rule, positions) {
-            if rule.period == 0 || rule.pre.checked_add(rule.period).is_none_or(|end| end > len) {
-                return Err(JudgeError::Table(format!(
-                    "table {} stores a rule (pre-period {}, period {}) that does not fit its {len} entries; rebuild it with `sgtab build {}`",
-                    table.spec, rule.pre, rule.period, table.spec
-                )));
-            }
-            let head: Vec<u64> = (rule.pre..rule.pre + rule.period).map(|i| values.get(i) as u64).collect();
-            // Every n ≤ limit has ⌊(n − pre)/p⌋ ≤ kmax, so its value is at most max + kmax·s.
-            limit = match rule.saltus {
-                0 => u64::MAX,
-                s => {
-                    let kmax = (u64::MAX - head.iter().copied().max().unwrap_or(0)) / s;
-                    kmax.checked_mul(rule.period)
-                        .and_then(|x| x.checked_add(rule.pre + rule.period - 1))
-                        .unwrap_or(u64::MAX)
-                }
-            }
-            .max(len - 1);
-            ext = Some(Extension { head, pre: rule.pre, saltus: rule.saltus, split: Split::new(rule.period) });
-        }
-        Ok(Lookup { table, values, len, ext, limit, positions })
-    }
-
-    /// The largest index answered.
-    pub fn limit(&self) -> u64 {
-        self.limit
-    }
-
-    /// g(n) for n ≤ [`limit`](Lookup::limit).
-    #[inline(always)]
-    pub fn get(&self, n: u64) -> u64 {
-        match &self.ext {
-            Some(ext) if n >= self.len => ext.get(n),
-            _ => self.values.get(n) as u64,
-        }
-    }
-
-    /// Whether answers past the table come from a rule that is only checked, not proven.
-    fn unproven(&self) -> bool {
-        self.table.rule.is_some_and(|r| !r.proven) && self.ext.is_some()
-    }
-
-    /// The note written (once) when a position past the table is answered from a checked rule.
-    fn note(&self) -> String {
-        let rule = self.table.rule.expect("a rule answers past the table");
-        format!(
-            "note: positions past the {} entries of {} are answered from its rule {rule}",
-            self.len, self.table.spec
-        )
-    }
-
-    /// Range of one number read: a heap or a row up to the limit, a board coordinate below n.
-    fn number_range(&self) -> u64 {
-        match self.positions {
-            Positions::Board { n } => n - 1,
-            _ => self.limit,
-        }
-    }
-
-    /// The message for a number past [`number_range`](Lookup::number_range) (`n` is `None`
-    /// past 64 bits): why it is out of reach and which build would cover it. The scanner calls it
-    /// from its error path ([`Beyond`]), so the message keeps the scanner's line and column.
-    fn beyond(&self, what: &dyn std::fmt::Display, token: &str, n: Option<u64>) -> String {
-        let max = self.number_range();
-        let spec = &self.table.spec;
-        let why = match (self.positions, n) {
-            (_, None) => format!("out of reach: {spec} answers 0..={max}"),
-            (Positions::Heap, Some(_)) if self.ext.is_some() => format!(
-                "past the reach of the rule of {spec}: its value would not fit 64 bits (positions up to {} do)",
-                self.limit
-            ),
-            (Positions::Heap, Some(n)) => format!(
-                "past the table: {spec} has {} entries (0..={max}) and no rule for positions past them; {}",
-                self.len,
-                cover(spec, |s| matches!(s.positions(), Positions::Heap) && s.len() > n, n.checked_add(1))
-            ),
-            (Positions::Row { width }, Some(n)) => format!(
-                "not a row of {spec}: a row is a bitmask of {width} bits (0..={max}); {}",
-                cover(spec, |s| matches!(s.positions(), Positions::Row { .. }) && s.len() > n, Some(64 - n.leading_zeros() as u64))
-            ),
-            (Positions::Board { n: side }, Some(c)) => format!(
-                "off the board: {spec} is {side}×{side}, coordinates 0..={max}; {}",
-                cover(spec, |s| matches!(s.positions(), Positions::Board { n } if n > c), c.checked_add(1))
-            ),
-        };
-        format!("{what} `{token}` is {why}")
-    }
-}
-
-/// The `sgtab build` command for the smallest table of `spec`'s game that `fits`, tried by
-/// putting `size` in place of the spec's last number; or a sentence saying there is none.
-fn cover(spec: &GameSpec, fits: impl Fn(&GameSpec) -> bool, size: Option<u64>) -> String {
-    let text = spec.to_string();
-    let found = text.rsplit_once(':').zip(size).and_then(|((head, last), size)| {
-        last.parse::<u64>().ok()?;
-        GameSpec::parse(&format!("{head}:{size}")).ok().filter(|s| fits(s))
-    });
-    match found {
-        Some(s) => format!("`sgtab build {s}` would cover it"),
-        None => "no table that sgtab builds for this game covers it".to_string(),
-    }
-}
 
 /// `sgq value`: every position on the input, its value on a line of its own, until the end.
 pub fn value(table: &Table, input: impl Read, out: &mut impl Write, note: &mut dyn FnMut(&str)) -> Result<(), JudgeError> {
@@ -339,7 +165,7 @@ impl Summer<'_, '_, '_> {
                 _ => {
                     let count = input.next(0, u64::MAX, &format_args!("the position count n of case {case}"))?;
                     let len = g.len;
-                    input.fold_or(count, 0, max, &what, beyond, (0, false), |(x, past), p| (x ^ g.get(p), past | (p >= len)))?
+                    with_value!(g, |value| input.fold_or(count, 0, max, &what, beyond, (0, false), |(x, past), p| (x ^ value(p), past | (p >= len)))?)
                 }
             };
             self.say(out, x, past)?;
@@ -369,9 +195,11 @@ pub fn sum_bytes(table: &Table, words: &Words, data: &[u8], par: Parallel, out: 
         Positions::Board { n } => return board_sum(&mut summer, n, data, par, out),
         _ => {
             let (len, max) = (g.len, g.number_range());
-            let body = Body { min: 0, max, value: |p| Sum::of(g.get(p), p >= len) };
             let format = Cases { cases: (0, u64::MAX), count: (0, u64::MAX) };
-            parallel::cases(data, par, format, &body, |_, s| summer.say(out, s.xor, s.flagged != 0))?
+            with_value!(&g, |value| {
+                let body = Body { min: 0, max, value: move |p| Sum::of(value(p), p >= len) };
+                parallel::cases(data, par, format, &body, |_, s| summer.say(out, s.xor, s.flagged != 0))?
+            })
         }
     };
     match walked {
@@ -456,7 +284,8 @@ mod tests {
     use super::*;
     use crate::games::{Family, Game};
     use crate::progress::Progress;
-    use crate::table::Rule;
+    use crate::spec::GameSpec;
+    use crate::table::{Packed, Rule};
 
     fn run_value(table: &Table, input: &str) -> (Result<String, String>, Vec<String>) {
         let mut out = Vec::new();
@@ -467,16 +296,6 @@ mod tests {
 
     fn heap_table(spec: &str, values: &[u32], rule: Option<Rule>) -> Table {
         Table { spec: GameSpec::parse(spec).unwrap(), values: Packed::from_values(values), rule }
-    }
-
-    #[test]
-    fn split_divides_exactly() {
-        for period in [1u64, 2, 3, 4, 7, 12, 1000, 65537, (1 << 32) + 1] {
-            let s = Split::new(period);
-            for x in (0..3000u64).chain([(1 << 32) - 1, 1 << 32, (1 << 32) + 5, u64::MAX - 1, u64::MAX]) {
-                assert_eq!(s.divide(x), (x / period, x % period), "period {period}, x {x}");
-            }
-        }
     }
 
     #[test]

@@ -1,0 +1,372 @@
+//! A table ready to answer any of its positions ([`Lookup`]), and past its end the stored rule
+//! g(n) = g(pre + r) + k·saltus for n = pre + k·period + r ([`Extension`]), applied without a
+//! division by the run-time period where it can be: a power-of-two period is a shift and a mask,
+//! any other a multiply by a precomputed reciprocal, and a saltus equal to a power-of-two period
+//! of at most 64 (Lasker's Nim) an add from a table of offsets.
+//!
+//! One lookup serves `sgq value`, `sgq sum` and the `lasker` problem. Their hot loops take the
+//! value function from [`with_value!`], one loop per kind of split, so that each loop holds its
+//! constants in registers instead of matching on the split once a number.
+
+use super::JudgeError;
+use crate::games::Positions;
+use crate::spec::GameSpec;
+use crate::table::{Packed, Table};
+
+/// The rule past the table, ready to apply: g(n) for n ≥ pre.
+pub struct Extension {
+    /// g(pre .. pre + period)
+    pub(crate) head: Vec<u64>,
+    pub(crate) pre: u64,
+    pub(crate) saltus: u64,
+    pub(crate) split: Split,
+}
+
+/// How n − pre is cut into periods.
+pub(crate) enum Split {
+    /// saltus = period = 2^k ≤ 64 (Lasker's Nim: g(4k + 3) = 4k + 4): then g(n) − n depends
+    /// only on n mod period, and g(n) = n + offset[n mod period] (mod 2^64, exact wherever the
+    /// value fits) needs no shift, no multiply, no pre-period, and no bounds check (64 entries,
+    /// indexed below 64).
+    Offset { mask: u64, offset: Box<[u64; 64]> },
+    /// period = 2^shift
+    Pow2 { shift: u32, mask: u64 },
+    /// For x < 2^32: q = (x · magic) >> 64 with magic = ⌈2^64 / period⌉ (exact there); above
+    /// that a plain division.
+    Magic { magic: u64, period: u64 },
+}
+
+/// (x / period, x % period) by a multiply with magic = ⌈2^64 / period⌉ below 2^32, where it is
+/// exact; by a division above.
+#[inline(always)]
+pub(crate) fn magic_divide(x: u64, magic: u64, period: u64) -> (u64, u64) {
+    if x >> 32 == 0 {
+        let q = ((x as u128 * magic as u128) >> 64) as u64;
+        (q, x - q * period)
+    } else {
+        (x / period, x % period)
+    }
+}
+
+impl Extension {
+    /// The rule's extension from g(pre .. pre + period); `head` must hold `period` values.
+    fn new(head: Vec<u64>, pre: u64, saltus: u64) -> Extension {
+        let p = head.len() as u64;
+        let split = if p.is_power_of_two() && p <= 64 && saltus == p {
+            let mut offset = Box::new([0u64; 64]);
+            for (r, &g) in head.iter().enumerate() {
+                let n = pre + r as u64;
+                offset[(n & (p - 1)) as usize] = g.wrapping_sub(n);
+            }
+            Split::Offset { mask: p - 1, offset }
+        } else if p.is_power_of_two() {
+            Split::Pow2 { shift: p.trailing_zeros(), mask: p - 1 }
+        } else {
+            Split::Magic { magic: (u64::MAX / p).wrapping_add(1), period: p }
+        };
+        Extension { head, pre, saltus, split }
+    }
+
+    /// g(n) for pre ≤ n ≤ the lookup's limit (which keeps the value within u64); a hot loop
+    /// takes [`with_value!`] instead.
+    #[inline]
+    pub fn get(&self, n: u64) -> u64 {
+        let (pre, saltus, head) = (self.pre, self.saltus, &self.head[..]);
+        match self.split {
+            Split::Offset { mask, ref offset } => offset_value(n, mask, offset),
+            Split::Pow2 { shift, mask } => divided_value(n, pre, saltus, head, |x| (x >> shift, x & mask)),
+            Split::Magic { magic, period } => divided_value(n, pre, saltus, head, |x| magic_divide(x, magic, period)),
+        }
+    }
+}
+
+/// g(n) by [`Split::Offset`], for pre ≤ n ≤ the lookup's limit.
+#[inline(always)]
+pub(crate) fn offset_value(n: u64, mask: u64, offset: &[u64; 64]) -> u64 {
+    n.wrapping_add(offset[(n & mask) as usize & 63])
+}
+
+/// g(n) for pre ≤ n ≤ the lookup's limit, with `split` dividing by the period: (quotient,
+/// remainder). Plain numbers, not the [`Extension`]: the closures of [`with_value!`] copy them,
+/// so that a loop keeps them in registers instead of loading them again once a number.
+#[inline(always)]
+pub(crate) fn divided_value(n: u64, pre: u64, saltus: u64, head: &[u64], split: impl Fn(u64) -> (u64, u64)) -> u64 {
+    let (k, r) = split(n - pre);
+    head[r as usize] + k * saltus
+}
+
+/// `with_value!(lookup, |g| body)`: `body` with `g` bound to a closure n ↦ g(n) (for
+/// n ≤ the lookup's limit) specialised to the lookup's kind of rule: `body` is compiled once
+/// for each kind, so a loop in it matches on the rule once, not once a number.
+macro_rules! with_value {
+    ($lookup:expr, |$g:ident| $body:expr) => {{
+        use $crate::judge::lookup::{divided_value, magic_divide, offset_value, Lookup, Split};
+        let lookup: &Lookup = $lookup;
+        // The closures copy what they read (`move`, of numbers and references): a loop over
+        // them then keeps more of it in registers instead of loading it again once a number.
+        match &lookup.ext {
+            None => {
+                let values = lookup.values;
+                let $g = move |n: u64| values.get(n) as u64;
+                $body
+            }
+            Some(ext) => {
+                let (from, pre, saltus, head) = (lookup.rule_from, ext.pre, ext.saltus, &ext.head[..]);
+                match ext.split {
+                    Split::Offset { mask, ref offset } => {
+                        let offset: &[u64; 64] = offset;
+                        let $g = move |n: u64| if n < from { lookup.below_rule(n) } else { offset_value(n, mask, offset) };
+                        $body
+                    }
+                    Split::Pow2 { shift, mask } => {
+                        let $g = move |n: u64| if n < from { lookup.below_rule(n) } else { divided_value(n, pre, saltus, head, |x| (x >> shift, x & mask)) };
+                        $body
+                    }
+                    Split::Magic { magic, period } => {
+                        let $g = move |n: u64| if n < from { lookup.below_rule(n) } else { divided_value(n, pre, saltus, head, |x| magic_divide(x, magic, period)) };
+                        $body
+                    }
+                }
+            }
+        }
+    }};
+}
+pub(crate) use with_value;
+
+/// A table ready to answer positions.
+pub struct Lookup<'a> {
+    pub(crate) table: &'a Table,
+    pub(crate) values: &'a Packed,
+    /// The table's entries: below it a value is read from the table, from it on from the rule.
+    pub(crate) len: u64,
+    pub(crate) ext: Option<Extension>,
+    /// Where values start to come from the rule: its pre-period where the rule was checked over
+    /// the whole table (a table built by sgtab), else the table's end.
+    pub(crate) rule_from: u64,
+    /// The largest index answered: the table's last, or as far as the rule's values fit u64.
+    pub(crate) limit: u64,
+    pub(crate) positions: Positions,
+}
+
+impl<'a> Lookup<'a> {
+    /// Prepares `table` for queries; fails on a stored rule that does not fit its table.
+    pub fn new(table: &'a Table) -> Result<Lookup<'a>, JudgeError> {
+        let values = &table.values;
+        let len = values.len();
+        let positions = table.spec.positions();
+        let mut ext = None;
+        let mut limit = len - 1;
+        let mut rule_from = len;
+        if let (Some(rule), Positions::Heap) = (table.rule, positions) {
+            if rule.period == 0 || rule.pre.checked_add(rule.period).is_none_or(|end| end > len) {
+                return Err(JudgeError::Table(format!(
+                    "table {} stores a rule (pre-period {}, period {}) that does not fit its {len} entries; rebuild it with `sgtab build {}`",
+                    table.spec, rule.pre, rule.period, table.spec
+                )));
+            }
+            let head: Vec<u64> = (rule.pre..rule.pre + rule.period).map(|i| values.get(i) as u64).collect();
+            // Every n ≤ limit has ⌊(n − pre)/p⌋ ≤ kmax, so its value is at most max + kmax·s.
+            limit = match rule.saltus {
+                0 => u64::MAX,
+                s => {
+                    let kmax = (u64::MAX - head.iter().copied().max().unwrap_or(0)) / s;
+                    kmax.checked_mul(rule.period)
+                        .and_then(|x| x.checked_add(rule.pre + rule.period - 1))
+                        .unwrap_or(u64::MAX)
+                }
+            }
+            .max(len - 1);
+            ext = Some(Extension::new(head, rule.pre, rule.saltus));
+            if rule.checked >= len {
+                rule_from = rule.pre;
+            }
+        }
+        Ok(Lookup { table, values, len, ext, rule_from, limit, positions })
+    }
+
+    /// The largest index answered.
+    pub fn limit(&self) -> u64 {
+        self.limit
+    }
+
+    /// g(n) for n ≤ [`limit`](Lookup::limit).
+    #[inline(always)]
+    pub fn get(&self, n: u64) -> u64 {
+        match &self.ext {
+            Some(ext) if n >= self.rule_from => ext.get(n),
+            _ => self.values.get(n) as u64,
+        }
+    }
+
+    /// g(n) for n below [`rule_from`](Lookup::rule_from), from the table.
+    #[inline(always)]
+    pub(crate) fn below_rule(&self, n: u64) -> u64 {
+        self.values.get(n) as u64
+    }
+
+    /// Whether answers past the table come from a rule that is only checked, not proven.
+    pub(crate) fn unproven(&self) -> bool {
+        self.table.rule.is_some_and(|r| !r.proven) && self.ext.is_some()
+    }
+
+    /// The note written (once) when a position past the table is answered from a checked rule.
+    pub(crate) fn note(&self) -> String {
+        let rule = self.table.rule.expect("a rule answers past the table");
+        format!(
+            "note: positions past the {} entries of {} are answered from its rule {rule}",
+            self.len, self.table.spec
+        )
+    }
+
+    /// Range of one number read: a heap or a row up to the limit, a board coordinate below n.
+    pub(crate) fn number_range(&self) -> u64 {
+        match self.positions {
+            Positions::Board { n } => n - 1,
+            _ => self.limit,
+        }
+    }
+
+    /// The message for a number past [`number_range`](Lookup::number_range) (`n` is `None`
+    /// past 64 bits): why it is out of reach and which build would cover it. The scanner calls it
+    /// from its error path ([`Beyond`](super::input::Beyond)), so the message keeps the scanner's line and column.
+    pub(crate) fn beyond(&self, what: &dyn std::fmt::Display, token: &str, n: Option<u64>) -> String {
+        let max = self.number_range();
+        let spec = &self.table.spec;
+        let why = match (self.positions, n) {
+            (_, None) => format!("out of reach: {spec} answers 0..={max}"),
+            (Positions::Heap, Some(_)) if self.ext.is_some() => format!(
+                "past the reach of the rule of {spec}: its value would not fit 64 bits (positions up to {} do)",
+                self.limit
+            ),
+            (Positions::Heap, Some(n)) => format!(
+                "past the table: {spec} has {} entries (0..={max}) and no rule for positions past them; {}",
+                self.len,
+                cover(spec, |s| matches!(s.positions(), Positions::Heap) && s.len() > n, n.checked_add(1))
+            ),
+            (Positions::Row { width }, Some(n)) => format!(
+                "not a row of {spec}: a row is a bitmask of {width} bits (0..={max}); {}",
+                cover(spec, |s| matches!(s.positions(), Positions::Row { .. }) && s.len() > n, Some(64 - n.leading_zeros() as u64))
+            ),
+            (Positions::Board { n: side }, Some(c)) => format!(
+                "off the board: {spec} is {side}×{side}, coordinates 0..={max}; {}",
+                cover(spec, |s| matches!(s.positions(), Positions::Board { n } if n > c), c.checked_add(1))
+            ),
+        };
+        format!("{what} `{token}` is {why}")
+    }
+}
+
+/// The `sgtab build` command for the smallest table of `spec`'s game that `fits`, tried by
+/// putting `size` in place of the spec's last number; or a sentence saying there is none.
+fn cover(spec: &GameSpec, fits: impl Fn(&GameSpec) -> bool, size: Option<u64>) -> String {
+    let text = spec.to_string();
+    let found = text.rsplit_once(':').zip(size).and_then(|((head, last), size)| {
+        last.parse::<u64>().ok()?;
+        GameSpec::parse(&format!("{head}:{size}")).ok().filter(|s| fits(s))
+    });
+    match found {
+        Some(s) => format!("`sgtab build {s}` would cover it"),
+        None => "no table that sgtab builds for this game covers it".to_string(),
+    }
+}
+
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::table::Rule;
+
+    /// g(n) by the rule's definition, in u128 so that it cannot wrap: head[(n − pre) mod p] +
+    /// ⌊(n − pre) / p⌋·s.
+    fn by_definition(head: &[u64], pre: u64, saltus: u64, n: u64) -> u128 {
+        let (k, r) = ((n - pre) / head.len() as u64, (n - pre) % head.len() as u64);
+        head[r as usize] as u128 + k as u128 * saltus as u128
+    }
+
+    #[test]
+    fn every_split_matches_the_rule() {
+        // (period, pre, saltus): offset tables (saltus = a power-of-two period ≤ 64, Lasker's Nim
+        // is (4, 0, 4)), shifts (a power of two with another saltus, or past 64), multiplies
+        // (any other period, exact below 2^32 and divided above).
+        let cases = [
+            (1u64, 0u64, 1u64), (2, 3, 2), (4, 0, 4), (8, 1, 8), (64, 5, 64), (4, 2, 3), (128, 2, 128),
+            (1, 0, 0), (3, 0, 2), (5, 7, 5), (12, 1, 0), (1000, 3, 9), (65537, 0, 1), ((1 << 32) + 1, 0, 2),
+        ];
+        for (period, pre, saltus) in cases {
+            // Values below and above n (g(n) < n makes the offsets wrap).
+            let head: Vec<u64> = (0..period.min(1000)).map(|r| (r * 5 + 3) % (period + 2)).chain((1000..period.min(70_000)).map(|r| r / 3)).collect();
+            if head.len() as u64 != period {
+                // 2^32 + 1 values cannot be held: only the division is checked.
+                let magic = (u64::MAX / period).wrapping_add(1);
+                for x in (0..3000u64).chain([(1 << 32) - 1, 1 << 32, (1 << 32) + 5, 1 << 40, u64::MAX - 1, u64::MAX]) {
+                    assert_eq!(magic_divide(x, magic, period), (x / period, x % period), "period {period}, x {x}");
+                }
+                continue;
+            }
+            let ext = Extension::new(head.clone(), pre, saltus);
+            let kind = match ext.split {
+                Split::Offset { .. } => "offset",
+                Split::Pow2 { .. } => "shift",
+                Split::Magic { .. } => "multiply",
+            };
+            let want = if period.is_power_of_two() && period <= 64 && saltus == period { "offset" } else if period.is_power_of_two() { "shift" } else { "multiply" };
+            assert_eq!(kind, want, "period {period}, saltus {saltus}");
+            let far = [(1 << 31) - 1, (1 << 32) - 1, 1 << 32, (1 << 32) + 7, 1 << 45, 1 << 50];
+            for n in (pre..pre + 3 * period + 500).chain(far) {
+                assert_eq!(ext.get(n) as u128, by_definition(&head, pre, saltus, n), "{kind}: period {period}, pre {pre}, saltus {saltus}, n {n}");
+            }
+        }
+    }
+
+    #[test]
+    fn with_value_reads_the_table_then_the_rule() {
+        // One table per kind of split, its rule checked on its 3 periods and a bit; `with_value!`
+        // must give what `get` gives on both sides of the table's end, and `get` what the
+        // definition gives.
+        for (period, pre, saltus) in [(4u64, 1u64, 4u64), (8, 0, 3), (6, 2, 2)] {
+            let head: Vec<u64> = (0..period).map(|r| (r * 7 + 1) % (period + 1)).collect();
+            let len = pre + 3 * period + 2;
+            let g = |n: u64| if n < pre { 100 + n } else { by_definition(&head, pre, saltus, n) as u64 };
+            let values: Vec<u64> = (0..len).map(g).collect();
+            let spec = GameSpec::parse(&format!("sub:1:{len}")).unwrap();
+            let mut table = Table::new(spec, Packed::from_values(&values));
+            table.rule = Some(Rule { pre, period, saltus, checked: len, proven: false });
+            let lookup = Lookup::new(&table).unwrap();
+            let ns: Vec<u64> = (0..len + 3 * period).chain([(1 << 31) - 1, (1 << 32) + 3]).collect();
+            let got: Vec<u64> = with_value!(&lookup, |value| ns.iter().map(|&n| value(n)).collect());
+            for (&n, v) in ns.iter().zip(got) {
+                assert_eq!((v, lookup.get(n)), (g(n), g(n)), "period {period}, pre {pre}, saltus {saltus}, n {n}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_rule_checked_on_part_of_the_table_leaves_the_rest_to_the_table() {
+        // g(n) = n on 0..30 (period 1, saltus 1), checked only up to 20; entries 20..30 are 0.
+        let values: Vec<u64> = (0..30).map(|n| if n < 20 { n } else { 0 }).collect();
+        let mut table = Table::new(GameSpec::parse("sub:1:30").unwrap(), Packed::from_values(&values));
+        table.rule = Some(Rule { pre: 0, period: 1, saltus: 1, checked: 20, proven: false });
+        let lookup = Lookup::new(&table).unwrap();
+        assert_eq!(lookup.rule_from, 30);
+        let got: Vec<u64> = with_value!(&lookup, |value| (0..40).map(value).collect());
+        let want: Vec<u64> = values.iter().copied().chain(30..40).collect();
+        assert_eq!(got, want);
+        assert_eq!((0..40).map(|n| lookup.get(n)).collect::<Vec<_>>(), want);
+        // Checked on all of it, the rule starts at its pre-period.
+        table.rule = Some(Rule { pre: 0, period: 1, saltus: 1, checked: 30, proven: false });
+        table.values = Packed::from_values(&(0..30).collect::<Vec<u64>>());
+        assert_eq!(Lookup::new(&table).unwrap().rule_from, 0);
+    }
+
+    #[test]
+    fn a_table_without_a_rule_reads_only_the_table() {
+        let values: Vec<u64> = (0..50).map(|n| n * 3 % 7).collect();
+        let mut table = Table::new(GameSpec::parse("sub:1:50").unwrap(), Packed::from_values(&values));
+        table.rule = None;
+        let lookup = Lookup::new(&table).unwrap();
+        assert_eq!(lookup.limit(), 49);
+        let got: Vec<u64> = with_value!(&lookup, |value| (0..50).map(value).collect());
+        assert_eq!(got, values);
+    }
+}
+
