@@ -66,12 +66,25 @@ pub unsafe fn blocks<A>(window: &[u8], mut pos: usize, mut left: u64, min: u64, 
             let e1 = ends.trailing_zeros() as usize;
             starts &= starts - 1;
             ends &= ends - 1;
-            let (v0, v1) = two(block[e0..e0 + 16].try_into().unwrap(), e0 - s0, block[e1..e1 + 16].try_into().unwrap(), e1 - s1);
-            if !in_range(e0 - s0, v0) {
+            let (l0, l1) = (e0 - s0, e1 - s1);
+            if l0 > 16 || l1 > 16 {
+                // A token too long to convert: the one before it (if any) is folded, and the
+                // walk stops at it. (Checked before converting, so that `two` needs no clamp.)
+                if l0 > 16 {
+                    return (acc, left, pos + s0);
+                }
+                let v0 = super::digits_before(block[e0..e0 + 16].try_into().unwrap(), l0);
+                if !in_range(l0, v0) {
+                    return (acc, left, pos + s0);
+                }
+                return (f(acc, v0), left - 1, pos + s1);
+            }
+            let (v0, v1) = two(block[e0..e0 + 16].try_into().unwrap(), l0, block[e1..e1 + 16].try_into().unwrap(), l1);
+            if v0.wrapping_sub(min) > span {
                 return (acc, left, pos + s0);
             }
             acc = f(acc, v0);
-            if !in_range(e1 - s1, v1) {
+            if v1.wrapping_sub(min) > span {
                 return (acc, left - 1, pos + s1);
             }
             acc = f(acc, v1);
@@ -112,11 +125,11 @@ fn classify(block: &[u8; 64]) -> Option<u64> {
 /// The numbers of the last `l0` digits of `a` and the last `l1` of `b`, one in each half of a
 /// register: the bytes before the digits are cleared, then pairs, quads and eights of digits
 /// are formed by multiply-adds, and each value is its high eight digits times 10^8 plus its low
-/// eight. A length over 16 gives a meaningless value.
+/// eight. Lengths are at most 16.
 #[target_feature(enable = "avx2")]
 #[inline]
 fn two(a: &[u8; 16], l0: usize, b: &[u8; 16], l1: usize) -> (u64, u64) {
-    let (ka, kb) = (&KEEP[l0.min(16)], &KEEP[l1.min(16)]);
+    let (ka, kb) = (&KEEP[l0], &KEEP[l1]);
     // SAFETY: each pointer is to 16 bytes, and each unaligned load reads exactly those.
     let (x, keep) = unsafe {
         (
