@@ -441,17 +441,59 @@ fn value_alike_on_heaps_and_rows() {
     }
 }
 
-#[test]
-fn sum_alike_on_a_board() {
+/// A directory of its own (named `what`) holding the table of a queen on a 40×40 board
+/// (Wythoff).
+fn queen_table(what: &str) -> PathBuf {
     use sgtab::progress::Progress;
     use sgtab::spec::GameSpec;
     use sgtab::table::{format, Table};
-    // A queen on a 40×40 board (Wythoff), in a table of its own.
-    let dir = std::env::temp_dir().join(format!("sgq-parallel-board-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!("sgq-parallel-{what}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let spec = GameSpec::parse("queen:40").unwrap();
     let table = Table::new(spec.clone(), spec.reference(&Progress::silent()));
     format::write(&table, &dir.join(spec.file_name())).unwrap();
+    dir
+}
+
+#[test]
+fn value_alike_on_a_board() {
+    let dir = queen_table("board-value");
+    let args = ["value", "queen:40", "--tables", dir.to_str().unwrap()];
+    let mut x = 99u64;
+    let squares: Vec<String> = (0..400)
+        .map(|_| {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            format!("{} {}", (x >> 33) % 40, (x >> 45) % 40)
+        })
+        .collect();
+    // A position a line (each piece then starts with an x), broken everywhere.
+    let lines = squares.join("\n") + "\n";
+    let out = broken_alike(&args, lines.as_bytes());
+    assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 400);
+    // Positions across lines (three tokens a line: pieces start with a y as often as with an
+    // x), all on one line (pieces cut at spaces), and an x left without its y at the end.
+    let tokens: Vec<&str> = squares.iter().flat_map(|s| s.split(' ')).collect();
+    let threes = tokens.chunks(3).map(|c| c.join(" ")).collect::<Vec<_>>().join("\n") + "\n";
+    let one_line = tokens.join(" ");
+    let unpaired = format!("{one_line} 17\n");
+    for (text, how) in [(&threes, "three tokens a line"), (&one_line, "one line"), (&unpaired, "an x without its y")] {
+        for piece in [PIECE, 64, 7] {
+            same_in_pieces(&args, text.as_bytes(), how, piece);
+        }
+    }
+    broken_alike(&args, threes.as_bytes());
+    let w = words(threes.as_bytes());
+    for i in spread(&(0..w.len()).collect::<Vec<_>>()) {
+        for by in ["40", "39", "x", ""] {
+            same_in_pieces(&args, &with_token(threes.as_bytes(), i, by), &format!("`{by}` at token {i}, three a line"), 64);
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn sum_alike_on_a_board() {
+    let dir = queen_table("board-sum");
     let args = ["sum", "queen:40", "--tables", dir.to_str().unwrap()];
     // Cases of 0 to 12 squares, coordinates 0..40; some cases XOR to 0 (a square twice).
     let mut text = String::from("90\n");

@@ -4,9 +4,9 @@
 //! any other a multiply by a precomputed reciprocal, and a saltus equal to a power-of-two period
 //! of at most 64 (Lasker's Nim) an add from a table of offsets.
 //!
-//! One lookup serves `sgq value`, `sgq sum` and the `lasker` problem. Their hot loops take the
-//! value function from [`with_value!`], one loop per kind of split, so that each loop holds its
-//! constants in registers instead of matching on the split once a number.
+//! One lookup serves `sgq value`, `sgq sum` and the `lasker` problem. The hot loops of `lasker`
+//! and `sgq sum` take the value function from [`with_value!`], which compiles them once for a
+//! table alone, once for an offset table and once for any other rule.
 
 use super::JudgeError;
 use crate::games::Positions;
@@ -39,7 +39,7 @@ pub(crate) enum Split {
 /// (x / period, x % period) by a multiply with magic = ⌈2^64 / period⌉ below 2^32, where it is
 /// exact; by a division above.
 #[inline(always)]
-pub(crate) fn magic_divide(x: u64, magic: u64, period: u64) -> (u64, u64) {
+fn magic_divide(x: u64, magic: u64, period: u64) -> (u64, u64) {
     if x >> 32 == 0 {
         let q = ((x as u128 * magic as u128) >> 64) as u64;
         (q, x - q * period)
@@ -87,20 +87,20 @@ pub(crate) fn offset_value(n: u64, mask: u64, offset: &[u64; 64]) -> u64 {
 }
 
 /// g(n) for pre ≤ n ≤ the lookup's limit, with `split` dividing by the period: (quotient,
-/// remainder). Plain numbers, not the [`Extension`]: the closures of [`with_value!`] copy them,
-/// so that a loop keeps them in registers instead of loading them again once a number.
+/// remainder).
 #[inline(always)]
-pub(crate) fn divided_value(n: u64, pre: u64, saltus: u64, head: &[u64], split: impl Fn(u64) -> (u64, u64)) -> u64 {
+fn divided_value(n: u64, pre: u64, saltus: u64, head: &[u64], split: impl Fn(u64) -> (u64, u64)) -> u64 {
     let (k, r) = split(n - pre);
     head[r as usize] + k * saltus
 }
 
 /// `with_value!(lookup, |g| body)`: `body` with `g` bound to a closure n ↦ g(n) (for
-/// n ≤ the lookup's limit) specialised to the lookup's kind of rule: `body` is compiled once
-/// for each kind, so a loop in it matches on the rule once, not once a number.
+/// n ≤ the lookup's limit) specialised to the lookup: a table without a rule, a rule with an
+/// offset table (Lasker's Nim), or any other rule. `body` is compiled once for each, so a loop
+/// in it matches on the kind once, not once a number.
 macro_rules! with_value {
     ($lookup:expr, |$g:ident| $body:expr) => {{
-        use $crate::judge::lookup::{divided_value, magic_divide, offset_value, Lookup, Split};
+        use $crate::judge::lookup::{offset_value, Lookup, Split};
         let lookup: &Lookup = $lookup;
         // The closures copy what they read (`move`, of numbers and references): a loop over
         // them then keeps more of it in registers instead of loading it again once a number.
@@ -111,19 +111,17 @@ macro_rules! with_value {
                 $body
             }
             Some(ext) => {
-                let (from, pre, saltus, head) = (lookup.rule_from, ext.pre, ext.saltus, &ext.head[..]);
+                let from = lookup.rule_from;
                 match ext.split {
                     Split::Offset { mask, ref offset } => {
                         let offset: &[u64; 64] = offset;
                         let $g = move |n: u64| if n < from { lookup.below_rule(n) } else { offset_value(n, mask, offset) };
                         $body
                     }
-                    Split::Pow2 { shift, mask } => {
-                        let $g = move |n: u64| if n < from { lookup.below_rule(n) } else { divided_value(n, pre, saltus, head, |x| (x >> shift, x & mask)) };
-                        $body
-                    }
-                    Split::Magic { magic, period } => {
-                        let $g = move |n: u64| if n < from { lookup.below_rule(n) } else { divided_value(n, pre, saltus, head, |x| magic_divide(x, magic, period)) };
+                    // A shift or a multiply, chosen once a number: one more copy of each hot
+                    // loop is not worth its size in `sgq` (which must stay small).
+                    _ => {
+                        let $g = move |n: u64| if n < from { lookup.below_rule(n) } else { ext.get(n) };
                         $body
                     }
                 }

@@ -41,11 +41,11 @@
 //! - `sgq sum` on a board: a position is two tokens, `x y` (a token's value depends on its
 //!   partner, so a piece would need both pairings): the walk pairs them.
 //!
-//! `sgq value` on heaps or rows needs neither: every token is a line of output of its own, so
-//! each piece is read *and its lines written* on a thread of its own, and the lines written in
-//! order ([`query::value_bytes`](super::query::value_bytes)). Left on one core (read in place
-//! from the mapped file, without a copy): `sgq value` on a board (a line every two tokens, so a
-//! piece would need to know which of its tokens is an x).
+//! `sgq value` needs neither: every position is a line of output of its own, so each piece is
+//! read *and its lines written* on a thread of its own, and the lines written in order
+//! ([`query::value_bytes`](super::query::value_bytes)). On a board a position is two tokens:
+//! pieces are cut after a newline ([`cut_lines`]) and read as starting with an x, and the
+//! in-order walk reads a piece again on its own thread where the piece before left an x waiting.
 
 use super::input::{self, Halt, Scanner};
 use std::ops::Range;
@@ -213,6 +213,24 @@ struct Piece {
 /// Cuts `data` into pieces of about `piece` bytes, each ending at whitespace (or the end), so
 /// that no token is split.
 pub fn cut(data: &[u8], piece: usize) -> Vec<Range<usize>> {
+    cut_where(data, piece, |_, end| end)
+}
+
+/// How far past a piece's end [`cut_lines`] looks for a newline.
+const LINE_REACH: usize = 4096;
+
+/// [`cut`], but each piece ends just after a newline where one lies within 4 KiB of where it
+/// would end (for formats whose lines hold whole records: `sgq value` on a board).
+pub fn cut_lines(data: &[u8], piece: usize) -> Vec<Range<usize>> {
+    cut_where(data, piece, |data, end| {
+        let reach = &data[end - 1..(end + LINE_REACH).min(data.len())];
+        reach.iter().position(|&b| b == b'\n').map_or(end, |i| end + i)
+    })
+}
+
+/// Pieces of about `piece` bytes, each ending at whitespace, then at `settle(data, end)` (an
+/// end at whitespace or `data`'s end, not before `end`).
+fn cut_where(data: &[u8], piece: usize, settle: impl Fn(&[u8], usize) -> usize) -> Vec<Range<usize>> {
     let mut pieces = Vec::with_capacity(data.len() / piece.max(1) + 1);
     let mut start = 0;
     while start < data.len() {
@@ -220,6 +238,7 @@ pub fn cut(data: &[u8], piece: usize) -> Vec<Range<usize>> {
         while end < data.len() && !input::is_space(data[end - 1]) {
             end += 1;
         }
+        let end = settle(data, end);
         pieces.push(start..end);
         start = end;
     }

@@ -30,13 +30,12 @@ pub fn value(table: &Table, input: impl Read, out: &mut impl Write, note: &mut d
 /// on `par.threads` threads (a piece's lines in a buffer), and the buffers written in order,
 /// with the note (if any) before the first line that needs it. A piece stops at its first token
 /// that is not a position in range; its lines before it are written, and the streaming path
-/// takes over at that token, so the error is its own. Boards (a position is two tokens, and a
-/// piece would need to know which of its tokens is an x) are read in place on one thread.
+/// takes over at that token, so the error is its own. Boards: [`board_value`].
 pub fn value_bytes(table: &Table, data: &[u8], par: Parallel, out: &mut impl Write, note: &mut dyn FnMut(&str)) -> Result<(), JudgeError> {
     let g = Lookup::new(table)?;
     let mut noted = !g.unproven();
-    if let Positions::Board { .. } = g.positions {
-        return value_from(&g, &mut Scanner::over(data, 0, 0, 0), out, note, 1, noted);
+    if let Positions::Board { n } = g.positions {
+        return board_value(&g, n, data, par, out, note, noted);
     }
     let (max, len) = (g.number_range(), g.len);
     let ranges = parallel::cut(data, par.piece);
@@ -44,11 +43,12 @@ pub fn value_bytes(table: &Table, data: &[u8], par: Parallel, out: &mut impl Wri
         let mut scan = Scanner::over(&data[r.clone()], r.start as u64, 0, 0);
         let mut buf = itoa::Buffer::new();
         // A line is about as long as its position (the buffer grows where values are longer).
-        let start = (Vec::with_capacity(r.len() + 64), 0u64, false);
-        let ((lines, count, past), _, halt) = scan.fold_some(u64::MAX, 0, max, &"", None, start, |(mut lines, count, past), p| {
+        // The lines are written to, not carried in the fold, which moves its state once a token.
+        let mut lines = Vec::with_capacity(r.len() + 64);
+        let ((count, past), _, halt) = scan.fold_some(u64::MAX, 0, max, &"", None, (0u64, false), |(count, past), p| {
             lines.extend_from_slice(buf.format(g.get(p)).as_bytes());
             lines.push(b'\n');
-            (lines, count + 1, past | (p >= len))
+            (count + 1, past | (p >= len))
         });
         Piece { lines, count, past, stopped: matches!(halt, Some(Halt::Bad(_))) }
     };
@@ -76,6 +76,86 @@ pub fn value_bytes(table: &Table, data: &[u8], par: Parallel, out: &mut impl Wri
     let Some((p, skip, from)) = stop else { return Ok(()) };
     let offset = tokens::token_start(data, ranges[p].start, skip);
     value_from(&g, &mut Scanner::resume(data, offset), out, note, from, noted)
+}
+
+/// `sgq value` on a board of side `n`: a position is two tokens, `x y`, so a piece's lines
+/// depend on whether its first token is an x. Pieces are cut just after a newline where one is
+/// near ([`parallel::cut_lines`]), and each is read and its lines written on the threads as if
+/// it starts with an x, which holds for input with whole positions on each line. The walk knows
+/// the truth: where the piece before left an x waiting for its y, that piece is read again on
+/// the walk's thread with that x, and the pieces after it are taken as they come. A piece stops
+/// at its first token that is not a coordinate; the streaming path takes over at the start of
+/// the position it is in (its x, maybe in the piece before), and also where the input ends
+/// after an x, so every error is its own.
+fn board_value(g: &Lookup, n: u64, data: &[u8], par: Parallel, out: &mut impl Write, note: &mut dyn FnMut(&str), noted: bool) -> Result<(), JudgeError> {
+    let ranges = parallel::cut_lines(data, par.piece);
+    let lines = |(r, carried): (Range<usize>, Option<Pending>)| {
+        let mut scan = Scanner::over(&data[r.clone()], r.start as u64, 0, 0);
+        let mut buf = itoa::Buffer::new();
+        // A line is about as long as its position: the buffer grows where values are longer.
+        let mut lines = Vec::with_capacity(r.len() + 64);
+        // (positions answered, tokens read, the x waiting for its y or NO_X); the lines are
+        // written to, not carried in the fold, which moves its state once a token.
+        const NO_X: u64 = u64::MAX;
+        let start = (0u64, 0u64, carried.map_or(NO_X, |p| p.x));
+        let ((count, tokens, x), _, halt) = scan.fold_some(u64::MAX, 0, n - 1, &"", None, start, |(count, tokens, x), c| {
+            if x == NO_X {
+                return (count, tokens + 1, c);
+            }
+            lines.extend_from_slice(buf.format(g.get(x * n + c)).as_bytes());
+            lines.push(b'\n');
+            (count + 1, tokens + 1, NO_X)
+        });
+        let x = (x != NO_X).then_some(x);
+        // Where the x waiting for its y starts: read in this piece (its last token read), or
+        // carried into it.
+        let pending = x.map(|_| match tokens {
+            0 => carried.expect("an x read or carried").at,
+            t => tokens::token_start(data, r.start, t - 1),
+        });
+        let stop = matches!(halt, Some(Halt::Bad(_))).then(|| pending.unwrap_or_else(|| tokens::token_start(data, r.start, tokens)));
+        BoardPiece { lines, count, pending: x.zip(pending).map(|(x, at)| Pending { x, at }), stop }
+    };
+    // Where the streaming path takes over: a byte offset, and that position's number.
+    let stop = tokens::ordered(par.threads, &lines, |pieces| {
+        let (mut fed, mut position, mut carry) = (0, 1u64, None);
+        for p in 0..ranges.len() {
+            while fed < ranges.len() && pieces.in_flight() < pieces.window {
+                pieces.send((ranges[fed].clone(), None));
+                fed += 1;
+            }
+            let Some(mut piece) = pieces.recv() else { break };
+            if carry.is_some() {
+                piece = lines((ranges[p].clone(), carry));
+            }
+            out.write_all(&piece.lines)?;
+            position += piece.count;
+            if let Some(at) = piece.stop {
+                return Ok(Some((at, position)));
+            }
+            carry = piece.pending;
+        }
+        Ok::<_, JudgeError>(carry.map(|c| (c.at, position)))
+    })?;
+    let Some((offset, from)) = stop else { return Ok(()) };
+    value_from(g, &mut Scanner::resume(data, offset), out, note, from, noted)
+}
+
+/// An x read on a board whose y is yet to come, and the byte where it starts.
+#[derive(Clone, Copy)]
+struct Pending {
+    x: u64,
+    at: usize,
+}
+
+/// What a piece of `sgq value` input on a board gives: its lines and the positions they answer,
+/// the x left waiting for its y at its end, and where the streaming path must take over if it
+/// stopped at a token that is not a coordinate.
+struct BoardPiece {
+    lines: Vec<u8>,
+    count: u64,
+    pending: Option<Pending>,
+    stop: Option<usize>,
 }
 
 /// What a piece of `sgq value` input gives: its lines, the positions they answer, whether one
@@ -165,7 +245,7 @@ impl Summer<'_, '_, '_> {
                 _ => {
                     let count = input.next(0, u64::MAX, &format_args!("the position count n of case {case}"))?;
                     let len = g.len;
-                    with_value!(g, |value| input.fold_or(count, 0, max, &what, beyond, (0, false), |(x, past), p| (x ^ value(p), past | (p >= len)))?)
+                    input.fold_or(count, 0, max, &what, beyond, (0, false), |(x, past), p| (x ^ g.get(p), past | (p >= len)))?
                 }
             };
             self.say(out, x, past)?;
