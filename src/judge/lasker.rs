@@ -50,7 +50,7 @@ pub fn answer_bytes(table: &Table, data: &[u8], par: Parallel, out: &mut impl Wr
     let format = Cases { cases: (1, MAX_CASES), count: (1, MAX_HEAPS) };
     let mut say = |_, s: Sum| out.write_all(if s.xor != 0 { b"Alice\n" } else { b"Bob\n" }).map_err(JudgeError::from);
     let walked = with_value!(&g, |value| {
-        let body = Body { min: 1, max: MAX_HEAP, value: |h| Sum::of(value(h), false) };
+        let body = Body { min: 1, max: MAX_HEAP, value: move |h| Sum::of(value(h), false) };
         parallel::cases(data, par, format, &body, &mut say)?
     });
     match walked {
