@@ -11,7 +11,7 @@
 use super::input::{Beyond, Buf, Halt, Scanner};
 use super::lookup::{with_value, Lookup};
 use super::parallel::{self, Body, Cases, Parallel, Sum, Walked};
-use super::tokens;
+use super::tokens::{self, Token};
 use super::JudgeError;
 use crate::games::Positions;
 use crate::table::Table;
@@ -295,9 +295,10 @@ pub fn sum_bytes(table: &Table, words: &Words, data: &[u8], par: Parallel, out: 
 
 /// `sgq sum` on a board of side `n`, its tokens read on `par.threads` threads ([`tokens`]) and
 /// walked here in order: a position is two tokens, `x y`, which the walk pairs. T (any u64) is
-/// read first, on its own. A count or coordinate past the tokens' 16-bit bound, a coordinate off
-/// the board, the input ending inside a case, or input after the last one hands over to
-/// [`Summer::cases`] at the start of that case.
+/// read first, on its own. Tokens are stored as `u32` (boards go up to 65 536 a side, and a case
+/// may hold millions of squares). A count past that bound, a coordinate off the board, the input
+/// ending inside a case, or input after the last one hands over to [`Summer::cases`] at the
+/// start of that case.
 fn board_sum(summer: &mut Summer, n: u64, data: &[u8], par: Parallel, out: &mut impl Write) -> Result<(), JudgeError> {
     let mut head = Scanner::over(data, 0, 0, 0);
     let Ok(Some(cases)) = head.next_in(0, u64::MAX, &"the case count T") else {
@@ -306,24 +307,30 @@ fn board_sum(summer: &mut Summer, n: u64, data: &[u8], par: Parallel, out: &mut 
         return summer.cases(&mut input, out, cases, 1);
     };
     let g = summer.g;
-    // Coordinates past the tokens' bound (boards of 65 535 and more) go the streaming way too.
-    let side = n.min(tokens::MAX_BOUND as u64 + 1);
+    const BOUND: u32 = <u32 as Token>::MAX_BOUND;
+    // Coordinates past the tokens' bound (no board is that large) would go the streaming way.
+    let side = n.min(BOUND as u64 + 1);
     let mut squares = Vec::new();
-    let walked = tokens::walk(data, head.offset() as usize, par, tokens::MAX_BOUND, |t| {
+    let walked = tokens::walk(data, head.offset() as usize, par, BOUND, |t| {
         for case in 1..=cases {
             let start = t.index();
             let count = t.read();
-            if count > tokens::MAX_BOUND {
+            if count > BOUND {
                 return Ok(Some((case, start)));
             }
             // The squares first, then their values: the table lookups (random reads of a
             // table larger than a core's cache) then overlap instead of waiting on the parse.
-            squares.clear();
-            let mut left = count as usize;
+            // At most SQUARES at a time, so that a case of millions of squares needs no more.
+            const SQUARES: usize = 1 << 16;
+            let (mut x, mut left) = (0, count as usize);
             while left > 0 {
+                if squares.len() >= SQUARES {
+                    x = squares.iter().fold(x, |x, &i| x ^ g.get(i));
+                    squares.clear();
+                }
                 // Whole pairs in this piece, read in place; a pair across pieces, one by one.
                 let rest = t.rest();
-                let pairs = (rest.len() / 2).min(left);
+                let pairs = (rest.len() / 2).min(left).min(SQUARES);
                 let before = squares.len();
                 squares.extend(rest[..2 * pairs].chunks_exact(2).map(|p| (p[0] as u64, p[1] as u64)).take_while(|&(a, b)| a < side && b < side).map(|(a, b)| a * n + b));
                 let done = squares.len() - before;
@@ -341,11 +348,12 @@ fn board_sum(summer: &mut Summer, n: u64, data: &[u8], par: Parallel, out: &mut 
                     left -= 1;
                 }
             }
-            let x = squares.iter().fold(0, |x, &i| x ^ g.get(i));
+            let x = squares.iter().fold(x, |x, &i| x ^ g.get(i));
+            squares.clear();
             summer.say(out, x, false)?;
         }
         let start = t.index();
-        Ok((t.read() != tokens::END).then_some((cases + 1, start)))
+        Ok((t.read() != <u32 as Token>::END).then_some((cases + 1, start)))
     })?;
     match walked {
         tokens::Walked::Done => Ok(()),

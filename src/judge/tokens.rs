@@ -41,22 +41,63 @@ pub const END: u16 = u16::MAX - 1;
 /// The largest bound a format may give: every value is below [`END`].
 pub const MAX_BOUND: u16 = u16::MAX - 2;
 
+/// What a piece's tokens are stored as: `u16` for the five problems (their numbers are small),
+/// `u32` for `sgq sum` on a board (counts and coordinates past 65 533). The top two values are
+/// [`Token::ODD`] and [`Token::END`].
+pub trait Token: Copy + Eq + Ord + Send + Sync + 'static {
+    const ODD: Self;
+    const END: Self;
+    /// The largest bound a format may give: every value is below [`Token::END`].
+    const MAX_BOUND: Self;
+    /// `x`, which is at most [`Token::MAX_BOUND`].
+    fn of(x: u64) -> Self;
+    fn get(self) -> u64;
+}
+
+impl Token for u16 {
+    const ODD: u16 = ODD;
+    const END: u16 = END;
+    const MAX_BOUND: u16 = MAX_BOUND;
+    #[inline(always)]
+    fn of(x: u64) -> u16 {
+        x as u16
+    }
+    #[inline(always)]
+    fn get(self) -> u64 {
+        self as u64
+    }
+}
+
+impl Token for u32 {
+    const ODD: u32 = u32::MAX;
+    const END: u32 = u32::MAX - 1;
+    const MAX_BOUND: u32 = u32::MAX - 2;
+    #[inline(always)]
+    fn of(x: u64) -> u32 {
+        x as u32
+    }
+    #[inline(always)]
+    fn get(self) -> u64 {
+        self as u64
+    }
+}
+
 /// Pieces read ahead of the walk, per thread.
 const AHEAD: usize = 2;
 
 /// Phase 1 for one piece: its tokens as numbers in `0..=max`, through the first odd one.
-pub fn read_piece(data: &[u8], range: Range<usize>, max: u16) -> Vec<u16> {
-    let max = max.min(MAX_BOUND);
+pub fn read_piece<T: Token>(data: &[u8], range: Range<usize>, max: T) -> Vec<T> {
+    let max = max.min(T::MAX_BOUND);
     let mut scan = Scanner::over(&data[range.clone()], range.start as u64, 0, 0);
     // A token and its separator take at least two bytes: this never grows.
     let mut values = Vec::with_capacity(range.len() / 2 + 1);
-    let (v, _, halt) = scan.fold_some(u64::MAX, 0, max as u64, &"", None, values, |mut v: Vec<u16>, x| {
-        v.push(x as u16);
+    let (v, _, halt) = scan.fold_some(u64::MAX, 0, max.get(), &"", None, values, |mut v: Vec<T>, x| {
+        v.push(T::of(x));
         v
     });
     values = v;
     if let Some(Halt::Bad(_)) = halt {
-        values.push(ODD);
+        values.push(T::ODD);
     }
     values
 }
@@ -227,22 +268,22 @@ impl<I, O> Ordered<'_, '_, I, O> {
 }
 
 /// The tokens of a run of pieces, in order, as phase 2 reads them.
-pub struct Tokens<'d, 'o, 's, 'f> {
+pub struct Tokens<'d, 'o, 's, 'f, T: Token = u16> {
     data: &'d [u8],
     ranges: Vec<Range<usize>>,
-    pieces: &'o mut Ordered<'s, 'f, Range<usize>, Vec<u16>>,
+    pieces: &'o mut Ordered<'s, 'f, Range<usize>, Vec<T>>,
     /// Pieces sent to phase 1; the index of the first token of each piece received.
     fed: usize,
     first: Vec<u64>,
-    cur: Vec<u16>,
+    cur: Vec<T>,
     pos: usize,
 }
 
-impl Tokens<'_, '_, '_, '_> {
+impl<T: Token> Tokens<'_, '_, '_, '_, T> {
     /// The next token's value, [`ODD`] for one that is not a number in the bound (nothing
     /// follows it), [`END`] past the last.
     #[inline(always)]
-    pub fn read(&mut self) -> u16 {
+    pub fn read(&mut self) -> T {
         match self.cur.get(self.pos) {
             Some(&v) => {
                 self.pos += 1;
@@ -254,10 +295,10 @@ impl Tokens<'_, '_, '_, '_> {
 
     #[cold]
     #[inline(never)]
-    fn next_piece(&mut self) -> u16 {
+    fn next_piece(&mut self) -> T {
         loop {
-            if self.cur.last() == Some(&ODD) {
-                return END; // never reached: the walk stops at the odd token
+            if self.cur.last() == Some(&T::ODD) {
+                return T::END; // never reached: the walk stops at the odd token
             }
             while self.fed < self.ranges.len() && self.pieces.in_flight() < self.pieces.window {
                 self.pieces.send(self.ranges[self.fed].clone());
@@ -265,7 +306,7 @@ impl Tokens<'_, '_, '_, '_> {
             }
             let Some(piece) = self.pieces.recv() else {
                 self.pos = self.cur.len();
-                return END;
+                return T::END;
             };
             self.first.push(self.index());
             self.cur = piece;
@@ -280,7 +321,7 @@ impl Tokens<'_, '_, '_, '_> {
     /// The tokens left in the current piece (none at its end: [`read`](Tokens::read) moves on),
     /// for a walk to read a run of them in place and step past with [`skip`](Tokens::skip).
     #[inline(always)]
-    pub fn rest(&self) -> &[u16] {
+    pub fn rest(&self) -> &[T] {
         &self.cur[self.pos..]
     }
 
@@ -340,7 +381,7 @@ pub type Stop = Option<(u64, u64)>;
 
 /// Reads the tokens of `data[start..]` in parallel (each a number in `0..=max`) and runs `walk`
 /// over them in order; turns where it stopped into a byte offset for the streaming path.
-pub fn walk(data: &[u8], start: usize, par: Parallel, max: u16, walk: impl FnOnce(&mut Tokens) -> Result<Stop, JudgeError>) -> Result<Walked, JudgeError> {
+pub fn walk<T: Token>(data: &[u8], start: usize, par: Parallel, max: T, walk: impl FnOnce(&mut Tokens<T>) -> Result<Stop, JudgeError>) -> Result<Walked, JudgeError> {
     let ranges: Vec<Range<usize>> = parallel::cut(&data[start..], par.piece).into_iter().map(|r| r.start + start..r.end + start).collect();
     let read = |r: Range<usize>| {
         par.fault_in(&data[r.clone()]);
