@@ -25,10 +25,10 @@ pub struct Extension {
 /// How n − pre is cut into periods.
 pub(crate) enum Split {
     /// saltus = period = 2^k ≤ 64 (Lasker's Nim: g(4k + 3) = 4k + 4): then g(n) − n depends
-    /// only on n mod period, and g(n) = n + offset[n mod period] (mod 2^64, exact wherever the
-    /// value fits) needs no shift, no multiply, no pre-period, and no bounds check (64 entries,
-    /// indexed below 64).
-    Offset { mask: u64, offset: Box<[u64; 64]> },
+    /// only on n mod period, so on n mod 64 (the period divides 64), and g(n) = n + offset[n mod
+    /// 64] (mod 2^64, exact wherever the value fits) needs no shift, no multiply, no pre-period,
+    /// no mask but the 63, and no bounds check.
+    Offset { offset: Box<[u64; 64]> },
     /// period = 2^shift
     Pow2 { shift: u32, mask: u64 },
     /// For x < 2^32: q = (x · magic) >> 64 with magic = ⌈2^64 / period⌉ (exact there); above
@@ -53,12 +53,16 @@ impl Extension {
     fn new(head: Vec<u64>, pre: u64, saltus: u64) -> Extension {
         let p = head.len() as u64;
         let split = if p.is_power_of_two() && p <= 64 && saltus == p {
+            // Every residue mod 64 from the period's: n = pre + r has n mod p = r' and
+            // g(n) − n = offset[r'], for each of the 64 / p residues mod 64 that are r' mod p.
             let mut offset = Box::new([0u64; 64]);
             for (r, &g) in head.iter().enumerate() {
                 let n = pre + r as u64;
-                offset[(n & (p - 1)) as usize] = g.wrapping_sub(n);
+                for i in (((n & (p - 1)) as usize)..64).step_by(p as usize) {
+                    offset[i] = g.wrapping_sub(n);
+                }
             }
-            Split::Offset { mask: p - 1, offset }
+            Split::Offset { offset }
         } else if p.is_power_of_two() {
             Split::Pow2 { shift: p.trailing_zeros(), mask: p - 1 }
         } else {
@@ -73,7 +77,7 @@ impl Extension {
     pub fn get(&self, n: u64) -> u64 {
         let (pre, saltus, head) = (self.pre, self.saltus, &self.head[..]);
         match self.split {
-            Split::Offset { mask, ref offset } => offset_value(n, mask, offset),
+            Split::Offset { ref offset } => offset_value(n, offset),
             Split::Pow2 { shift, mask } => divided_value(n, pre, saltus, head, |x| (x >> shift, x & mask)),
             Split::Magic { magic, period } => divided_value(n, pre, saltus, head, |x| magic_divide(x, magic, period)),
         }
@@ -82,8 +86,8 @@ impl Extension {
 
 /// g(n) by [`Split::Offset`], for pre ≤ n ≤ the lookup's limit.
 #[inline(always)]
-pub(crate) fn offset_value(n: u64, mask: u64, offset: &[u64; 64]) -> u64 {
-    n.wrapping_add(offset[(n & mask) as usize & 63])
+pub(crate) fn offset_value(n: u64, offset: &[u64; 64]) -> u64 {
+    n.wrapping_add(offset[(n & 63) as usize])
 }
 
 /// g(n) for pre ≤ n ≤ the lookup's limit, with `split` dividing by the period: (quotient,
@@ -113,9 +117,9 @@ macro_rules! with_value {
             Some(ext) => {
                 let from = lookup.rule_from;
                 match ext.split {
-                    Split::Offset { mask, ref offset } => {
+                    Split::Offset { ref offset } => {
                         let offset: &[u64; 64] = offset;
-                        let $g = move |n: u64| if n < from { lookup.below_rule(n) } else { offset_value(n, mask, offset) };
+                        let $g = move |n: u64| if n < from { lookup.below_rule(n) } else { offset_value(n, offset) };
                         $body
                     }
                     // A shift or a multiply, chosen once a number: one more copy of each hot
