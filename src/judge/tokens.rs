@@ -429,17 +429,17 @@ mod tests {
     }
 
     /// A plain reading: every token, as a number in `0..=max` or ODD; through the first ODD.
-    fn plain(data: &[u8], max: u16) -> Vec<u16> {
+    fn plain<T: Token>(data: &[u8], max: T) -> Vec<T> {
         let mut out = Vec::new();
         for t in data.split(|&b| input::is_space(b)).filter(|t| !t.is_empty()) {
             let v = std::str::from_utf8(t).ok().filter(|s| s.bytes().all(|b| b.is_ascii_digit())).and_then(|s| {
                 let s = s.trim_start_matches('0');
-                if s.len() > 6 { None } else { Some(s.parse::<u32>().unwrap_or(0)) }
+                if s.len() > 19 { None } else { Some(s.parse::<u64>().unwrap_or(0)) }
             });
             match v {
-                Some(v) if v <= max as u32 => out.push(v as u16),
+                Some(v) if v <= max.get() => out.push(T::of(v)),
                 _ => {
-                    out.push(ODD);
+                    out.push(T::ODD);
                     break;
                 }
             }
@@ -448,25 +448,25 @@ mod tests {
     }
 
     /// Every token through `walk`, with the offset of each.
-    fn all(data: &[u8], threads: usize, piece: usize, max: u16) -> (Vec<u16>, Vec<usize>) {
+    fn all<T: Token + std::fmt::Debug>(data: &[u8], threads: usize, piece: usize, max: T) -> (Vec<T>, Vec<usize>) {
         let mut got = Vec::new();
         let mut offsets = Vec::new();
         let walked = walk(data, 0, Parallel { threads, piece, ..Parallel::new(1) }, max, |t| {
             loop {
                 let i = t.index();
                 let v = t.read();
-                if v == END {
+                if v == T::END {
                     return Ok(None);
                 }
                 got.push(v);
                 offsets.push(t.offset_of(i));
-                if v == ODD {
+                if v == T::ODD {
                     return Ok(Some((7, i)));
                 }
             }
         })
         .unwrap();
-        if got.last() == Some(&ODD) {
+        if got.last() == Some(&T::ODD) {
             assert_eq!(walked, Walked::Resume { case: 7, offset: *offsets.last().unwrap() });
         } else {
             assert_eq!(walked, Walked::Done);
@@ -478,10 +478,19 @@ mod tests {
     fn tokens_agree_with_a_plain_reading() {
         for seed in 1..25 {
             let data = make(seed, 50 + seed as usize * 40);
+            let starts: Vec<usize> = (0..data.len()).filter(|&i| !input::is_space(data[i]) && (i == 0 || input::is_space(data[i - 1]))).collect();
             for max in [1000u16, 1199, MAX_BOUND] {
                 let want = plain(&data, max);
-                let starts: Vec<usize> = (0..data.len()).filter(|&i| !input::is_space(data[i]) && (i == 0 || input::is_space(data[i - 1]))).collect();
                 for (threads, piece) in [(1, 1), (1, 100), (2, 7), (3, 64), (7, 13), (2, 1 << 20)] {
+                    let (got, offsets) = all(&data, threads, piece, max);
+                    assert_eq!(got, want, "seed {seed}, max {max}, {threads} threads, pieces of {piece}");
+                    assert_eq!(offsets[..], starts[..offsets.len()], "seed {seed}");
+                }
+            }
+            // The wide tokens of a board sum: numbers past 65 533 are values, not odd.
+            for max in [70_000u32, <u32 as Token>::MAX_BOUND] {
+                let want = plain(&data, max);
+                for (threads, piece) in [(1, 100), (2, 7), (7, 13)] {
                     let (got, offsets) = all(&data, threads, piece, max);
                     assert_eq!(got, want, "seed {seed}, max {max}, {threads} threads, pieces of {piece}");
                     assert_eq!(offsets[..], starts[..offsets.len()], "seed {seed}");
