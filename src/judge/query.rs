@@ -109,12 +109,13 @@ fn board_value(g: &Lookup, n: u64, data: &[u8], par: Parallel, out: &mut impl Wr
         let x = (x != NO_X).then_some(x);
         // Where the x waiting for its y starts: read in this piece (its last token read), or
         // carried into it.
-        let pending = x.map(|_| match tokens {
-            0 => carried.expect("an x read or carried").at,
-            t => tokens::token_start(data, r.start, t - 1),
-        });
-        let stop = matches!(halt, Some(Halt::Bad(_))).then(|| pending.unwrap_or_else(|| tokens::token_start(data, r.start, tokens)));
-        BoardPiece { lines, count, pending: x.zip(pending).map(|(x, at)| Pending { x, at }), stop }
+        let pending = match (x, tokens) {
+            (None, _) => None,
+            (Some(_), 0) => carried,
+            (Some(x), t) => Some(Pending { x, at: tokens::token_start(data, r.start, t - 1) }),
+        };
+        let stop = matches!(halt, Some(Halt::Bad(_))).then(|| pending.map_or_else(|| tokens::token_start(data, r.start, tokens), |p| p.at));
+        BoardPiece { lines, count, pending, stop }
     };
     // Where the streaming path takes over: a byte offset, and that position's number.
     let stop = tokens::ordered(par.threads, &lines, |pieces| {
