@@ -528,15 +528,16 @@ fn sum_alike_on_a_board() {
         same(&args, bad, how);
         same_in_pieces(&args, bad, how, 64);
     }
-    // Cases past the 16-bit bound of the problems' tokens and past the walk's 65 536 squares at
-    // a time: 140 000 squares, and 70 000 whose XOR is 0 (each square twice), then a small one;
-    // and the big case cut short.
+    // Cases past the 16-bit bound of the walk's first tokens (it goes on with 32-bit ones from
+    // there) and past its 65 536 squares at a time: a small case, 140 000 squares, 70 000 whose
+    // XOR is 0 (each square twice), a small one; and the big case cut short.
     let big: Vec<String> = (0..140_000u64).map(|i| format!("{} {}", i * 7 % 40, i * 13 % 40)).collect();
     let twice: Vec<String> = big[..35_000].iter().chain(&big[..35_000]).cloned().collect();
-    let text = format!("3\n140000\n{}\n70000\n{}\n1\n3 4\n", big.join(" "), twice.join("\n"));
+    let text = format!("4\n1\n3 4\n140000\n{}\n70000\n{}\n1\n3 4\n", big.join(" "), twice.join("\n"));
     let out = same_in_pieces(&args, text.as_bytes(), "cases of 140 000 and 70 000 squares", 4096);
     assert!(out.status.success(), "{}", show(&out));
-    assert!(String::from_utf8_lossy(&out.stdout).ends_with("Second\nFirst\n"), "{}", show(&out));
+    let answers = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(answers.starts_with("First\n") && answers.ends_with("Second\nFirst\n") && answers.lines().count() == 4, "{}", show(&out));
     let cut = &text.as_bytes()[..text.len() / 3];
     same_in_pieces(&args, cut, "a case of 140 000 squares cut short", 4096);
     std::fs::remove_dir_all(&dir).unwrap();
