@@ -5,7 +5,7 @@
 //! of at most 64 (Lasker's Nim) an add from a table of offsets.
 //!
 //! One lookup serves `sgq value`, `sgq sum` and the `lasker` problem. The hot loops of `lasker`
-//! and `sgq sum` take the value function from [`with_value!`], which compiles them once for a
+//! and `sgq sum` take the value function from `with_value!`, which compiles them once for a
 //! table alone, once for an offset table and once for any other rule.
 
 use super::JudgeError;
@@ -72,7 +72,7 @@ impl Extension {
     }
 
     /// g(n) for pre ≤ n ≤ the lookup's limit (which keeps the value within u64); a hot loop
-    /// takes [`with_value!`] instead.
+    /// takes `with_value!` instead.
     #[inline]
     pub fn get(&self, n: u64) -> u64 {
         let (pre, saltus, head) = (self.pre, self.saltus, &self.head[..]);

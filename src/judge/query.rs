@@ -30,7 +30,7 @@ pub fn value(table: &Table, input: impl Read, out: &mut impl Write, note: &mut d
 /// on `par.threads` threads (a piece's lines in a buffer), and the buffers written in order,
 /// with the note (if any) before the first line that needs it. A piece stops at its first token
 /// that is not a position in range; its lines before it are written, and the streaming path
-/// takes over at that token, so the error is its own. Boards: [`board_value`].
+/// takes over at that token, so the error is its own. Boards: `board_value`.
 pub fn value_bytes(table: &Table, data: &[u8], par: Parallel, out: &mut impl Write, note: &mut dyn FnMut(&str)) -> Result<(), JudgeError> {
     let g = Lookup::new(table)?;
     let mut noted = !g.unproven();
