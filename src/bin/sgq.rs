@@ -4,8 +4,10 @@
 //! code, so it starts in about a millisecond.
 
 use sgtab::judge::parallel::Parallel;
+use sgtab::judge::read_ahead::ReadAhead;
 use sgtab::judge::{self, query, JudgeError, Problem};
 use std::io::{self, Read, Seek, Write};
+use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -178,7 +180,7 @@ impl Source {
         let meta = file.metadata().ok();
         let from = (&file).stream_position().unwrap_or(0);
         let mapped = match meta {
-            Some(m) if m.is_file() && m.len().saturating_sub(from) > 2 * par.piece as u64 => {
+            Some(ref m) if m.is_file() && m.len().saturating_sub(from) > 2 * par.piece as u64 => {
                 // SAFETY: the map is read only, and sgq never writes the file. What mapping cannot
                 // rule out is another process changing the file while sgq reads it: bytes that
                 // change under the map are read as they are (as with read(2), the answers are
@@ -200,6 +202,11 @@ impl Source {
                 par = unsafe { par.over_mapped_file() };
                 Ok(Input::Mapped(Mapped { map, from: from as usize }, par))
             }
+            // A pipe, with a core to spare: read ahead on a thread of its own.
+            _ if par.threads > 1 && meta.as_ref().is_some_and(|m| m.file_type().is_fifo()) => match ReadAhead::new(file) {
+                Ok(r) => Ok(Input::Stream(Box::new(r))),
+                Err(file) => Ok(Input::Stream(Box::new(file))),
+            },
             // Not a regular file, small, or the system would not map it: stream it.
             _ => Ok(Input::Stream(Box::new(file))),
         }

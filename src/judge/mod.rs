@@ -12,6 +12,7 @@ pub mod lookup;
 pub mod lasker;
 pub mod parallel;
 pub mod query;
+pub mod read_ahead;
 pub mod snim;
 pub mod stones;
 pub mod tokens;
