@@ -33,8 +33,9 @@ row bitmask, or a board square `x y`. Heaps past the table come from its stored 
 that is only checked, not proven, says so once on stderr); with no rule they are refused.
 
 The input is standard input, or FILE with --input. When it is a regular file, it is mapped
-and every problem, `sum`, and `value` on heaps or rows are answered on N threads (default:
-every core); a pipe is read as a stream. The answers are the same either way. Numbers are
+and every problem, `sum` and `value` are answered on N threads (default: every core); a pipe
+is read as a stream, by a reader thread beside the parse when N is more than 1. The answers are
+the same either way. Numbers are
 read with AVX2 where the CPU has it (SGQ_KERNEL=portable forces the portable kernel).
 
 Tables are looked for in, first match wins: --tables DIR; $SGTAB_TABLES; ./tables if it
