@@ -54,33 +54,26 @@ pub trait Token: Copy + Eq + Ord + Send + Sync + 'static {
     fn get(self) -> u64;
 }
 
-impl Token for u16 {
-    const ODD: u16 = ODD;
-    const END: u16 = END;
-    const MAX_BOUND: u16 = MAX_BOUND;
-    #[inline(always)]
-    fn of(x: u64) -> u16 {
-        x as u16
-    }
-    #[inline(always)]
-    fn get(self) -> u64 {
-        self as u64
-    }
+/// [`Token`] for an unsigned integer type: its top two values are odd and end.
+macro_rules! token {
+    ($t:ty) => {
+        impl Token for $t {
+            const ODD: $t = <$t>::MAX;
+            const END: $t = <$t>::MAX - 1;
+            const MAX_BOUND: $t = <$t>::MAX - 2;
+            #[inline(always)]
+            fn of(x: u64) -> $t {
+                x as $t
+            }
+            #[inline(always)]
+            fn get(self) -> u64 {
+                self as u64
+            }
+        }
+    };
 }
-
-impl Token for u32 {
-    const ODD: u32 = u32::MAX;
-    const END: u32 = u32::MAX - 1;
-    const MAX_BOUND: u32 = u32::MAX - 2;
-    #[inline(always)]
-    fn of(x: u64) -> u32 {
-        x as u32
-    }
-    #[inline(always)]
-    fn get(self) -> u64 {
-        self as u64
-    }
-}
+token!(u16);
+token!(u32);
 
 /// Pieces read ahead of the walk, per thread.
 const AHEAD: usize = 2;
