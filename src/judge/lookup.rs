@@ -16,9 +16,9 @@ use crate::table::{Packed, Table};
 /// The rule past the table, ready to apply: g(n) for n ≥ pre.
 pub struct Extension {
     /// g(pre .. pre + period)
-    pub(crate) head: Vec<u64>,
-    pub(crate) pre: u64,
-    pub(crate) saltus: u64,
+    head: Vec<u64>,
+    pre: u64,
+    saltus: u64,
     pub(crate) split: Split,
 }
 
@@ -75,12 +75,19 @@ impl Extension {
     /// takes `with_value!` instead.
     #[inline]
     pub fn get(&self, n: u64) -> u64 {
-        let (pre, saltus, head) = (self.pre, self.saltus, &self.head[..]);
         match self.split {
             Split::Offset { ref offset } => offset_value(n, offset),
-            Split::Pow2 { shift, mask } => divided_value(n, pre, saltus, head, |x| (x >> shift, x & mask)),
-            Split::Magic { magic, period } => divided_value(n, pre, saltus, head, |x| magic_divide(x, magic, period)),
+            Split::Pow2 { shift, mask } => self.divided_value(n, |x| (x >> shift, x & mask)),
+            Split::Magic { magic, period } => self.divided_value(n, |x| magic_divide(x, magic, period)),
         }
+    }
+
+    /// g(n) for pre ≤ n ≤ the lookup's limit, with `split` dividing by the period: (quotient,
+    /// remainder).
+    #[inline(always)]
+    fn divided_value(&self, n: u64, split: impl Fn(u64) -> (u64, u64)) -> u64 {
+        let (k, r) = split(n - self.pre);
+        self.head[r as usize] + k * self.saltus
     }
 }
 
@@ -88,14 +95,6 @@ impl Extension {
 #[inline(always)]
 pub(crate) fn offset_value(n: u64, offset: &[u64; 64]) -> u64 {
     n.wrapping_add(offset[(n & 63) as usize])
-}
-
-/// g(n) for pre ≤ n ≤ the lookup's limit, with `split` dividing by the period: (quotient,
-/// remainder).
-#[inline(always)]
-fn divided_value(n: u64, pre: u64, saltus: u64, head: &[u64], split: impl Fn(u64) -> (u64, u64)) -> u64 {
-    let (k, r) = split(n - pre);
-    head[r as usize] + k * saltus
 }
 
 /// `with_value!(lookup, |g| body)`: `body` with `g` bound to a closure n ↦ g(n) (for
@@ -108,9 +107,9 @@ macro_rules! with_value {
         let lookup: &Lookup = $lookup;
         // The closures copy what they read (`move`, of numbers and references): a loop over
         // them then keeps more of it in registers instead of loading it again once a number.
+        let values = lookup.values;
         match &lookup.ext {
             None => {
-                let values = lookup.values;
                 let $g = move |n: u64| values.get(n) as u64;
                 $body
             }
@@ -120,13 +119,13 @@ macro_rules! with_value {
                     Split::Offset { ref offset } => {
                         // A copy in the closure: one pointer fewer to follow once a number.
                         let offset: [u64; 64] = **offset;
-                        let $g = move |n: u64| if n < from { lookup.below_rule(n) } else { offset_value(n, &offset) };
+                        let $g = move |n: u64| if n < from { values.get(n) as u64 } else { offset_value(n, &offset) };
                         $body
                     }
                     // A shift or a multiply, chosen once a number: one more copy of each hot
                     // loop is not worth its size in `sgq` (which must stay small).
                     _ => {
-                        let $g = move |n: u64| if n < from { lookup.below_rule(n) } else { ext.get(n) };
+                        let $g = move |n: u64| if n < from { values.get(n) as u64 } else { ext.get(n) };
                         $body
                     }
                 }
@@ -199,12 +198,6 @@ impl<'a> Lookup<'a> {
             Some(ext) if n >= self.rule_from => ext.get(n),
             _ => self.values.get(n) as u64,
         }
-    }
-
-    /// g(n) for n below [`rule_from`](Lookup::rule_from), from the table.
-    #[inline(always)]
-    pub(crate) fn below_rule(&self, n: u64) -> u64 {
-        self.values.get(n) as u64
     }
 
     /// Whether answers past the table come from a rule that is only checked, not proven.

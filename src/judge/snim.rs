@@ -36,29 +36,24 @@ trait Bits: Copy + std::ops::BitOr<Output = Self> + std::ops::Not<Output = Self>
     fn first(self) -> u8;
 }
 
-impl Bits for u64 {
-    const NONE: u64 = 0;
-    #[inline(always)]
-    fn bit(v: u8) -> u64 {
-        1 << (v & 63)
-    }
-    #[inline(always)]
-    fn first(self) -> u8 {
-        self.trailing_zeros() as u8
-    }
+/// [`Bits`] for an unsigned integer type of `$t::BITS` bits.
+macro_rules! bits {
+    ($t:ty) => {
+        impl Bits for $t {
+            const NONE: $t = 0;
+            #[inline(always)]
+            fn bit(v: u8) -> $t {
+                1 << (v as u32 & (<$t>::BITS - 1))
+            }
+            #[inline(always)]
+            fn first(self) -> u8 {
+                self.trailing_zeros() as u8
+            }
+        }
+    };
 }
-
-impl Bits for u128 {
-    const NONE: u128 = 0;
-    #[inline(always)]
-    fn bit(v: u8) -> u128 {
-        1 << (v & 127)
-    }
-    #[inline(always)]
-    fn first(self) -> u8 {
-        self.trailing_zeros() as u8
-    }
-}
+bits!(u64);
+bits!(u128);
 
 fn table_in<B: Bits>(moves: &[u32]) -> Vec<u8> {
     let mut values = vec![0u8; MAX_HEAP as usize + 1];
