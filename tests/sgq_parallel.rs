@@ -173,6 +173,26 @@ fn lasker_alike_everywhere() {
     broken_alike(&["lasker"], &input);
 }
 
+/// Pieces past the least that cutting shrinks to (256 KiB): the last pieces are cut smaller,
+/// so that the threads end together; the answers and the first error do not move.
+#[test]
+fn lasker_alike_in_pieces_that_shrink() {
+    const MIB: usize = 1 << 20;
+    let input = generated(Problem::Lasker, 12, Size { cases: Some(10), per_case: Some(50_000), chips: None });
+    assert!(input.len() > 4 * MIB);
+    let out = same_in_pieces(&["lasker"], &input, "valid input", MIB);
+    assert!(out.status.success(), "{}", show(&out));
+    let all = tokens(&input);
+    let n = all.len();
+    // In the shrinking pieces near the end, and in the last one.
+    for at in [n * 9 / 10, n * 97 / 100, n - 2] {
+        let (start, end) = all[at];
+        let bad = replaced(&input, start, end, b"x");
+        let out = same_in_pieces(&["lasker"], &bad, &format!("a letter at byte {start}"), MIB);
+        assert!(!out.status.success());
+    }
+}
+
 #[test]
 fn sum_alike_on_heaps_and_rows() {
     let input = generated(Problem::Lasker, 9, Size { cases: Some(5), per_case: Some(500), chips: None });

@@ -210,10 +210,11 @@ struct Piece {
     stopped: bool,
 }
 
-/// Cuts `data` into pieces of about `piece` bytes, each ending at whitespace (or the end), so
-/// that no token is split.
-pub fn cut(data: &[u8], piece: usize) -> Vec<Range<usize>> {
-    cut_where(data, piece, |_, end| end)
+/// Cuts `data` into pieces of about `piece` bytes for `threads` threads, each ending at
+/// whitespace (or the end), so that no token is split. The last pieces are smaller
+/// ([`piece_at`]), so that the threads finish together.
+pub fn cut(data: &[u8], piece: usize, threads: usize) -> Vec<Range<usize>> {
+    cut_where(data, piece, threads, |_, end| end)
 }
 
 /// How far past a piece's end [`cut_lines`] looks for a newline.
@@ -221,20 +222,33 @@ const LINE_REACH: usize = 4096;
 
 /// [`cut`], but each piece ends just after a newline where one lies within 4 KiB of where it
 /// would end (for formats whose lines hold whole records: `sgq value` on a board).
-pub fn cut_lines(data: &[u8], piece: usize) -> Vec<Range<usize>> {
-    cut_where(data, piece, |data, end| {
+pub fn cut_lines(data: &[u8], piece: usize, threads: usize) -> Vec<Range<usize>> {
+    cut_where(data, piece, threads, |data, end| {
         let reach = &data[end - 1..(end + LINE_REACH).min(data.len())];
         reach.iter().position(|&b| b == b'\n').map_or(end, |i| end + i)
     })
 }
 
-/// Pieces of about `piece` bytes, each ending at whitespace, then at `settle(data, end)` (an
+/// The least piece [`piece_at`] cuts (unless `piece` itself is less).
+const LEAST_PIECE: usize = 256 << 10;
+
+/// The size of the next piece when `left` bytes are left: `piece`, until a share of what is
+/// left (half of it over the threads) is less; then that share, down to [`LEAST_PIECE`]
+/// ("guided" scheduling). Pieces handed out in order then end close together, so no thread
+/// is left reading a whole `piece` while the others wait: with 4 MiB pieces that wait was up
+/// to a piece's time on 2 threads, and on 16 threads a 100 MB input was only 25 pieces.
+fn piece_at(piece: usize, threads: usize, left: usize) -> usize {
+    let piece = piece.max(1);
+    (left / (2 * threads.max(1))).clamp(piece.min(LEAST_PIECE), piece)
+}
+
+/// Pieces of [`piece_at`] bytes, each ending at whitespace, then at `settle(data, end)` (an
 /// end at whitespace or `data`'s end, not before `end`).
-fn cut_where(data: &[u8], piece: usize, settle: impl Fn(&[u8], usize) -> usize) -> Vec<Range<usize>> {
+fn cut_where(data: &[u8], piece: usize, threads: usize, settle: impl Fn(&[u8], usize) -> usize) -> Vec<Range<usize>> {
     let mut pieces = Vec::with_capacity(data.len() / piece.max(1) + 1);
     let mut start = 0;
     while start < data.len() {
-        let mut end = start.saturating_add(piece.max(1)).min(data.len());
+        let mut end = start.saturating_add(piece_at(piece, threads, data.len() - start)).min(data.len());
         while end < data.len() && !input::is_space(data[end - 1]) {
             end += 1;
         }
@@ -394,7 +408,7 @@ where
     F: Fn(u64) -> Sum + Sync,
     A: FnMut(u64, Sum) -> Result<(), super::JudgeError>,
 {
-    let pieces = summarize_all(data, cut(data, par.piece), body, par);
+    let pieces = summarize_all(data, cut(data, par.piece, par.threads), body, par);
     let mut walk = Walk::new(data, body, pieces);
     let from_start = Walked::Resume { at: None, offset: 0 };
     let Some(At { value: Some(t), .. }) = walk.at(0, Some(format.cases)) else { return Ok(from_start) };
@@ -435,8 +449,8 @@ mod tests {
     #[test]
     fn pieces_end_at_whitespace_and_cover_the_input() {
         let data = b"12 345\n6789  0 1\t22222222222222 3 ";
-        for piece in 1..=40 {
-            let pieces = cut(data, piece);
+        for (piece, threads) in (1..=40).flat_map(|p| [(p, 1), (p, 2), (p, 7)]) {
+            let pieces = cut(data, piece, threads);
             assert_eq!(pieces.first().map(|p| p.start), Some(0));
             assert_eq!(pieces.last().map(|p| p.end), Some(data.len()));
             for w in pieces.windows(2) {
@@ -445,7 +459,36 @@ mod tests {
             }
             assert!(pieces.iter().all(|p| !p.is_empty()));
         }
-        assert!(cut(b"", 4).is_empty());
+        assert!(cut(b"", 4, 2).is_empty());
+    }
+
+    #[test]
+    fn late_pieces_shrink_so_threads_end_together() {
+        const MIB: usize = 1 << 20;
+        for threads in [1, 2, 7, 16] {
+            // The sizes cut from a 105 MB input, as `cut_where` takes them (pieces of digits
+            // and spaces end within a token's length of these).
+            let (len, piece) = (104_825_743, 4 * MIB);
+            let mut sizes = Vec::new();
+            let mut left = len;
+            while left > 0 {
+                let size = piece_at(piece, threads, left).min(left);
+                sizes.push(size);
+                left -= size;
+            }
+            assert!(sizes.windows(2).all(|w| w[0] >= w[1]), "{threads} threads: sizes grow: {sizes:?}");
+            assert!(sizes.iter().all(|&s| s <= piece));
+            assert!(sizes[..sizes.len() - 1].iter().all(|&s| s >= LEAST_PIECE));
+            // Every thread gets many pieces, and the last ones are small.
+            assert!(sizes.len() >= 4 * threads, "{threads} threads: only {} pieces", sizes.len());
+            assert!(sizes[sizes.len() - threads..].iter().all(|&s| s <= LEAST_PIECE), "{threads} threads: {sizes:?}");
+            // Not many more pieces than whole `piece`s would be.
+            assert!(sizes.len() <= len / piece + 1 + 2 * threads * 6, "{threads} threads: {} pieces", sizes.len());
+        }
+        // A piece less than the least (the tests' small pieces) is kept as it is.
+        assert_eq!(piece_at(7, 3, 1 << 30), 7);
+        assert_eq!(piece_at(7, 3, 2), 7);
+        assert_eq!(piece_at(0, 0, 5), 1);
     }
 
     /// Random inputs of the case format (T, then count and tokens), with odd whitespace.

@@ -38,7 +38,7 @@ pub fn value_bytes(table: &Table, data: &[u8], par: Parallel, out: &mut impl Wri
         return board_value(&g, n, data, par, out, note, noted);
     }
     let (max, len) = (g.number_range(), g.len);
-    let ranges = parallel::cut(data, par.piece);
+    let ranges = parallel::cut(data, par.piece, par.threads);
     let lines = |r: Range<usize>| {
         let mut scan = Scanner::over(&data[r.clone()], r.start as u64, 0, 0);
         let mut buf = itoa::Buffer::new();
@@ -88,7 +88,7 @@ pub fn value_bytes(table: &Table, data: &[u8], par: Parallel, out: &mut impl Wri
 /// the position it is in (its x, maybe in the piece before), and also where the input ends
 /// after an x, so every error is its own.
 fn board_value(g: &Lookup, n: u64, data: &[u8], par: Parallel, out: &mut impl Write, note: &mut dyn FnMut(&str), noted: bool) -> Result<(), JudgeError> {
-    let ranges = parallel::cut_lines(data, par.piece);
+    let ranges = parallel::cut_lines(data, par.piece, par.threads);
     let lines = |(r, carried): (Range<usize>, Option<Pending>)| {
         let mut scan = Scanner::over(&data[r.clone()], r.start as u64, 0, 0);
         let mut buf = itoa::Buffer::new();

@@ -375,7 +375,7 @@ pub type Stop = Option<(u64, u64)>;
 /// Reads the tokens of `data[start..]` in parallel (each a number in `0..=max`) and runs `walk`
 /// over them in order; turns where it stopped into a byte offset for the streaming path.
 pub fn walk<T: Token>(data: &[u8], start: usize, par: Parallel, max: T, walk: impl FnOnce(&mut Tokens<T>) -> Result<Stop, JudgeError>) -> Result<Walked, JudgeError> {
-    let ranges: Vec<Range<usize>> = parallel::cut(&data[start..], par.piece).into_iter().map(|r| r.start + start..r.end + start).collect();
+    let ranges: Vec<Range<usize>> = parallel::cut(&data[start..], par.piece, par.threads).into_iter().map(|r| r.start + start..r.end + start).collect();
     let read = |r: Range<usize>| {
         par.fault_in(&data[r.clone()]);
         let tokens = read_piece(data, r.clone(), max);
