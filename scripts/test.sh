@@ -43,3 +43,6 @@ export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-/tmp}"
 # Release mode: the exhaustive engine checks are fast there. --include-ignored also runs the
 # big GPU/SIMD widths that are ignored in a plain `cargo test`.
 cargo test --release -- --include-ignored
+
+# The API docs build without a warning (a broken or private intra-doc link fails here).
+RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --quiet

@@ -10,7 +10,7 @@
 //!
 //! **Unranking.** No row list is kept: thread t of a layer computes its row from t with a small
 //! count table N(n, c, d) (c-chip rows of bits [0, n) with excess d; about 1 MiB at W = 32),
-//! deciding one bit per step from the top. See [`schedule`].
+//! deciding one bit per step from the top. See `schedule`.
 //!
 //! **Packing.** Values stay packed 5 bits a row on the device, LSB first, exactly the `.sgt`
 //! payload: the readback is the table's bytes. A buffer starts zeroed, rows of one layer own
@@ -19,7 +19,7 @@
 //! of two of rows each; a width that does not fit is refused before any work starts.
 //!
 //! The plumbing around the kernel (limits, buffers, the pass, the readback) is shared with the
-//! corner engine in [`kernel`].
+//! corner engine in `kernel`.
 
 mod corner;
 mod kernel;

@@ -8,7 +8,7 @@
 //! - `textbook`: chess rows by the plain loop, the baseline the benches compare against.
 //! - `gpu`: chess rows with a wgpu compute shader, layer by layer (feature `gpu`).
 //!
-//! Each game says which fast engines it has ([`crate::games::Game::engines`]); [`Engines`]
+//! Each game says which fast engines it has ([`FastEngines::engines`](crate::games::FastEngines::engines)); [`Engines`]
 //! picks one for the backend asked for, falling back to the game's reference where it has
 //! none, and says which it used.
 

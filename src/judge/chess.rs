@@ -43,7 +43,7 @@ fn answer_from(table: &Table, input: &mut Scanner<impl Read, impl Buf>, out: &mu
 
 /// The same answers for an input all in memory, its tokens read on `par.threads` threads
 /// ([`tokens`]) and walked here in order. The case count T (any u64) is read first, on its own;
-/// anything the walk does not expect hands over to [`answer_from`] at the start of its case.
+/// anything the walk does not expect hands over to `answer_from` at the start of its case.
 pub fn answer_bytes(table: &Table, data: &[u8], par: Parallel, out: &mut impl Write) -> Result<(), JudgeError> {
     let mut head = Scanner::over(data, 0, 0, 0);
     let Ok(Some(cases)) = head.next_in(0, u64::MAX, &"the case count T") else {

@@ -91,7 +91,7 @@ fn answer_games(games: Games, g: &[u64]) -> Vec<u8> {
 /// The same answers for an input all in memory: its tokens read on `par.threads` threads
 /// ([`tokens`]) and walked here in order, the games answered in batches on `par.threads`
 /// threads (finding a winning move is most of the work) and written in order. Anything the
-/// walk does not expect hands over to [`answer_from`] at the start of its game, after the
+/// walk does not expect hands over to `answer_from` at the start of its game, after the
 /// lines of the games before it.
 pub fn answer_bytes(table: &Table, data: &[u8], par: Parallel, out: &mut impl Write) -> Result<(), JudgeError> {
     let g = stone_values(table)?;

@@ -286,7 +286,7 @@ impl<R: Read, B: Buf> Scanner<R, B> {
         Err(InputError::Format { at: self.position(at), message })
     }
 
-    /// The offset of buf[pos] in the stream: just past the last token read.
+    /// The offset of `buf[pos]` in the stream: just past the last token read.
     pub fn offset(&self) -> u64 {
         self.base + self.pos as u64
     }

@@ -212,7 +212,7 @@ struct Piece {
 
 /// Cuts `data` into pieces of about `piece` bytes for `threads` threads, each ending at
 /// whitespace (or the end), so that no token is split. The last pieces are smaller
-/// ([`piece_at`]), so that the threads finish together.
+/// (`piece_at`), so that the threads finish together.
 pub fn cut(data: &[u8], piece: usize, threads: usize) -> Vec<Range<usize>> {
     cut_where(data, piece, threads, |_, end| end)
 }

@@ -268,7 +268,7 @@ pub fn sum(table: &Table, words: &Words, input: impl Read, out: &mut impl Write,
 
 /// [`sum`] for an input all in memory: heaps and rows on `par.threads` threads
 /// ([`parallel::cases`]: a position is a body token, its value and whether it is past the table
-/// its sum); boards (a position is two tokens) by [`board_sum`].
+/// its sum); boards (a position is two tokens) by `board_sum`.
 pub fn sum_bytes(table: &Table, words: &Words, data: &[u8], par: Parallel, out: &mut impl Write, note: &mut dyn FnMut(&str)) -> Result<(), JudgeError> {
     let g = Lookup::new(table)?;
     let mut summer = Summer::new(&g, words, note);

@@ -124,7 +124,7 @@ fn answer_case(mut case: Case) -> Vec<u8> {
 /// ([`tokens`]) and walked here in order; each case's table (most of the work: 10 001 values
 /// from up to 100 moves) is built and its positions answered on `par.threads` threads too, and
 /// the lines written in order. Anything the walk does not expect hands over to
-/// [`answer_from`] at the start of its case, after the lines of the cases before it.
+/// `answer_from` at the start of its case, after the lines of the cases before it.
 pub fn answer_bytes(data: &[u8], par: Parallel, out: &mut impl Write) -> Result<(), JudgeError> {
     let walked = tokens::walk(data, 0, par, MAX_HEAP as u16, |t| {
         tokens::ordered(par.threads, &answer_case, |cases| {

@@ -32,7 +32,7 @@ fn answer_from(table: &Table, input: &mut Scanner<impl Read, impl Buf>, out: &mu
 
 /// The same answers for an input all in memory, its tokens read on `par.threads` threads
 /// ([`tokens`]) and walked here in pairs; anything the walk does not expect (a heap out of
-/// range, one the table holds no value for, an odd last token) hands over to [`answer_from`]
+/// range, one the table holds no value for, an odd last token) hands over to `answer_from`
 /// at that pair.
 pub fn answer_bytes(table: &Table, data: &[u8], par: Parallel, out: &mut impl Write) -> Result<(), JudgeError> {
     // The value of every token: heaps 1..=MAX_HEAP that the table holds, else NONE (heap 0,

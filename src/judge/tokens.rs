@@ -1,6 +1,6 @@
 //! The second parallel path of `sgq` (issue 12): **tokenize in parallel, walk in order**, for
 //! formats whose structure is not "a header and n tokens that each count on their own" (see
-//! [`parallel`](super::parallel) for that one): a chess row is a count and that many columns
+//! [`parallel`] for that one): a chess row is a count and that many columns
 //! combined into one mask, an S-Nim case starts with the move set its table is built from, a
 //! square of a board is two tokens. Used by `chess`, `snim`, `funny`, `stones` and `sgq sum` on
 //! a board. Where an answer is more work than its parse (snim's tables, funny's winning moves),
@@ -8,7 +8,7 @@
 //! their lines in order.
 //!
 //! 1. **In parallel, per piece** (the text parsing, nearly all of the work): every token of a
-//!    piece ([`parallel::cut`](super::parallel::cut), pieces end at whitespace) is read as a
+//!    piece ([`parallel::cut`], pieces end at whitespace) is read as a
 //!    number in `0..=max` (a small per-format bound, so a `u16` holds it) into a compact array,
 //!    with the scanner's bulk SIMD path ([`Scanner::fold_some`]). A token that is not a number
 //!    in that bound is stored as [`ODD`], and the piece ends there: the walk stops at any odd

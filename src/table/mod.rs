@@ -93,9 +93,9 @@ pub const RARE_SPLIT_BITS: u32 = 20;
 /// The rare/common split of `values` (see [`RareSplit`]); `None` when every value is 0 (there
 /// is nothing to split) or the largest value has more than [`RARE_SPLIT_BITS`] bits.
 ///
-/// Every mask at once, in O(N + b·2^b) for values of b bits: with c[v] the number of entries
-/// holding v, the entries that mask M leaves rare number (N + W[M]) / 2, where
-/// W[M] = Σ_v c[v]·(−1)^popcount(v & M) is the Walsh–Hadamard transform of the histogram c
+/// Every mask at once, in O(N + b·2^b) for values of b bits: with c\[v\] the number of entries
+/// holding v, the entries that mask M leaves rare number (N + W\[M\]) / 2, where
+/// W\[M\] = Σ_v c\[v\]·(−1)^popcount(v & M) is the Walsh–Hadamard transform of the histogram c
 /// (the "Hadamard-optimal mask" of tczajka/octal-games).
 pub fn rare_split(values: &Packed) -> Option<RareSplit> {
     let max = values.max();

@@ -29,7 +29,7 @@ impl Rule {
     /// Near-linear: g(n+p) = g(n) + s for every n in [pre, len − p) exactly when the first
     /// differences D(n) = g(n+1) − g(n) repeat with period p on [pre, len − 1). Read backwards
     /// from the end, that is a prefix of the reversed differences R with period p, and the
-    /// longest such prefix is p + Z[p], Z the Z-function of R (computed in linear time). So one
+    /// longest such prefix is p + Z\[p\], Z the Z-function of R (computed in linear time). So one
     /// pass gives, for every p at once, how far down the rule reaches. Differences are taken
     /// modulo 2^32; each candidate is confirmed on the values themselves before it is returned.
     pub fn find(len: u64, get: impl Fn(u64) -> u64) -> Option<Rule> {
