@@ -381,6 +381,100 @@ fn defect_9_a_closed_or_failing_stdout_is_an_error() {
     assert_refused(&out, "cannot write output: No space left on device");
     let out = shell(">/dev/null");
     assert!(out.status.success() && out.stderr.is_empty(), "{}", text(&out.stderr));
+    // The same for the generic modes, which once wrote into /dev/null and exited 0.
+    for (mode, body) in [("sum lasker", "1\n2\n1 2\n"), ("value lasker", "1 2\n")] {
+        fs::write(&input, body).unwrap();
+        let shell = |redirect: &str| {
+            Command::new("sh")
+                .arg("-c")
+                .arg(format!("exec \"$0\" {mode} --tables \"$1\" < \"$2\" {redirect}"))
+                .args([SGQ, tables.to_str().unwrap(), input.to_str().unwrap()])
+                .output()
+                .unwrap()
+        };
+        let out = shell(">&-");
+        assert_refused(&out, "standard output is closed");
+        let out = shell(">/dev/full");
+        assert_refused(&out, "cannot write output: No space left on device");
+    }
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A reader that goes away (`sgq … | head -1`): the answers after it are lost, so every mode
+/// exits 1, with no message (the problems did; `sum` and `value` exited 0).
+#[test]
+fn a_reader_that_goes_away_fails_quietly() {
+    let heaps: String = (0..400_000).map(|i| format!("{}\n", i % 1000 + 1)).collect();
+    let lasker = format!("1\n400000\n{heaps}");
+    for (args, input) in [(&["lasker"][..], lasker.as_bytes()), (&["value", "lasker"][..], heaps.as_bytes()), (&["sum", "lasker"][..], lasker.as_bytes())] {
+        let mut child = Command::new(SGQ)
+            .args(args)
+            .env("SGTAB_TABLES", tables_dir())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        let data = input.to_vec();
+        let writer = std::thread::spawn(move || {
+            let _ = stdin.write_all(&data);
+        });
+        // Read one byte of the answers, then go away.
+        let mut first = [0u8; 1];
+        std::io::Read::read_exact(child.stdout.as_mut().unwrap(), &mut first).unwrap();
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        writer.join().unwrap();
+        if args == ["lasker"] || args == ["sum", "lasker"] {
+            // One line for the one case: it may all be written before the reader goes.
+            assert!(out.status.code().is_some() && out.stderr.is_empty(), "{args:?}: {}", text(&out.stderr));
+            continue;
+        }
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {}", text(&out.stderr));
+        assert!(out.stderr.is_empty(), "{args:?}: {}", text(&out.stderr));
+    }
+}
+
+/// A mapped input file that another process truncates while sgq reads it: the pages past the
+/// new end are gone, and reading one raises SIGBUS. sgq says so in one line and exits 1,
+/// instead of dying of the signal. (Which moment the truncation hits is up to the scheduler:
+/// before sgq maps the file, the input is short; after it has read it, the answers are whole;
+/// in between, the SIGBUS. Each is a clean exit; the delays put most runs in between.)
+#[test]
+fn an_input_truncated_while_mapped_is_an_error_not_a_signal() {
+    let dir = scratch("truncated");
+    let mut input = Vec::new();
+    judge::generate::generate(Problem::Lasker, 3, judge::generate::Size { cases: Some(3), ..Default::default() }, &mut input).unwrap();
+    let mut signalled = 0;
+    let mut cut_short = 0;
+    for (i, delay_ms) in [1u64, 2, 4, 8, 16].into_iter().enumerate() {
+        let file = dir.join(format!("in-{i}"));
+        fs::write(&file, &input).unwrap();
+        let child = Command::new(SGQ)
+            .args(["lasker", "--threads", "1", "--input", file.to_str().unwrap()])
+            .env("SGTAB_TABLES", tables_dir())
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(delay_ms));
+        fs::OpenOptions::new().write(true).open(&file).unwrap().set_len(1000).unwrap();
+        let out = child.wait_with_output().unwrap();
+        let err = text(&out.stderr);
+        if out.status.code().is_none() {
+            signalled += 1;
+            continue;
+        }
+        assert!(err.lines().count() <= 1 && !err.contains("panicked"), "{err}");
+        if err.contains("was cut short while sgq read it") {
+            assert_eq!(out.status.code(), Some(1));
+            cut_short += 1;
+        }
+    }
+    assert_eq!(signalled, 0, "sgq died of a signal");
+    eprintln!("truncated while mapped: {cut_short} of 5 runs hit the mapped pages");
     fs::remove_dir_all(&dir).unwrap();
 }
 

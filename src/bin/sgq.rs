@@ -35,8 +35,8 @@ that is only checked, not proven, says so once on stderr); with no rule they are
 The input is standard input, or FILE with --input. When it is a regular file, it is mapped
 and every problem, `sum` and `value` are answered on N threads (default: every core); a pipe
 is read as a stream, by a reader thread beside the parse when N is more than 1. The answers are
-the same either way. Numbers are
-read with AVX2 where the CPU has it (SGQ_KERNEL=portable forces the portable kernel).
+the same either way. Numbers are read with AVX2 where the CPU has it (SGQ_KERNEL=portable
+forces the portable kernel).
 
 Tables are looked for in, first match wins: --tables DIR; $SGTAB_TABLES; ./tables if it
 exists; the tables/ directory of the source tree sgq was built from.
@@ -186,10 +186,12 @@ impl Source {
                 // rule out is another process changing the file while sgq reads it: bytes that
                 // change under the map are read as they are (as with read(2), the answers are
                 // then those of some mix of the old and new input), and a file truncated while
-                // mapped makes the pages past its new end unreadable, so sgq dies of SIGBUS
-                // (ripgrep, which maps files the same way, says the same). Judge inputs are not
-                // rewritten while they are answered; a file that is should be piped in
+                // mapped makes the pages past its new end unreadable: reading one raises SIGBUS,
+                // which `on_truncated_input` turns into a one-line error and status 1 (ripgrep,
+                // which maps files the same way, dies of it). Judge inputs are not rewritten
+                // while they are answered; a file that is should be piped in
                 // (`cat FILE | sgq ...`), which streams it.
+                on_truncated_input();
                 unsafe { memmap2::Mmap::map(&file) }.ok()
             }
             _ => None,
@@ -213,6 +215,36 @@ impl Source {
         }
     }
 }
+
+/// From here on, a SIGBUS (a page of the mapped input that no longer exists: another process
+/// truncated the file) ends sgq with a one-line error on stderr and status 1, like any other
+/// input it cannot answer, instead of killing it by the signal. Answers not yet written are
+/// lost, as with any error that ends a run. Written by hand on `libc` (sgq already links it):
+/// the handler may only call async-signal-safe functions, so it writes a fixed message with
+/// write(2) and leaves with _exit(2).
+#[cfg(target_os = "linux")]
+fn on_truncated_input() {
+    extern "C" fn on_sigbus(_: libc::c_int) {
+        const MESSAGE: &[u8] = b"sgq: error: the input file was cut short while sgq read it (did another process truncate it?); \
+answer a file that changes through a pipe: cat FILE | sgq ...\n";
+        // SAFETY: write(2) and _exit(2) are async-signal-safe; MESSAGE is static.
+        unsafe {
+            libc::write(2, MESSAGE.as_ptr().cast(), MESSAGE.len());
+            libc::_exit(1);
+        }
+    }
+    // SAFETY: a zeroed sigaction is a valid one (no flags, empty mask set below); the handler
+    // only calls async-signal-safe functions. Failure leaves the default (death by the signal).
+    unsafe {
+        let mut action: libc::sigaction = std::mem::zeroed();
+        action.sa_sigaction = on_sigbus as extern "C" fn(libc::c_int) as libc::sighandler_t;
+        libc::sigemptyset(&mut action.sa_mask);
+        libc::sigaction(libc::SIGBUS, &action, std::ptr::null_mut());
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn on_truncated_input() {}
 
 fn cannot_open(path: &Path, e: io::Error) -> JudgeError {
     JudgeError::Table(format!("cannot open input {}: {e}", path.display()))
@@ -274,6 +306,10 @@ fn query(kind: &str, tables: Option<PathBuf>, mut source: Source, mut args: impl
         }
     }
     let tables = judge::table_dir(tables.map(PathBuf::from));
+    if stdout_was_closed() {
+        eprintln!("sgq {kind} {spec}: error: standard output is closed, so the answers would be lost; give sgq somewhere to write them");
+        return ExitCode::FAILURE;
+    }
     let stdout = io::stdout();
     let mut out = io::BufWriter::with_capacity(1 << 16, stdout.lock());
     let mut note = |line: &str| eprintln!("sgq {kind}: {line}");
@@ -287,8 +323,8 @@ fn query(kind: &str, tables: Option<PathBuf>, mut source: Source, mut args: impl
     let flushed = out.flush();
     match result.and(flushed.map_err(JudgeError::Output)) {
         Ok(()) => ExitCode::SUCCESS,
-        // A reader that went away (`sgq … | head`) is not an error worth a message.
-        Err(JudgeError::Output(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        // As for the problems: the answers after it are lost, so the status says so, quietly.
+        Err(JudgeError::Output(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::FAILURE,
         Err(e) => {
             eprintln!("sgq {kind} {spec}: error: {e}");
             ExitCode::FAILURE
