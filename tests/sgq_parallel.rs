@@ -308,6 +308,21 @@ fn stdin_from_a_file_is_mapped_from_where_it_stands() {
     std::fs::remove_file(&file).unwrap();
 }
 
+/// Far more threads than cores: cut to what can help (once every one was started, which took
+/// seconds), with the same answers.
+#[test]
+fn a_huge_thread_count_answers_alike() {
+    let input = generated(Problem::Chess, 3, Size { cases: Some(40), per_case: None, chips: None });
+    let file = std::env::temp_dir().join(format!("sgq-parallel-threads-{}.txt", std::process::id()));
+    std::fs::write(&file, &input).unwrap();
+    let want = piped(&["chess"], &input);
+    for threads in [1_000_000, usize::MAX] {
+        let got = mapped(&["chess"], &file, threads, PIECE);
+        assert!(got.status.success() && got.stdout == want.stdout && got.stderr == want.stderr, "{threads} threads: {}", show(&got));
+    }
+    std::fs::remove_file(&file).unwrap();
+}
+
 #[test]
 fn usage_of_the_new_flags() {
     for (args, needle) in [

@@ -33,10 +33,10 @@ row bitmask, or a board square `x y`. Heaps past the table come from its stored 
 that is only checked, not proven, says so once on stderr); with no rule they are refused.
 
 The input is standard input, or FILE with --input. When it is a regular file, it is mapped
-and every problem, `sum` and `value` are answered on N threads (default: every core); a pipe
-is read as a stream, by a reader thread beside the parse when N is more than 1. The answers are
-the same either way. Numbers are read with AVX2 where the CPU has it (SGQ_KERNEL=portable
-forces the portable kernel).
+and every problem, `sum` and `value` are answered on N threads (default: every core; N is cut
+to four a core, or 16 if that is more); a pipe is read as a stream, by a reader thread beside
+the parse when N is more than 1. The answers are the same either way. Numbers are read with
+AVX2 where the CPU has it (SGQ_KERNEL=portable forces the portable kernel).
 
 Tables are looked for in, first match wins: --tables DIR; $SGTAB_TABLES; ./tables if it
 exists; the tables/ directory of the source tree sgq was built from.
