@@ -436,6 +436,46 @@ fn a_reader_that_goes_away_fails_quietly() {
     }
 }
 
+/// A sparse file of 1 GiB (all NULs, one token): mapped, it is refused at its first byte as a
+/// pipe would be, without reading it: the pieces were once cut by looking for whitespace to the
+/// end of the file and every page was mapped in (9 s and 1 GB resident).
+#[test]
+fn a_huge_sparse_input_is_refused_without_reading_it() {
+    let dir = scratch("sparse");
+    let file = dir.join("sparse");
+    fs::File::create(&file).unwrap().set_len(1 << 30).unwrap();
+    for args in [&["lasker"][..], &["sum", "lasker"], &["value", "lasker"], &["chess"], &["snim"], &["stones"], &["funny"]] {
+        let (code, err, peak_kb) = sgq_peak(&[args, &["--input", file.to_str().unwrap()]].concat(), &dir);
+        assert_eq!(code, Some(1), "{args:?}: {err}");
+        assert!(err.lines().count() == 1 && err.contains("line 1, column 1 (byte 0)") && err.contains("found `\\0\\0"), "{args:?}: {err}");
+        assert!(peak_kb < 100_000, "{args:?}: {peak_kb} KB resident");
+    }
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `sgq ARGS` with stdin empty and stdout, stderr in files: its exit code, stderr and peak
+/// resident set in KB (from wait4's rusage).
+// The child is waited for by wait4 (for its rusage), which clippy does not see.
+#[allow(clippy::zombie_processes)]
+fn sgq_peak(args: &[&str], dir: &Path) -> (Option<i32>, String, i64) {
+    let (out, err) = (dir.join("out"), dir.join("err"));
+    let child = Command::new(SGQ)
+        .args(args)
+        .env("SGTAB_TABLES", tables_dir())
+        .stdin(Stdio::null())
+        .stdout(fs::File::create(&out).unwrap())
+        .stderr(fs::File::create(&err).unwrap())
+        .spawn()
+        .unwrap();
+    let mut status = 0;
+    // SAFETY: rusage is plain data, written by wait4; the pid is our child's, waited for once.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let pid = unsafe { libc::wait4(child.id() as libc::pid_t, &mut status, 0, &mut usage) };
+    assert_eq!(pid, child.id() as libc::pid_t);
+    let code = libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status));
+    (code, fs::read_to_string(&err).unwrap(), usage.ru_maxrss)
+}
+
 /// A mapped input file that another process truncates while sgq reads it: the pages past the
 /// new end are gone, and reading one raises SIGBUS. sgq says so in one line and exits 1,
 /// instead of dying of the signal. (Which moment the truncation hits is up to the scheduler:

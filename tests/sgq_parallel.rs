@@ -308,6 +308,25 @@ fn stdin_from_a_file_is_mapped_from_where_it_stands() {
     std::fs::remove_file(&file).unwrap();
 }
 
+/// A token longer than cutting looks for its end (1 MiB): valid (leading zeros) or not, in the
+/// middle of the input. Cutting gives up there (the rest is one piece), and phase 1 does not read
+/// a bad one to its end.
+#[test]
+fn tokens_of_megabytes_alike() {
+    let cases = generated(Problem::Lasker, 4, Size { cases: Some(3), per_case: Some(2000), chips: None });
+    let all = tokens(&cases);
+    let (start, end) = all[all.len() / 2];
+    for (long, what) in [
+        ([&b"0".repeat(3 << 20)[..], &cases[start..end]].concat(), "3 MiB of leading zeros"),
+        (b"x".repeat(3 << 20), "3 MiB of letters"),
+        (vec![0; 3 << 20], "3 MiB of NULs"),
+    ] {
+        let input = replaced(&cases, start, end, &long);
+        same(&["lasker"], &input, what);
+        same(&["sum", "lasker"], &input, what);
+    }
+}
+
 /// Far more threads than cores: cut to what can help (once every one was started, which took
 /// seconds), with the same answers.
 #[test]

@@ -453,17 +453,25 @@ impl<R: Read, B: Buf> Scanner<R, B> {
         (acc, 0, None)
     }
 
-    /// Steps over the rest of the token at `pos` (after a [`Halt::Bad`] that stopped inside it).
-    pub fn skip_token(&mut self) -> Result<(), InputError> {
+    /// Steps over the rest of the token at `pos` (after a [`Halt::Bad`] that stopped inside it),
+    /// if it ends within `most` bytes: whether it did (if not, the scanner stops inside it).
+    #[cold]
+    #[inline(never)]
+    pub fn skip_token_within(&mut self, most: usize) -> Result<bool, InputError> {
+        let mut seen = 0usize;
         loop {
             while self.pos < self.end {
                 if CLASS[self.buf[self.pos] as usize] == SPACE {
-                    return Ok(());
+                    return Ok(true);
+                }
+                if seen == most {
+                    return Ok(false);
                 }
                 self.pos += 1;
+                seen += 1;
             }
             if !self.refill(self.end)? {
-                return Ok(());
+                return Ok(true);
             }
         }
     }
@@ -790,6 +798,28 @@ mod tests {
         for cap in 16..40 {
             assert_eq!(all(&text, cap).unwrap(), want, "capacity {cap}");
         }
+    }
+
+    #[test]
+    fn a_token_is_skipped_within_a_bound() {
+        // In a slice and in a stream whose buffer is refilled inside the token.
+        let text = format!("{} 7", "x".repeat(5000));
+        for capacity in [None, Some(64)] {
+            let scan = |most: usize| {
+                let mut s = match capacity {
+                    None => Scanner::new(text.as_bytes()),
+                    Some(c) => Scanner::with_capacity(text.as_bytes(), c),
+                };
+                let ended = s.skip_token_within(most).unwrap();
+                (ended, s.offset())
+            };
+            assert_eq!(scan(5000), (true, 5000), "{capacity:?}");
+            assert_eq!(scan(1 << 20), (true, 5000), "{capacity:?}");
+            assert_eq!(scan(4999), (false, 4999), "{capacity:?}");
+            assert_eq!(scan(100), (false, 100), "{capacity:?}");
+        }
+        let mut s = Scanner::new("abc".as_bytes());
+        assert!(s.skip_token_within(10).unwrap(), "the input's end ends a token");
     }
 
     #[test]

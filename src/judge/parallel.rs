@@ -107,8 +107,12 @@ impl Parallel {
         Parallel { mapped_file: true, ..self }
     }
 
-    /// Before a piece is read: its pages mapped, if the input is a mapped file.
+    /// Before a piece is read: its pages mapped, if the input is a mapped file. Only its first
+    /// two [`PIECE`](Parallel::PIECE)s: a piece longer than that ends in a token too long to
+    /// cut (`LONG_TOKEN`), which may run to the end of a huge file (a sparse one, say) and is
+    /// read, if at all, page by page.
     pub(crate) fn fault_in(&self, bytes: &[u8]) {
+        let bytes = &bytes[..bytes.len().min(2 * Parallel::PIECE)];
         #[cfg(target_os = "linux")]
         if self.mapped_file {
             // SAFETY: MADV_POPULATE_READ maps the pages as reading them would and changes no
@@ -153,6 +157,11 @@ const MARK_EVERY: u64 = 4096;
 /// Odd tokens a piece notes before it gives up (the walk then hands over to the streaming
 /// path there): valid input has none, so this only bounds the memory bad input can take.
 const MAX_ODD: usize = 64;
+
+/// Bytes past which a token is too long to look for its end: an odd token in phase 1, or one
+/// that a piece's nominal end falls in when cutting. Any number's token is far shorter, unless
+/// it has a megabyte of leading zeros (valid, and still read: on one thread).
+const LONG_TOKEN: usize = 1 << 20;
 
 /// A sum of body tokens: the XOR of their values and how many were flagged (`sgq sum` flags
 /// positions past the table, for its note). Both parts have an inverse.
@@ -265,11 +274,15 @@ fn cut_where(data: &[u8], piece: usize, threads: usize, settle: impl Fn(&[u8], u
     let mut pieces = Vec::with_capacity(data.len() / piece.max(1) + 1);
     let mut start = 0;
     while start < data.len() {
-        let mut end = start.saturating_add(piece_at(piece, threads, data.len() - start)).min(data.len());
-        while end < data.len() && !input::is_space(data[end - 1]) {
-            end += 1;
-        }
-        let end = settle(data, end);
+        let nominal = start.saturating_add(piece_at(piece, threads, data.len() - start)).min(data.len());
+        let reach = nominal.saturating_add(LONG_TOKEN).min(data.len());
+        let Some(space) = data[nominal - 1..reach].iter().position(|&b| input::is_space(b)) else {
+            // No whitespace within a long token's length: the rest is one piece, not scanned
+            // here to its end (a sparse file of NULs would be read, and mapped, whole).
+            pieces.push(start..data.len());
+            break;
+        };
+        let end = settle(data, nominal + space);
         pieces.push(start..end);
         start = end;
     }
@@ -290,11 +303,14 @@ fn summarize<F: Fn(u64) -> Sum>(data: &[u8], range: Range<usize>, body: &Body<F>
         match halt {
             Some(Halt::End) => break,
             Some(Halt::Bad(_)) => {
-                // A slice never fails to read, so stepping over the token cannot fail.
-                let _ = scan.skip_token();
+                // A slice never fails to read, so stepping over the token cannot fail. A token
+                // longer than any number's (a run of NULs in a sparse file, say) is not read to
+                // its end here: the piece gives up, and the streaming path, which says what is
+                // wrong from the token's first bytes, takes over before it.
+                let ended = scan.skip_token_within(LONG_TOKEN).unwrap_or(false);
                 odd.push(tokens);
                 tokens += 1;
-                if odd.len() > MAX_ODD {
+                if odd.len() > MAX_ODD || !ended {
                     return Piece { range, tokens, total: sum, marks, odd, stopped: true };
                 }
             }
@@ -319,7 +335,7 @@ fn summarize_all<F: Fn(u64) -> Sum + Sync>(data: &[u8], ranges: Vec<Range<usize>
             par.release(&data[range.clone()]);
         }
     };
-    let mut done: Vec<(usize, Piece)> = std::thread::scope(|s| {
+    let done: Vec<(usize, Piece)> = std::thread::scope(|s| {
         // A thread the system will not start is one fewer helper, not an error.
         let helpers: Vec<_> = (1..par.threads.min(ranges.len()))
             .filter_map(|_| std::thread::Builder::new().spawn_scoped(s, work).ok())
@@ -330,6 +346,13 @@ fn summarize_all<F: Fn(u64) -> Sum + Sync>(data: &[u8], ranges: Vec<Range<usize>
         }
         all
     });
+    in_order(done)
+}
+
+/// The pieces of phase 1 in input order. Not inside the generic `summarize_all`: a closure
+/// there would be a type of its own for every body, and so would the sort (several KB each, in
+/// `sgq`, which must stay under 1 MiB).
+fn in_order(mut done: Vec<(usize, Piece)>) -> Vec<Piece> {
     done.sort_unstable_by_key(|&(i, _)| i);
     done.into_iter().map(|(_, p)| p).collect()
 }
