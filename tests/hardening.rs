@@ -365,37 +365,24 @@ fn defect_8_auto_builds_of_cpu_games_print_no_driver_noise() {
 fn defect_9_a_closed_or_failing_stdout_is_an_error() {
     let dir = scratch("stdout");
     let input = dir.join("in");
-    fs::write(&input, "1\n1\n1 20\n").unwrap();
     let tables = tables_dir();
-    let shell = |redirect: &str| {
+    let shell = |mode: &str, redirect: &str| {
         Command::new("sh")
             .arg("-c")
-            .arg(format!("exec \"$0\" chess --tables \"$1\" < \"$2\" {redirect}"))
+            .arg(format!("exec \"$0\" {mode} --tables \"$1\" < \"$2\" {redirect}"))
             .args([SGQ, tables.to_str().unwrap(), input.to_str().unwrap()])
             .output()
             .unwrap()
     };
-    let out = shell(">&-");
-    assert_refused(&out, "standard output is closed");
-    let out = shell(">/dev/full");
-    assert_refused(&out, "cannot write output: No space left on device");
-    let out = shell(">/dev/null");
-    assert!(out.status.success() && out.stderr.is_empty(), "{}", text(&out.stderr));
-    // The same for the generic modes, which once wrote into /dev/null and exited 0.
-    for (mode, body) in [("sum lasker", "1\n2\n1 2\n"), ("value lasker", "1 2\n")] {
+    // The problems, and the generic modes, which once wrote into /dev/null and exited 0.
+    for (mode, body) in [("chess", "1\n1\n1 20\n"), ("sum lasker", "1\n2\n1 2\n"), ("value lasker", "1 2\n")] {
         fs::write(&input, body).unwrap();
-        let shell = |redirect: &str| {
-            Command::new("sh")
-                .arg("-c")
-                .arg(format!("exec \"$0\" {mode} --tables \"$1\" < \"$2\" {redirect}"))
-                .args([SGQ, tables.to_str().unwrap(), input.to_str().unwrap()])
-                .output()
-                .unwrap()
-        };
-        let out = shell(">&-");
+        let out = shell(mode, ">&-");
         assert_refused(&out, "standard output is closed");
-        let out = shell(">/dev/full");
+        let out = shell(mode, ">/dev/full");
         assert_refused(&out, "cannot write output: No space left on device");
+        let out = shell(mode, ">/dev/null");
+        assert!(out.status.success() && out.stderr.is_empty(), "{mode}: {}", text(&out.stderr));
     }
     fs::remove_dir_all(&dir).unwrap();
 }
