@@ -72,11 +72,6 @@ impl Parallel {
         Parallel { threads: threads.clamp(1, Parallel::most_threads()), piece: Parallel::PIECE, mapped_file: false }
     }
 
-    /// Every core this process may use.
-    pub fn all_cores() -> Parallel {
-        Parallel::new(cores())
-    }
-
     /// The most threads asked for that are started: four a core, and at least 16. More cannot
     /// help work that keeps every thread busy, and each costs a start and a stack: `--threads
     /// 100000` once took 4.3 s and 190 MB on a 28 MB chess input (the token path starts its
@@ -84,14 +79,12 @@ impl Parallel {
     pub fn most_threads() -> usize {
         (4 * cores()).max(16)
     }
-}
 
-/// The cores this process may use (1 if the system does not say).
-fn cores() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
-}
-
-impl Parallel {
+    /// Every core this process may use (never more than [`most_threads`](Parallel::most_threads),
+    /// so not clamped: the system is asked once).
+    pub fn all_cores() -> Parallel {
+        Parallel { threads: cores(), piece: Parallel::PIECE, mapped_file: false }
+    }
 
     /// The same, for input in a mapped file: each piece's pages are mapped in one system call
     /// before the piece is read (not a page fault every 64 KiB) and dropped from this process
@@ -134,6 +127,12 @@ impl Parallel {
             unsafe { madvise(bytes, libc::MADV_DONTNEED) };
         }
     }
+}
+
+/// The cores this process may use (1 if the system does not say; the system reads its cgroup
+/// files to say, so this is asked once a run).
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
 /// `madvise` over the pages that hold `bytes`; failure is ignored (it is advice).
