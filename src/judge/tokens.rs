@@ -202,8 +202,7 @@ pub fn ordered<I: Send, O: Send, R>(threads: usize, f: &(dyn Fn(I) -> O + Sync),
     }
     std::thread::scope(|s| {
         let shared = &shared;
-        // A thread the system will not start is one fewer helper, not an error.
-        let started = (0..threads).filter(|_| std::thread::Builder::new().spawn_scoped(s, move || shared.work(f)).is_ok()).count();
+        let started = parallel::spawn_helpers(s, threads, move || shared.work(f)).len();
         let _close = Close(shared);
         if started == 0 {
             return body(&mut plain());
