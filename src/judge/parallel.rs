@@ -355,11 +355,14 @@ fn summarize_all<F: Fn(u64) -> Sum + Sync>(data: &[u8], ranges: Vec<Range<usize>
 /// (median 1.6 ms, 30 runs) before a helper of `sgq lasker` read its first byte, where the
 /// whole 105 MB input takes about 18 ms; a C program that starts one thread and spins on both
 /// took 1.47 times as long as with the thread started on the other core (medians of 25 runs).
-/// Started this way a helper reads its first byte 0.1 ms after the cut. So each helper is started while the spawning thread's affinity
-/// is narrowed to one core that no other thread of the phase has (the helper inherits it), and
-/// the helper widens its own affinity back to the process's as its first act; the spawning
-/// thread then moves to a core of its own and widens its affinity back too. No thread stays
-/// pinned: the scheduler moves them as usual from then on.
+///
+/// So each helper is started while the spawning thread's affinity is narrowed to one core that
+/// no other thread of the phase has (the helper inherits it; the first helper gets the
+/// spawning thread's own core), and the helper widens its own affinity back to the process's
+/// as its first act; once all are started, the spawning thread moves to a core of its own (a
+/// thread narrowing its own affinity moves at once) and widens its affinity back too. No
+/// thread stays pinned: the scheduler moves them as usual from then on. Started this way a
+/// helper reads its first byte 0.1 ms after the cut.
 pub(crate) fn spawn_helpers<'scope, T: Send + 'scope>(
     scope: &'scope std::thread::Scope<'scope, '_>,
     n: usize,
