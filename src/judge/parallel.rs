@@ -679,6 +679,42 @@ mod tests {
         }
     }
 
+    /// The placement itself, one step at a time: before each of the first helpers is started
+    /// the spawning thread (whose affinity a new thread inherits) is narrowed to one core, a
+    /// different one each time; then it moves to a core none of them got, with every core
+    /// allowed again; helpers past that are started with every core allowed.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn each_early_helper_gets_a_core_no_other_thread_has() {
+        let all = affinity();
+        for n in [1, all.len().saturating_sub(1), all.len(), 3 * all.len() + 1] {
+            let spread = Spread::new(n);
+            let mut given = Vec::new();
+            for k in 0..=n {
+                let own = spread.before(k);
+                let now = affinity();
+                if own.is_some() {
+                    assert_eq!(now.len(), 1, "{n} helpers: helper {k} would start on {now:?}");
+                    given.push(now[0]);
+                } else {
+                    assert_eq!(now, all, "{n} helpers: helper {k} would start narrowed");
+                    if k == given.len() && !given.is_empty() {
+                        // Where it moved to (read from the plan: the core it runs on now may
+                        // already have changed, as it is no longer pinned).
+                        let to = spread.cores[k];
+                        assert!(!given.contains(&to), "{n} helpers: the spawning thread moved to {to}, a helper's core ({given:?})");
+                    }
+                }
+            }
+            assert_eq!(given.len(), n.min(all.len() - 1), "{n} helpers on {} cores: {given:?}", all.len());
+            let mut distinct = given.clone();
+            distinct.sort_unstable();
+            distinct.dedup();
+            assert_eq!(distinct.len(), given.len(), "{n} helpers: a core given twice: {given:?}");
+            assert_eq!(affinity(), all);
+        }
+    }
+
     #[test]
     fn late_pieces_shrink_so_threads_end_together() {
         const MIB: usize = 1 << 20;
