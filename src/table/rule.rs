@@ -1,6 +1,15 @@
 //! Rules found in a table: g(n + p) = g(n) + s for every n ≥ pre (s = 0 is plain periodicity,
 //! s > 0 is arithmetic periodicity with saltus s). A rule is only ever claimed over the range
 //! that was checked; `proven` is set only where the game's theory makes the check a proof.
+//!
+//! Which rule: among the rules that hold from their start to the end of the table with margin
+//! (at least three periods and 16 values past the start), the one that **starts earliest**,
+//! then the one with the smallest period. It explains the most of the table: a short period
+//! that happens to fit a stretch at the end (23 values of period 4 closing a table of period
+//! 52) must not win over a period that holds from the start. Every multiple of a period holds
+//! from exactly where the period does (g(pre − 1 + kp) = g(pre − 1 + p) + (k − 1)s), and two
+//! periods holding over at least p + q values force their gcd to hold there too (Fine and
+//! Wilf), so the rule chosen has the least period of the table's longest periodic tail.
 
 use std::fmt;
 
@@ -16,76 +25,51 @@ pub struct Rule {
     pub proven: bool,
 }
 
-/// The search looks at the last `WINDOW` values at most (memory: 8 bytes a value searched), so
-/// it finds every rule whose period is below about WINDOW / 3; a rule found is then extended
-/// down the whole table by direct comparison.
+/// The search reads the table's first differences in windows of `WINDOW` values (memory: 12
+/// bytes a value of the window), so it finds every rule whose period is below WINDOW / 3 in a
+/// table of any length, in time linear in the table's length.
 const WINDOW: u64 = 1 << 22;
 
+/// Values a rule must hold over past its start: three periods, and 16 values at least.
+pub fn margin(period: u64) -> u64 {
+    period.saturating_mul(3).max(period.saturating_add(16))
+}
+
 impl Rule {
-    /// The smallest period (then the smallest pre-period) that the table supports with margin:
-    /// the relation must hold over at least three periods and 16 values past `pre`, up to the
-    /// end of the table.
-    ///
-    /// Near-linear: g(n+p) = g(n) + s for every n in [pre, len − p) exactly when the first
-    /// differences D(n) = g(n+1) − g(n) repeat with period p on [pre, len − 1). Read backwards
-    /// from the end, that is a prefix of the reversed differences R with period p, and the
-    /// longest such prefix is p + Z\[p\], Z the Z-function of R (computed in linear time). So one
-    /// pass gives, for every p at once, how far down the rule reaches. Differences are taken
-    /// modulo 2^32; each candidate is confirmed on the values themselves before it is returned.
+    /// The rule the table supports (see the module docs): the earliest start, then the
+    /// smallest period, among the rules that hold with margin up to the end of the table.
     pub fn find(len: u64, get: impl Fn(u64) -> u64) -> Option<Rule> {
         Rule::find_where(len, get, |_| true)
     }
 
-    /// As [`Rule::find`], but the smallest period (then pre-period) whose rule also passes
-    /// `accept`: [`crate::table::find_rule`] asks for the smallest period that the game's
-    /// theorem proves, so that a short stretch at the end of the table that happens to repeat
-    /// does not hide the rule a proof stands behind. `accept` sees each candidate before its
-    /// values are confirmed (so a rejected one costs O(1), not a pass over the table), first with
-    /// the lowest pre-period it could have; `accept` must therefore reject a rule whenever it
-    /// rejects the same rule with a smaller pre-period (as "a theorem proves it by `checked`"
-    /// does). Beyond the last 2^22 values the search gives up early rather than go quadratic:
-    /// it may return `None` where a rule exists, never a rule that does not hold.
+    /// As [`Rule::find`], among the rules that pass `accept` (which sees each candidate with
+    /// its exact pre-period): [`crate::table::find_rule`] asks for the rules the game's
+    /// theorem proves.
     pub fn find_where(len: u64, get: impl Fn(u64) -> u64, accept: impl Fn(&Rule) -> bool) -> Option<Rule> {
-        if len < 2 {
-            return None;
-        }
-        let w = len.min(WINDOW);
-        // r[i] = D(len − 2 − i): differences from the end of the table backwards.
-        let r: Vec<u32> = (0..w - 1).map(|i| (get(len - 1 - i) as u32).wrapping_sub(get(len - 2 - i) as u32)).collect();
-        let z = z_function(&r);
-        // Rules that reach the window's edge cost a pass over the table each; after one of them
-        // is rejected, the rest (mostly its multiples) are skipped, so the search stays linear.
-        let mut rejected_whole = false;
-        for period in 1..=w / 3 {
-            let reach = (period as usize + (z[period as usize] as usize).min(r.len() - period as usize)) as u64;
-            // The rule holds from pre = len − 1 − reach (relative to the window).
-            let mut pre = len - 1 - reach;
-            let span = len - pre;
-            if span < 3 * period || span < period + 16 {
-                continue;
+        let mut best: Option<Rule> = None;
+        Rule::each(len, get, |rule| {
+            if accept(&rule) && best.is_none_or(|b| rule.pre < b.pre) {
+                best = Some(rule);
             }
-            let Some(saltus) = get(pre + period).checked_sub(get(pre)) else { continue };
-            let holds = |n: u64| get(n + period) == get(n) + saltus;
-            // A rule that reaches the window's edge may hold further down: its pre-period is
-            // found by walking down past the window, so it can only get smaller.
-            let whole = reach == w - 1;
-            let lowest = if whole { 0 } else { pre };
-            if whole && rejected_whole || !accept(&Rule { pre: lowest, period, saltus, checked: len, proven: false }) {
-                continue;
-            }
-            if !(pre..len - period).all(holds) {
-                continue; // a difference collided modulo 2^32
-            }
-            while pre > 0 && whole && holds(pre - 1) {
-                pre -= 1;
-            }
-            let rule = Rule { pre, period, saltus, checked: len, proven: false };
-            if accept(&rule) {
-                return Some(rule);
-            }
-            rejected_whole = true;
-        }
-        None
+        });
+        best
+    }
+
+    /// Calls `visit` with every rule that holds with margin up to the end of the first `len`
+    /// values: one a period (1 ≤ p ≤ min(len, 2^22) / 3), with its lowest pre-period, in
+    /// increasing order of period. `checked` is `len`, `proven` false.
+    ///
+    /// Linear in `len`: g(n+p) = g(n) + s for every n in [pre, len − p) exactly when the first
+    /// differences D(n) = g(n+1) − g(n) repeat with period p on [pre, len − 1). Read backwards
+    /// from the end, that is a prefix of the reversed differences R with period p, and the
+    /// longest such prefix is p + Z\[p\], Z the Z-function of R (linear time). So one pass over
+    /// a window gives, for every p at once, how far down the rule reaches. The periods that
+    /// reach the window's far end go on into the next window, which overlaps this one by the
+    /// largest period, so each comparison R(i) = R(i + p) is made in one window or the next;
+    /// windows advance by two thirds of their length. Differences are taken modulo 2^64, exact
+    /// for values below 2^63, so no candidate needs confirming on the values.
+    pub fn each(len: u64, get: impl Fn(u64) -> u64, visit: impl FnMut(Rule)) {
+        each_in(len, get, WINDOW, visit)
     }
 
     /// g(n) for any n, from the table values below `checked`; exact where the rule holds.
@@ -99,11 +83,58 @@ impl Rule {
     }
 }
 
+/// [`Rule::each`] with windows of `window` values (a parameter so that tests cross windows on
+/// small tables).
+fn each_in(len: u64, get: impl Fn(u64) -> u64, window: u64, mut visit: impl FnMut(Rule)) {
+    let max_period = len.min(window) / 3;
+    if len < 2 || max_period == 0 {
+        return;
+    }
+    // R(i) = D(len − 2 − i), for i in 0..len − 1.
+    let diffs = len - 1;
+    let w = len.min(window) - 1; // differences in one window
+    let r = |i: u64| get(len - 1 - i).wrapping_sub(get(len - 2 - i));
+    // reach[p]: how many differences from the end the rule of period p covers (p + the length
+    // of its periodic prefix), set once the rule stops.
+    let mut reach = vec![diffs; max_period as usize + 1];
+    let mut alive: Vec<u64> = (1..=max_period).collect();
+    let mut start = 0u64;
+    let mut buf: Vec<u64> = Vec::new();
+    loop {
+        let end = (start + w).min(diffs);
+        buf.clear();
+        buf.extend((start..end).map(r));
+        let z = z_function(&buf);
+        let n = buf.len() as u64;
+        let last = end == diffs;
+        alive.retain(|&p| {
+            // Windows overlap by max_period, so p < n here.
+            let prefix = (z[p as usize] as u64).min(n - p);
+            if prefix == n - p && !last {
+                return true;
+            }
+            reach[p as usize] = start + p + prefix;
+            false
+        });
+        if alive.is_empty() || last {
+            break;
+        }
+        start = end - max_period;
+    }
+    for p in 1..=max_period {
+        // The rule holds from pre = len − 1 − reach.
+        let pre = len - 1 - reach[p as usize].min(diffs);
+        if len - pre < margin(p) {
+            continue;
+        }
+        let Some(saltus) = get(pre + p).checked_sub(get(pre)) else { continue };
+        visit(Rule { pre, period: p, saltus, checked: len, proven: false });
+    }
+}
+
 /// Z[i] = the length of the longest common prefix of `s` and `s[i..]` (Z[0] = len), in linear
-/// time (Gusfield's Z-algorithm).
-/// Entries are u32 (the window is below 2^32 values): 4 bytes a value, so the whole search takes
-/// 8 bytes a value searched, which is most of a `--prove` run's memory beyond the table itself.
-fn z_function(s: &[u32]) -> Vec<u32> {
+/// time (Gusfield's Z-algorithm). Entries are u32 (a window is below 2^32 values).
+fn z_function<T: Eq>(s: &[T]) -> Vec<u32> {
     let n = s.len();
     assert!(n < u32::MAX as usize, "the rule search window fits in u32");
     let mut z = vec![0u32; n.max(1)];
@@ -183,15 +214,16 @@ mod tests {
     }
 
     /// The obvious finder: for each period in turn, walk down from the end while the relation
-    /// holds (quadratic).
+    /// holds (quadratic), and take the earliest start, then the smallest period.
     fn slow_find(v: &[u64]) -> Option<Rule> {
-        slow_find_where(v, |_| true)
+        slow_find_where(v, u64::MAX, |_| true)
     }
 
-    /// The obvious search for the smallest period whose rule passes `accept`.
-    fn slow_find_where(v: &[u64], accept: impl Fn(&Rule) -> bool) -> Option<Rule> {
+    /// The obvious search among the rules that pass `accept`, periods up to min(len, window) / 3.
+    fn slow_find_where(v: &[u64], window: u64, accept: impl Fn(&Rule) -> bool) -> Option<Rule> {
         let len = v.len() as u64;
-        for period in 1..=len / 3 {
+        let mut best: Option<Rule> = None;
+        for period in 1..=len.min(window) / 3 {
             let last = len - 1;
             let Some(saltus) = v[last as usize].checked_sub(v[(last - period) as usize]) else { continue };
             let mut pre = last - period;
@@ -200,11 +232,62 @@ mod tests {
             }
             let span = len - pre;
             let rule = Rule { pre, period, saltus, checked: len, proven: false };
-            if span >= 3 * period && span >= period + 16 && accept(&rule) {
-                return Some(rule);
+            if span >= 3 * period && span >= period + 16 && accept(&rule) && best.is_none_or(|b| pre < b.pre) {
+                best = Some(rule);
             }
         }
-        None
+        best
+    }
+
+    #[test]
+    fn the_rule_that_starts_earliest_wins_over_a_short_period_at_the_end() {
+        // Period 52 from n = 1, whose block ends in 23 values of period 4: in a table that ends
+        // with a block the shortest period at the end is 4, the rule of the table 52 from 1.
+        let mut rnd = xorshift(7);
+        let mut block: Vec<u64> = (0..52).map(|_| 10 + rnd(50)).collect();
+        for i in 29..52 {
+            block[i] = [1, 2, 3, 4][i % 4];
+        }
+        let g = |n: u64| if n == 0 { 0 } else { block[((n - 1) % 52) as usize] };
+        let len = 1 + 38 * 52;
+        let v: Vec<u64> = (0..len).map(g).collect();
+        let r = Rule::find(len, |i| v[i as usize]).unwrap();
+        assert_eq!((r.pre, r.period, r.saltus), (1, 52, 0));
+        let short = Rule::find_where(len, |i| v[i as usize], |r| r.period < 52).unwrap();
+        assert_eq!((short.pre, short.period), (len - 23, 4));
+        for n in [len, 5000, 98_023, 100_000] {
+            assert_eq!(r.extend(n, |i| v[i as usize]), g(n));
+        }
+    }
+
+    #[test]
+    fn windows_find_what_one_window_would() {
+        // Tables much longer than the window: the rules that reach a window's end go on into the
+        // next, so the pre-periods found are exact, as the obvious search finds them.
+        let mut rnd = xorshift(0x9E3779B97F4A7C15);
+        for case in 0..3000 {
+            let window = 3 + rnd(40);
+            let len = 1 + rnd(500);
+            let period = 1 + rnd(window / 3 + 2);
+            let pre = rnd(len);
+            let saltus = if rnd(3) == 0 { rnd(5) } else { 0 };
+            let alphabet = 1 + rnd(3);
+            let head: Vec<u64> = (0..pre + period).map(|_| rnd(alphabet) + 8).collect();
+            let mut v: Vec<u64> = (0..len)
+                .map(|n| if n < pre + period { head[n as usize] } else { head[(pre + (n - pre) % period) as usize] + (n - pre) / period * saltus })
+                .collect();
+            if rnd(4) == 0 {
+                let at = rnd(len) as usize;
+                v[at] += 1;
+            }
+            let mut found: Option<Rule> = None;
+            each_in(len, |i| v[i as usize], window, |r| {
+                if found.is_none_or(|b| r.pre < b.pre) {
+                    found = Some(r)
+                }
+            });
+            assert_eq!(found, slow_find_where(&v, window, |_| true), "case {case}, window {window}: {v:?}");
+        }
     }
 
     #[test]
@@ -221,7 +304,7 @@ mod tests {
             let v: Vec<u64> = (0..len).map(|n| block(if n < pre + period { n } else { pre + (n - pre) % period })).collect();
             // "Guy-Smith with last digit t": proven once checked ≥ 2·pre + 2·period + t.
             let accept = |r: &Rule| r.saltus == 0 && r.checked >= 2 * r.pre + 2 * r.period + t;
-            assert_eq!(Rule::find_where(len, |i| v[i as usize], accept), slow_find_where(&v, accept), "case {case}: {v:?}");
+            assert_eq!(Rule::find_where(len, |i| v[i as usize], accept), slow_find_where(&v, u64::MAX, accept), "case {case}: {v:?}");
         }
     }
 
