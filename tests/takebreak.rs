@@ -161,10 +161,100 @@ fn octal_codes_are_proven_by_guy_smith_exactly_at_the_length_it_needs() {
             assert_eq!((r.pre, r.period, r.proven), (pre, period, proven), "{code}:{len}");
         }
     }
-    // No theorem for tails, d0 splits or three-heap digits: at most checked.
-    for code in ["0.[3]:300", "4.[3]:300", "4.07:300", "0.F:300", "0.8:300", "0.48:300"] {
+    use sgtab::table::Rule;
+    // No theorem for tails: at most checked.
+    for code in ["0.[3]:300", "4.[3]:300", "0.1[37]:300"] {
         let spec = GameSpec::parse(code).unwrap();
         let table = Table::new(spec.clone(), spec.reference(&Progress::silent()));
         assert!(table.rule.is_some_and(|r| !r.proven), "{code}: {:?}", table.rule);
+    }
+    // Splits without removal and three-heap digits: proven by the extended theorem, with
+    // m = 2 or 3 in the bound m·max(pre, 1) + m·p + t.
+    for (code, m, t) in [("4.07:300", 2, 2), ("0.F:300", 3, 1), ("0.8:300", 3, 1), ("C.1:300", 3, 1), ("4.:300", 2, 0)] {
+        let spec = GameSpec::parse(code).unwrap();
+        let table = Table::new(spec.clone(), spec.reference(&Progress::silent()));
+        let r = table.rule.unwrap_or_else(|| panic!("{code}: no rule"));
+        assert_eq!(r.proven, r.saltus == 0, "{code}: {r:?}");
+        let plain = Rule { saltus: 0, ..r };
+        assert_eq!(spec.theorem(&plain).unwrap().needs, m * r.pre.max(1) + m * r.period + t, "{code}");
+    }
+}
+
+/// Finite codes with digits from `digits` (d0 first): all codes d0.d1d2 over them.
+fn small_codes(d0s: &[u8], digits: &[u8]) -> Vec<String> {
+    let mut out = Vec::new();
+    for &d0 in d0s {
+        for &a in digits {
+            for &b in digits {
+                out.push(format!("{d0:X}.{a:X}{b:X}"));
+            }
+        }
+    }
+    out
+}
+
+/// Every rule the (extended) Guy–Smith theorem proves from a prefix of a table, for every prefix
+/// length from 20 on, holds over the whole table, at least three times the length the theorem
+/// needed. The long tables are the scalar reference, which the heap searches above hold to the
+/// literal moves.
+#[test]
+fn every_proven_rule_holds_far_past_its_bound() {
+    use sgtab::table::find_rule_in;
+    let mut codes = small_codes(&[0, 4], &[0, 1, 2, 3, 4, 5, 6, 7]);
+    codes.extend(small_codes(&[0, 8, 12], &[0, 1, 3, 8, 9, 11, 15]));
+    codes.extend(["4.333", "4.3333333", "0.137", "0.77", "0.07", "4.0007"].map(String::from));
+    let (mut proven, mut games) = (0, 0);
+    for code in &codes {
+        let hex = code.contains(['8', '9', 'B', 'C', 'F']);
+        let len: u64 = if hex { 360 } else { 900 };
+        let spec = GameSpec::parse(&format!("{code}:{len}")).unwrap();
+        let full = spec.reference(&Progress::silent());
+        let mut any = false;
+        for n in 20..=len / 3 {
+            let short = build::resized(&spec, n).unwrap();
+            let Some(rule) = find_rule_in(&short, n, |i| full.get(i) as u64).filter(|r| r.proven) else { continue };
+            for i in rule.pre..len - rule.period {
+                assert_eq!(full.get(i + rule.period), full.get(i), "{code}: {rule:?} proven from {n} values fails at {i}");
+            }
+            proven += 1;
+            any = true;
+        }
+        games += any as u32;
+    }
+    assert!(games >= 100 && proven > 10_000, "{games} of {} games, {proven} proofs", codes.len());
+}
+
+/// From n0 = 0 the check is not enough: in `0.4` (take one bean and split the rest in two)
+/// g = 0, 0, 0, 1, so g(n + 1) = g(n) holds over 0 ≤ n < 2 (the bound 2·0 + 1 + t with t = 1)
+/// and fails at n = 2. The theorem takes n0 = max(pre, 1), so it needs 2·1 + 2·1 + 1 entries.
+#[test]
+fn a_rule_from_zero_is_proven_from_one() {
+    use sgtab::table::Rule;
+    let spec = GameSpec::parse("0.4:40").unwrap();
+    let g = spec.reference(&Progress::silent());
+    assert_eq!((0..4).map(|i| g.get(i)).collect::<Vec<_>>(), [0, 0, 0, 1]);
+    let rule = Rule { pre: 0, period: 1, saltus: 0, checked: 3, proven: false };
+    assert_eq!(spec.theorem(&rule).unwrap().needs, 5);
+}
+
+/// "Take 1 to c beans, or split a heap in two" (`4.` and c threes): a 1024-entry table's rule,
+/// proven, gives every value of the 16384-entry table computed in full. The rule that a short
+/// period closing the table would give instead (period 4 from near the end, for some c) fails.
+#[test]
+fn take_up_to_c_or_split_rules_predict_the_long_table() {
+    use sgtab::engine::octal;
+    let engines = Engines::new(Backend::Auto);
+    let mut timings = Timings::default();
+    for c in 2..=80 {
+        let code = format!("4.{}", "3".repeat(c));
+        let short = GameSpec::parse(&format!("{code}:1024")).unwrap();
+        let built = build::build(&engines, &short, &Progress::silent(), &mut timings).unwrap();
+        let rule = built.table.rule.unwrap_or_else(|| panic!("{code}: no rule"));
+        assert!(rule.proven, "{code}: {rule:?}");
+        let long = octal::takebreak(&takebreak::parse_code(&code).unwrap(), 16384, 2, &Progress::silent());
+        for n in 1024..16384u64 {
+            let got = rule.extend(n, |i| built.table.values.get(i) as u64);
+            assert_eq!(got, long.get(n) as u64, "{code}: {rule:?} at {n}");
+        }
     }
 }

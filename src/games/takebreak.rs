@@ -87,6 +87,21 @@ impl Code {
         self.tail.is_empty().then_some(self.digits.len() as u64)
     }
 
+    /// The most heaps a move leaves: 3 where a digit (or d0) has 8, 2 where one has 4, else 1
+    /// (or 0 for a code with no move that leaves a heap).
+    pub fn most_heaps_left(&self) -> u64 {
+        let bits = self.digits.iter().chain(&self.tail).fold(self.d0, |a, &d| a | d);
+        if bits & 8 != 0 {
+            3
+        } else if bits & 4 != 0 {
+            2
+        } else if bits & 2 != 0 {
+            1
+        } else {
+            0
+        }
+    }
+
     /// Octal: every digit at most 7 (no move leaves three heaps) and d0 = 0.
     pub fn is_octal(&self) -> bool {
         self.d0 == 0 && self.digits.iter().chain(&self.tail).all(|&d| d < 8)
@@ -235,25 +250,28 @@ impl Game for TakeBreak {
         Packed::from_values(&reference(&self.code, self.len, progress))
     }
 
-    /// The Guy–Smith periodicity theorem (Winning Ways, ch. 4): in a finite octal game whose
-    /// last non-zero digit is d_t, if g(n + p) = g(n) for every n with n0 ≤ n < 2·n0 + p + t,
-    /// then it holds for every n ≥ n0. A rule is checked for the n with n + p < checked, so the
-    /// check proves it once checked ≥ 2·n0 + 2p + t.
+    /// The Guy–Smith periodicity theorem (Winning Ways, ch. 4), in the form that covers every
+    /// finite code: with t the largest removal (the last non-zero digit) and m = max(1, the
+    /// most heaps a move leaves), if g(n + p) = g(n) for every n with n0 ≤ n < m·n0 + (m−1)·p + t,
+    /// where n0 ≥ 1, then it holds for every n ≥ n0. A rule is checked for the n with
+    /// n + p < checked, so the check proves it once checked ≥ m·n0 + m·p + t. Here
+    /// n0 = max(pre, 1): from n0 = 0 the check is not enough (`0.4`, g = 0, 0, 0, 1: period 1
+    /// holds over 0 ≤ n < 2 and fails at n = 2), since a part of 0 would turn a split into a
+    /// move the code may not have. The proof is in `docs/rules.md`; for plain octal codes
+    /// (d0 = 0, m ≤ 2) it is the published theorem.
     ///
-    /// Nothing else is proven here; [`no_theorem`] says why for each other case. In particular
-    /// Howse and Nowakowski's arithmetic-periodicity theorem for finite hexadecimal codes
-    /// ("Periodicity and arithmetic-periodicity in hexadecimal games", Theoret. Comput. Sci.
-    /// 313 (2004) 463–472) is not applied: the stored copies of the paper available when this
-    /// was written gave only its first page, not the theorem's exact hypotheses (which saltus,
-    /// which check range, which digits), and a rule is called proven only where a theorem
-    /// certainly applies.
+    /// Plain periods only: a rule with a saltus, or a code with a repeating tail, is checked,
+    /// not proven ([`no_theorem`] says why).
     fn theorem(&self, rule: &Rule) -> Option<Theorem> {
         let t = self.code.last_nonzero()?;
-        if !self.code.is_octal() || rule.saltus != 0 {
+        if rule.saltus != 0 {
             return None;
         }
-        let needs = rule.pre.checked_mul(2)?.checked_add(rule.period.checked_mul(2)?)?.checked_add(t)?;
-        Some(Theorem { name: "the Guy-Smith periodicity theorem", needs })
+        let m = self.code.most_heaps_left().max(1);
+        let n0 = rule.pre.max(1);
+        let needs = n0.checked_add(rule.period)?.checked_mul(m)?.checked_add(t)?;
+        let name = if self.code.d0 == 0 && m <= 2 { GUY_SMITH } else { GUY_SMITH_EXTENDED };
+        Some(Theorem { name, needs })
     }
 
     fn as_any(&self) -> &dyn std::any::Any {
@@ -261,24 +279,21 @@ impl Game for TakeBreak {
     }
 }
 
+/// The theorem's name for plain octal codes, and for codes that split without removing or leave
+/// three heaps (the same argument with the largest of m parts; `docs/rules.md`).
+pub const GUY_SMITH: &str = "the Guy-Smith periodicity theorem";
+pub const GUY_SMITH_EXTENDED: &str = "the Guy-Smith periodicity theorem, extended to every finite code";
+
 /// Why no theorem proves `rule` for `code` ([`TakeBreak::theorem`] returned `None`), in words
 /// for `sgtab show`; `None` when a theorem does apply (the rule may still need a longer table).
 pub fn no_theorem(code: &Code, rule: &Rule) -> Option<&'static str> {
     if code.last_nonzero().is_none() {
         return Some("a code with a repeating tail (take-any moves) has no periodicity theorem here");
     }
-    if code.digits.iter().any(|&d| d >= 8) {
-        return Some(
-            "a hexadecimal code (a digit with 8: three heaps) is outside Guy-Smith, and Howse and Nowakowski's \
-             arithmetic-periodicity theorem for such codes is not applied (its exact hypotheses were not available \
-             to check), so the rule is checked only",
-        );
-    }
-    if code.d0 != 0 {
-        return Some("splitting without removing (d0 = 4, 8 or C) is outside the Guy-Smith theorem as applied here");
-    }
     if rule.saltus != 0 {
-        return Some("the Guy-Smith theorem covers plain periods only, not a saltus");
+        return Some(
+            "the Guy-Smith theorem covers plain periods only, not a saltus (no arithmetic-periodicity theorem is applied here)",
+        );
     }
     None
 }
