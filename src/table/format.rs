@@ -1,9 +1,9 @@
-//! The `.sgt` file format, version 1. All integers little-endian.
+//! The `.sgt` file format, version 2. All integers little-endian.
 //!
 //! | offset | size | field |
 //! |-------:|-----:|-------|
 //! | 0  | 8 | magic `89 53 47 54 0D 0A 1A 0A` (`\x89SGT\r\n\x1a\n`) |
-//! | 8  | 2 | format version (1) |
+//! | 8  | 2 | format version (2; 1 is read too) |
 //! | 10 | 2 | header length H: offset of the payload (64 + spec length, rounded up to 8) |
 //! | 12 | 1 | bits per value b (1..=32): the fewest that hold the largest value |
 //! | 13 | 1 | rule kind: 0 none, 1 period with saltus |
@@ -25,6 +25,11 @@
 //! file's length alone) before memory is taken for the values, so a forged header cannot make a
 //! reader allocate more than the file holds. Then the checksum, and a stored rule is checked
 //! against the stored values (g(n + p) = g(n) + s over the range it claims, in linear time).
+//!
+//! Version 2 is version 1 with the rule chosen as [`crate::table::find_rule`] chooses it (the
+//! earliest start, then the smallest period; proven by the theorems as they stand). A version 1
+//! file was written by a finder that took the smallest period, and by a proof that took n0 = pre
+//! where it must be max(pre, 1): its values are read as they are and its rule is found again.
 
 use super::packed::Packed;
 use super::rule::Rule;
@@ -36,7 +41,9 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 pub const MAGIC: [u8; 8] = *b"\x89SGT\r\n\x1a\n";
-pub const VERSION: u16 = 1;
+pub const VERSION: u16 = 2;
+/// The oldest version read: its rule is found again from its values.
+pub const OLDEST: u16 = 1;
 const FIXED: usize = 64;
 
 fn header(table: &Table) -> Vec<u8> {
@@ -275,8 +282,8 @@ fn read_checked(mut r: impl Read, file_len: u64, want: Option<&GameSpec>) -> Res
     r.read_exact(&mut fixed[8..]).map_err(|e| io(e, "header"))?;
     crc.update(&fixed);
     let version = u16_at(&fixed, 8);
-    if version != VERSION {
-        return bad(format!("table format version {version} is not supported (this sgtab reads version {VERSION})"));
+    if !(OLDEST..=VERSION).contains(&version) {
+        return bad(format!("table format version {version} is not supported (this sgtab reads versions {OLDEST} to {VERSION})"));
     }
     let h = u16_at(&fixed, 10) as usize;
     let bits = fixed[12] as u32;
@@ -364,10 +371,13 @@ fn read_checked(mut r: impl Read, file_len: u64, want: Option<&GameSpec>) -> Res
         }
         check_rule(&rule, count, |i| values.get(i) as u64)
             .map_err(|why| ReadError::Bad(format!("the stored rule contradicts the stored values: {why}")))?;
-        if rule.proven && spec.theorem(&rule).is_none_or(|t| rule.checked < t.needs) {
+        if version < VERSION {
+            // An older writer chose this rule by an older finder and proof: find it again.
+        } else if rule.proven && spec.theorem(&rule).is_none_or(|t| rule.checked < t.needs) {
             return bad(format!("damaged header: the stored rule is marked proven, but no theorem proves it for {spec}"));
         }
     }
+    let rule = if version < VERSION { super::find_rule(&spec, &values) } else { rule };
     Ok(Table { spec, values, rule })
 }
 
@@ -410,6 +420,15 @@ fn open_regular(path: &Path) -> Result<(File, u64), ReadError> {
         return Err(ReadError::Io(io::Error::new(io::ErrorKind::InvalidInput, format!("it is {kind}, not a table file"))));
     }
     Ok((file, meta.len()))
+}
+
+/// The format version a table file says it has (its first ten bytes), for `sgtab show`;
+/// `None` where the file does not start as a table.
+pub fn version_of(path: &Path) -> Option<u16> {
+    let (mut file, _) = open_regular(path).ok()?;
+    let mut head = [0u8; 10];
+    file.read_exact(&mut head).ok()?;
+    (head[..8] == MAGIC).then(|| u16_at(&head, 8))
 }
 
 /// Reads and checks the table in `path`.
