@@ -36,8 +36,24 @@ pub fn resized(spec: &GameSpec, len: u64) -> Option<GameSpec> {
 }
 
 /// Whether the game has a theorem that can prove a plain period at all.
-fn can_prove(spec: &GameSpec) -> bool {
+pub fn can_prove(spec: &GameSpec) -> bool {
     spec.has_rule() && spec.theorem(&Rule { pre: 0, period: 1, saltus: 0, checked: 0, proven: false }).is_some()
+}
+
+/// Why no table of `spec`'s game can have its rule proven, in words; `None` when its game has
+/// a theorem that can.
+pub fn why_unprovable(spec: &GameSpec) -> Option<String> {
+    if can_prove(spec) {
+        return None;
+    }
+    let plain = Rule { pre: 0, period: 1, saltus: 0, checked: 0, proven: false };
+    Some(match spec.as_any().downcast_ref::<TakeBreak>() {
+        Some(game) => crate::games::takebreak::no_theorem(&game.code, &plain)
+            .unwrap_or("no theorem applies to this code")
+            .to_string(),
+        None if !spec.has_rule() => format!("a {} table has no rule along its index to prove", spec.game()),
+        None => format!("no theorem proves the rules of {} games here, so their rules are checked only", spec.game()),
+    })
 }
 
 /// Builds `spec`'s table (see the module docs).
@@ -100,6 +116,9 @@ pub fn prove(
     progress: &Progress,
     timings: &mut Timings,
 ) -> Result<(Built, Proof), EngineError> {
+    if let Some(why) = why_unprovable(spec) {
+        return Err(EngineError(format!("--prove cannot prove a rule of {spec}: {why}; build it without --prove")));
+    }
     if let Some(code) = growable(engines, spec) {
         return grown(spec, code, Some(max), progress, timings).map(|(built, proof)| (built, proof.expect("a limit")));
     }

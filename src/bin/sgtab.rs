@@ -75,7 +75,7 @@ enum Command {
         #[arg(long)]
         prove: bool,
         /// With --prove: the most entries to grow a table to (at least the N of each SPEC)
-        #[arg(long, default_value_t = 1 << 27, requires = "prove", value_parser = clap::value_parser!(u64).range(1..))]
+        #[arg(long, default_value_t = 1 << 27, requires = "prove", value_parser = clap::value_parser!(u64).range(1..=sgtab::spec::MAX_LEN as i64))]
         max: u64,
     },
     /// Check tables: checksum and header, then recompute and compare every value
@@ -134,13 +134,15 @@ enum Command {
         /// Seed of the generator
         #[arg(long, default_value_t = 1)]
         seed: u64,
-        /// Test cases (default: the problem's maximum; stones: 100000 lines, funny: 10000 games)
+        /// Test cases (default: the problem's maximum; stones: 100000 lines, funny: 10000 games).
+        /// Lasker 1 to 100, the others 1 to 10^9
         #[arg(long)]
         cases: Option<u64>,
-        /// Per case: heaps (lasker), rows (chess), positions (snim), piles (funny); default the maximum
+        /// Per case: heaps (lasker, 1 to 10^6), rows (chess, 1 to 1000), positions (snim, 1 to
+        /// 100), piles (funny, 1 to 23); default the maximum. Not for stones
         #[arg(long)]
         per_case: Option<u64>,
-        /// Chess: chips in every row (default: a random count 0..=20)
+        /// Chess only: chips in every row, 0 to 20 (default: a random count 0..=20)
         #[arg(long)]
         chips: Option<u32>,
     },
@@ -154,7 +156,10 @@ fn main() -> ExitCode {
         // SAFETY: single-threaded here; no other thread can read the environment meanwhile.
         unsafe { std::env::set_var("XDG_RUNTIME_DIR", std::env::temp_dir()) };
     }
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return usage_error(e),
+    };
     let result = match cli.command {
         Command::Build { specs, backend, out, timings, prove, max } => {
             build(&specs, backend.into(), &out, timings, prove.then_some(max))
@@ -174,6 +179,35 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// A command line clap refused, in one line with the pointer to `--help`; `--help` and
+/// `--version` themselves print in full.
+fn usage_error(e: clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand) {
+        return match e.print() {
+            Ok(()) if e.exit_code() == 0 => ExitCode::SUCCESS,
+            _ => ExitCode::from(2),
+        };
+    }
+    eprintln!("sgtab: error: {}", one_line(&e.render().to_string()));
+    ExitCode::from(2)
+}
+
+/// clap's message in one line: its first line, and the possible values or tip it adds on the
+/// lines below, without the usage and the "For more information" line, then where help is.
+fn one_line(text: &str) -> String {
+    let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with("Usage:") && !l.starts_with("For more information"));
+    let first = lines.next().unwrap_or("bad command line").trim_start_matches("error: ").to_string();
+    let rest: Vec<&str> = lines.collect();
+    let mut line = first;
+    if !rest.is_empty() {
+        let rest: Vec<&str> = rest.iter().map(|l| l.trim_start_matches('[').trim_end_matches(']')).collect();
+        line.push_str(&format!(" ({})", rest.join("; ")));
+    }
+    line.push_str("; see `sgtab --help`");
+    line
 }
 
 /// Errors are one line of text; an empty one means the details were already printed.
@@ -206,6 +240,10 @@ fn describe_rule(table: &Table) -> String {
 
 fn build(specs: &[String], backend: Backend, out: &Path, show_timings: bool, prove: Option<u64>) -> Result<()> {
     let specs = parse_specs(specs)?;
+    // Where no theorem can prove a game's rules, growing its table could never end in a proof.
+    if let Some((spec, why)) = prove.and_then(|_| specs.iter().find_map(|s| sgtab::build::why_unprovable(s).map(|w| (s, w)))) {
+        return Err(format!("--prove cannot prove a rule of {spec}: {why}; build it without --prove"));
+    }
     // A --max below a table's own length would build the table and then report a limit it
     // already passed: refuse it before any work.
     if let Some((spec, max)) = prove.and_then(|max| specs.iter().find(|s| s.len() > max).map(|s| (s, max))) {
@@ -308,12 +346,29 @@ fn verify(files: &[PathBuf], backend: Backend) -> Result<()> {
 
 fn show(file: &Path, count: u64, rows: Option<u64>) -> Result<()> {
     let table = read(file)?;
+    if rows.is_some() && !matches!(table.spec.positions(), games::Positions::Board { .. }) {
+        return Err(format!("--rows is for board games (queen, rook, king); {} is not one", table.spec));
+    }
     let size = std::fs::metadata(file).map(|m| m.len()).unwrap_or(0);
-    println!("file:     {} ({size} bytes, format version {})", file.display(), format::VERSION);
+    let version = match format::version_of(file) {
+        Some(v) if v < format::VERSION => format!("format version {v}, its rule found again on reading"),
+        Some(v) => format!("format version {v}"),
+        None => "format version unknown".to_string(),
+    };
+    println!("file:     {} ({size} bytes, {version})", file.display());
     println!("game:     {}", table.spec);
     println!("entries:  {}", table.values.len());
     println!("bits:     {} per value (largest value {})", table.values.bits(), table.values.max());
     println!("rule:     {}", describe_rule(&table));
+    if let Some(r) = table.rule {
+        let past = r.checked - r.pre;
+        println!(
+            "margin:   checked over the {past} values from n = {} to the table's end, {:.1} periods (a rule needs {} here)",
+            r.pre,
+            past as f64 / r.period as f64,
+            sgtab::table::rule::margin(r.period)
+        );
+    }
     if let Some(why) = why_unproven(&table) {
         println!("proof:    {why}");
     }
@@ -401,6 +456,7 @@ fn dump(file: &Path) -> Result<()> {
 
 fn generate(problem: &str, seed: u64, size: Size) -> Result<()> {
     let problem = Problem::parse(problem).ok_or_else(|| format!("unknown problem `{problem}`; expected snim, chess, lasker, stones or funny"))?;
+    size.check(problem)?;
     let mut out = BufWriter::with_capacity(1 << 20, io::stdout().lock());
     match sgtab::judge::generate::generate(problem, seed, size, &mut out).and_then(|_| out.flush()) {
         Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(format!("cannot write: {e}")),

@@ -180,9 +180,18 @@ fn no_adapter(tried: wgpu::Backends) -> EngineError {
         (wgpu::Backends::BROWSER_WEBGPU, "webgpu"),
     ];
     let tried: Vec<&str> = names.iter().filter(|(b, _)| tried.contains(*b)).map(|&(_, name)| name).collect();
+    if tried.is_empty() {
+        // wgpu reads WGPU_BACKEND and drops the names it does not know: say so, not "none".
+        let set = std::env::var("WGPU_BACKEND").unwrap_or_default();
+        return EngineError(format!(
+            "WGPU_BACKEND=`{}` names no wgpu backend built into this sgtab; set it to one or more of \
+             vulkan, metal, dx12, gl (comma-separated), or unset it",
+            set.escape_debug()
+        ));
+    }
     EngineError(format!(
         "no GPU adapter found (tried wgpu backends: {}); install a GPU driver, or Mesa's software one: \
          apt-get install mesa-vulkan-drivers; or use --backend simd",
-        if tried.is_empty() { "none".to_string() } else { tried.join(", ") }
+        tried.join(", ")
     ))
 }

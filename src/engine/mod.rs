@@ -104,6 +104,8 @@ pub struct Engines {
     backend: Backend,
     /// Messages for the user about choices made (printed once each by the caller).
     notes: std::sync::Mutex<Vec<String>>,
+    /// Every note given so far.
+    said: std::sync::Mutex<std::collections::HashSet<String>>,
     #[cfg(feature = "gpu")]
     gpu: OnceLock<Result<gpu::GpuEngine, EngineError>>,
     /// `auto`: whether a hardware adapter was found (probed once), or why not.
@@ -119,6 +121,7 @@ impl Engines {
         Engines {
             backend,
             notes: Default::default(),
+            said: Default::default(),
             #[cfg(feature = "gpu")]
             gpu: OnceLock::new(),
             #[cfg(feature = "gpu")]
@@ -139,8 +142,13 @@ impl Engines {
         std::mem::take(&mut *self.notes.lock().unwrap_or_else(|e| e.into_inner()))
     }
 
+    /// Keeps a note for the next [`Engines::take_notes`]; a note already given (the same
+    /// choice for the same game, asked again by a later step of one build) is not repeated.
     fn note(&self, text: String) {
-        self.notes.lock().unwrap_or_else(|e| e.into_inner()).push(text);
+        let mut said = self.said.lock().unwrap_or_else(|e| e.into_inner());
+        if said.insert(text.clone()) {
+            self.notes.lock().unwrap_or_else(|e| e.into_inner()).push(text);
+        }
     }
 
     /// The opened GPU, opening it on first use.

@@ -15,6 +15,45 @@ pub struct Size {
     pub chips: Option<u32>,
 }
 
+/// Most cases `gen` writes for the problems whose format sets no bound on them.
+pub const MAX_CASES: u64 = 1_000_000_000;
+
+impl Size {
+    /// The legal range of each size for `problem`: (cases, per case, chips), `None` where the
+    /// option does not apply.
+    pub fn ranges(problem: Problem) -> (Option<(u64, u64)>, Option<(u64, u64)>, Option<(u64, u64)>) {
+        match problem {
+            Problem::Lasker => (Some((1, 100)), Some((1, 1_000_000)), None),
+            Problem::Chess => (Some((1, MAX_CASES)), Some((1, 1000)), Some((0, 20))),
+            Problem::Snim => (Some((1, MAX_CASES)), Some((1, 100)), None),
+            Problem::Stones => (Some((1, MAX_CASES)), None, None),
+            Problem::Funny => (Some((1, MAX_CASES)), Some((1, 23)), None),
+        }
+    }
+
+    /// Refuses a size outside the problem's format (or one the problem has no use for), in one
+    /// line that gives the range, rather than clamping it silently.
+    pub fn check(&self, problem: Problem) -> Result<(), String> {
+        let (cases, per_case, chips) = Size::ranges(problem);
+        let name = problem.name();
+        for (flag, given, range) in [
+            ("--cases", self.cases, cases),
+            ("--per-case", self.per_case, per_case),
+            ("--chips", self.chips.map(u64::from), chips),
+        ] {
+            let Some(v) = given else { continue };
+            match range {
+                None => return Err(format!("{flag} does not apply to {name}")),
+                Some((lo, hi)) if v < lo || v > hi => {
+                    return Err(format!("{flag} {v} is outside {lo} to {hi} for {name}"));
+                }
+                Some(_) => {}
+            }
+        }
+        Ok(())
+    }
+}
+
 /// xorshift64*: small, fast and the same everywhere.
 struct Rng(u64);
 
