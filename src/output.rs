@@ -54,7 +54,7 @@ pub fn write_bytes(path: &Path, bytes: &[u8]) -> io::Result<()> {
 /// What a path given to [`write`] gets.
 enum Target {
     /// A regular file written beside this path and renamed over it; `mode`: the permission bits
-    /// of the file it replaces, if there is one.
+    /// (read, write, execute) of the file it replaces, if there is one.
     Replace { path: PathBuf, mode: Option<u32> },
     /// Written through: a character device or a FIFO with a reader, opened.
     Through(File),
@@ -109,7 +109,7 @@ fn dangling_end(path: &Path) -> io::Result<PathBuf> {
 }
 
 fn permission_bits(meta: &fs::Metadata) -> u32 {
-    std::os::unix::fs::PermissionsExt::mode(&meta.permissions()) & 0o7777
+    std::os::unix::fs::PermissionsExt::mode(&meta.permissions()) & 0o777
 }
 
 fn same_file(a: &fs::Metadata, b: &fs::Metadata) -> bool {
@@ -399,7 +399,7 @@ mod tests {
         write_bytes(&dir.join("link"), b"new").unwrap();
         assert!(fs::symlink_metadata(dir.join("link")).unwrap().is_symlink());
         assert_eq!(fs::read(dir.join("sub/real")).unwrap(), b"new");
-        assert_eq!(fs::metadata(dir.join("sub/real")).unwrap().permissions().mode() & 0o7777, 0o751);
+        assert_eq!(fs::metadata(dir.join("sub/real")).unwrap().permissions().mode() & 0o777, 0o751);
         write_bytes(&dir.join("chain"), b"made").unwrap();
         assert!(fs::symlink_metadata(dir.join("chain")).unwrap().is_symlink());
         assert!(fs::symlink_metadata(dir.join("dangling")).unwrap().is_symlink());
