@@ -451,13 +451,18 @@ fn a_killed_export_or_plot_leaves_nothing_behind() {
     let export = ["export", t, "--lang", "python", "--max-bytes", "1000000000", "-o", source.to_str().unwrap()];
     let plot = ["plot", t, "--size", "4000x3000", "-o", picture.to_str().unwrap()];
     for args in [&export[..], &plot[..]] {
-        for delay_ms in [5u64, 20, 50, 100, 150, 200, 300, 400, 600] {
+        // The file is written in the last quarter or so of a run: kills are spread over a whole
+        // run's time, most of them late.
+        let start = Instant::now();
+        run_limited(&mut sgtab(&args.iter().map(|a| a.to_string()).collect::<Vec<_>>())).assert_ok("a whole run");
+        let whole = start.elapsed();
+        for fraction in [0.05, 0.3, 0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 1.0] {
             let mut child = Command::new(SGTAB).args(args).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
-            std::thread::sleep(Duration::from_millis(delay_ms));
-            child.kill().unwrap(); // SIGKILL
+            std::thread::sleep(whole.mul_f64(fraction));
+            let _ = child.kill(); // SIGKILL, if it has not finished
             child.wait().unwrap();
             let left: Vec<String> = names(&out).into_iter().filter(|n| n != "x.py" && n != "x.png").collect();
-            assert!(left.is_empty(), "{args:?} killed at {delay_ms} ms: {left:?}");
+            assert!(left.is_empty(), "{args:?} killed at {fraction} of {whole:?}: {left:?}");
         }
     }
     // Temporaries of dead writers, in this version's naming and the old ones (tables, sources,
