@@ -1,6 +1,7 @@
 //! Progress on stderr for long builds: silent for the first second, then a line every half
 //! second, and a final line, so that short builds print nothing.
 
+use std::io::Write;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -41,13 +42,20 @@ impl Progress {
         }
         *last = Some(now);
         let pct = if total == 0 { 100.0 } else { done as f64 * 100.0 / total as f64 };
-        eprintln!("{}: {pct:5.1}% ({done}/{total}) after {:.1}s", self.label, now.duration_since(self.start).as_secs_f64());
+        // A line that cannot be printed (stderr full or closed) is dropped: progress is not
+        // worth failing, let alone panicking, for.
+        let _ = writeln!(
+            std::io::stderr().lock(),
+            "{}: {pct:5.1}% ({done}/{total}) after {:.1}s",
+            self.label,
+            now.duration_since(self.start).as_secs_f64()
+        );
     }
 
     /// Prints the closing line, if anything was printed before.
     pub fn finish(&self) {
         if self.enabled && self.last.lock().map(|l| l.is_some()).unwrap_or(false) {
-            eprintln!("{}: done in {:.1}s", self.label, self.start.elapsed().as_secs_f64());
+            let _ = writeln!(std::io::stderr().lock(), "{}: done in {:.1}s", self.label, self.start.elapsed().as_secs_f64());
         }
     }
 }

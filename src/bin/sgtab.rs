@@ -75,7 +75,7 @@ enum Command {
         #[arg(long)]
         prove: bool,
         /// With --prove: the most entries to grow a table to (at least the N of each SPEC)
-        #[arg(long, default_value_t = 1 << 27, requires = "prove", value_parser = clap::value_parser!(u64).range(1..=sgtab::spec::MAX_LEN as i64))]
+        #[arg(long, default_value_t = 1 << 27, requires = "prove", value_parser = clap::value_parser!(u64).range(1..=sgtab::spec::MAX_LEN))]
         max: u64,
     },
     /// Check tables: checksum and header, then recompute and compare every value
@@ -160,6 +160,10 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(e) => return usage_error(e),
     };
+    if let Some(what) = cli.command.prints().filter(|_| sgtab::output::stdout_was_closed()) {
+        say_error(&format!("standard output is closed, so {what} would be lost; give sgtab somewhere to write it"));
+        return ExitCode::FAILURE;
+    }
     let result = match cli.command {
         Command::Build { specs, backend, out, timings, prove, max } => {
             build(&specs, backend.into(), &out, timings, prove.then_some(max))
@@ -175,7 +179,7 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if e.is_empty() => ExitCode::FAILURE,
         Err(e) => {
-            eprintln!("sgtab: error: {e}");
+            say_error(&e);
             ExitCode::FAILURE
         }
     }
@@ -186,12 +190,13 @@ fn main() -> ExitCode {
 fn usage_error(e: clap::Error) -> ExitCode {
     use clap::error::ErrorKind;
     if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand) {
-        return match e.print() {
+        // Help asked for is printed in full; a stdout that fails takes the exit status with it.
+        return match write!(io::stdout().lock(), "{}", e.render()) {
             Ok(()) if e.exit_code() == 0 => ExitCode::SUCCESS,
             _ => ExitCode::from(2),
         };
     }
-    eprintln!("sgtab: error: {}", one_line(&e.render().to_string()));
+    say_error(&one_line(&e.render().to_string()));
     ExitCode::from(2)
 }
 
@@ -210,13 +215,52 @@ fn one_line(text: &str) -> String {
     line
 }
 
+impl Command {
+    /// What the command prints on stdout, for the error when stdout is closed; `None` for a
+    /// command that prints nothing there (its output goes to a file).
+    fn prints(&self) -> Option<&'static str> {
+        match self {
+            Command::Build { .. } => Some("the report of what was built"),
+            Command::Verify { .. } => Some("the verdicts"),
+            Command::Show { .. } => Some("the table's description"),
+            Command::Dump { .. } => Some("the values"),
+            Command::Export { out: None, .. } => Some("the source"),
+            Command::Export { out: Some(_), .. } | Command::Plot { .. } => None,
+            Command::Gen { .. } => Some("the judge input"),
+        }
+    }
+}
+
+/// Prints a line on stdout, as `println!` does, but a failed write returns from the enclosing
+/// function with the error [`stdout_error`] makes, instead of panicking.
+macro_rules! out {
+    ($($arg:tt)*) => {
+        writeln!(io::stdout().lock(), $($arg)*).map_err(stdout_error)?
+    };
+}
+
+/// The error a failed write to stdout ends the command with. A reader that went away (a broken
+/// pipe, `sgtab dump T | head`) ends it with status 1 and no message, as `sgq` does: what was
+/// not written is lost, but saying so would only be noise. Anything else (a full disk) is one
+/// line.
+fn stdout_error(e: io::Error) -> String {
+    if e.kind() == io::ErrorKind::BrokenPipe { String::new() } else { format!("cannot write output: {e}") }
+}
+
+/// Prints `sgtab: error: {e}` on stderr. A stderr that cannot be written to is ignored: the
+/// exit status still says the command failed.
+fn say_error(e: &str) {
+    let _ = writeln!(io::stderr().lock(), "sgtab: error: {e}");
+}
+
 /// Errors are one line of text; an empty one means the details were already printed.
 type Result<T> = std::result::Result<T, String>;
 
 /// Prints what the engines chose and opened since the last call, on stderr.
 fn print_notes(engines: &Engines) {
     for note in engines.take_notes() {
-        eprintln!("sgtab: {note}");
+        // A note that cannot be printed (stderr is full or closed) is dropped; the work goes on.
+        let _ = writeln!(io::stderr().lock(), "sgtab: {note}");
     }
 }
 
@@ -269,21 +313,28 @@ fn build(specs: &[String], backend: Backend, out: &Path, show_timings: bool, pro
         let (table, engine) = (built.table, built.engine);
         let spec = table.spec.clone();
         match proof {
-            Some(Proof::Proven { theorem, len }) => println!("{spec}: rule proven by {theorem} with {len} entries"),
+            Some(Proof::Proven { theorem, len }) => {
+                // How many entries the proof needed, where the table is longer than that.
+                let needs = table.rule.and_then(|r| spec.theorem(&r)).map(|t| t.needs).filter(|&n| n < len);
+                match needs {
+                    Some(n) => out!("{spec}: rule proven by {theorem} with {len} entries (the theorem needs {n})"),
+                    None => out!("{spec}: rule proven by {theorem} with {len} entries"),
+                }
+            }
             Some(Proof::NotProven { max }) => {
-                println!("{spec}: rule not proven by {max} entries (--max); {}", describe_rule(&table))
+                out!("{spec}: rule not proven by {max} entries (--max); {}", describe_rule(&table))
             }
             None => {}
         }
         if let Some(n) = built.filled_from {
-            println!("{spec}: the first {n} values proved the rule; the rest were filled from it");
+            out!("{spec}: the first {n} values proved the rule; the rest were filled from it");
         }
         let path = out.join(spec.file_name());
         timings
             .time("file write", || format::write(&table, &path))
             .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
         let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
-        println!(
+        out!(
             "wrote {} ({size} bytes, {} entries, {} bits each, {}) with {engine} in {:.3} s",
             path.display(),
             table.values.len(),
@@ -293,7 +344,7 @@ fn build(specs: &[String], backend: Backend, out: &Path, show_timings: bool, pro
         );
         if show_timings {
             for (phase, took) in timings.phases.drain(..) {
-                println!("  {phase:<24} {:>10.3} ms", took.as_secs_f64() * 1e3);
+                out!("  {phase:<24} {:>10.3} ms", took.as_secs_f64() * 1e3);
             }
         }
         timings.phases.clear();
@@ -334,9 +385,9 @@ fn verify(files: &[PathBuf], backend: Backend) -> Result<()> {
             Ok((table, engine))
         })();
         match outcome {
-            Ok((t, engine)) => println!("{}: OK ({}, {} entries, checked with {engine})", file.display(), t.spec, t.values.len()),
+            Ok((t, engine)) => out!("{}: OK ({}, {} entries, checked with {engine})", file.display(), t.spec, t.values.len()),
             Err(e) => {
-                eprintln!("sgtab: error: {e}");
+                say_error(&e);
                 failed = true;
             }
         }
@@ -355,14 +406,14 @@ fn show(file: &Path, count: u64, rows: Option<u64>) -> Result<()> {
         Some(v) => format!("format version {v}"),
         None => "format version unknown".to_string(),
     };
-    println!("file:     {} ({size} bytes, {version})", file.display());
-    println!("game:     {}", table.spec);
-    println!("entries:  {}", table.values.len());
-    println!("bits:     {} per value (largest value {})", table.values.bits(), table.values.max());
-    println!("rule:     {}", describe_rule(&table));
+    out!("file:     {} ({size} bytes, {version})", file.display());
+    out!("game:     {}", table.spec);
+    out!("entries:  {}", table.values.len());
+    out!("bits:     {} per value (largest value {})", table.values.bits(), table.values.max());
+    out!("rule:     {}", describe_rule(&table));
     if let Some(r) = table.rule {
         let past = r.checked - r.pre;
-        println!(
+        out!(
             "margin:   checked over the {past} values from n = {} to the table's end, {:.1} periods (a rule needs {} here)",
             r.pre,
             past as f64 / r.period as f64,
@@ -370,12 +421,12 @@ fn show(file: &Path, count: u64, rows: Option<u64>) -> Result<()> {
         );
     }
     if let Some(why) = why_unproven(&table) {
-        println!("proof:    {why}");
+        out!("proof:    {why}");
     }
-    println!("rare:     {}", describe_rare(&table));
+    out!("rare:     {}", describe_rare(&table));
     let shown: Vec<String> = table.values.iter().take(count as usize).map(|v| v.to_string()).collect();
     let more = if table.values.len() > count { " ..." } else { "" };
-    println!("values:   {}{more}", shown.join(" "));
+    out!("values:   {}{more}", shown.join(" "));
     if let Some(rows) = rows {
         show_rows(&table, rows)?;
     }
@@ -434,11 +485,11 @@ fn show_rows(table: &Table, rows: u64) -> Result<()> {
     let games::Positions::Board { n } = table.spec.positions() else {
         return Err(format!("--rows is for board games (queen, rook, king); {} is not one", table.spec));
     };
-    println!("rows:     g(x, y + p) = g(x, y) + s for y >= pre, as found in each row x (checked for y < {n}, not proven beyond)");
+    out!("rows:     g(x, y + p) = g(x, y) + s for y >= pre, as found in each row x (checked for y < {n}, not proven beyond)");
     for row in games::corner::row_rules(&table.values, n, rows) {
         match row.rule {
-            Some(r) => println!("  row {}: pre-period {}, period {}, saltus {}", row.x, r.pre, r.period, r.saltus),
-            None => println!("  row {}: none within {n}", row.x),
+            Some(r) => out!("  row {}: pre-period {}, period {}, saltus {}", row.x, r.pre, r.period, r.saltus),
+            None => out!("  row {}: none within {n}", row.x),
         }
     }
     Ok(())
@@ -448,20 +499,14 @@ fn dump(file: &Path) -> Result<()> {
     let table = read(file)?;
     let mut out = BufWriter::with_capacity(1 << 16, io::stdout().lock());
     let written = table.values.iter().try_for_each(|v| writeln!(out, "{v}")).and_then(|_| out.flush());
-    match written {
-        Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(format!("cannot write: {e}")),
-        _ => Ok(()),
-    }
+    written.map_err(stdout_error)
 }
 
 fn generate(problem: &str, seed: u64, size: Size) -> Result<()> {
     let problem = Problem::parse(problem).ok_or_else(|| format!("unknown problem `{problem}`; expected snim, chess, lasker, stones or funny"))?;
     size.check(problem)?;
     let mut out = BufWriter::with_capacity(1 << 20, io::stdout().lock());
-    match sgtab::judge::generate::generate(problem, seed, size, &mut out).and_then(|_| out.flush()) {
-        Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(format!("cannot write: {e}")),
-        _ => Ok(()),
-    }
+    sgtab::judge::generate::generate(problem, seed, size, &mut out).and_then(|_| out.flush()).map_err(stdout_error)
 }
 
 fn export(file: &Path, lang: LangArg, out: Option<&Path>, max_bytes: u64) -> Result<()> {
@@ -477,23 +522,14 @@ fn export(file: &Path, lang: LangArg, out: Option<&Path>, max_bytes: u64) -> Res
     write_output(out, source.as_bytes())
 }
 
-/// Writes `bytes` to `path` atomically (a temporary file beside it, then renamed), or to stdout.
+/// Writes `bytes` to stdout, or to `path` through [`sgtab::output::write`] (atomically, or
+/// through to a device or FIFO).
 fn write_output(path: Option<&Path>, bytes: &[u8]) -> Result<()> {
     let Some(path) = path else {
         let mut stdout = io::stdout().lock();
-        return match stdout.write_all(bytes).and_then(|_| stdout.flush()) {
-            Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(format!("cannot write: {e}")),
-            _ => Ok(()),
-        };
+        return stdout.write_all(bytes).and_then(|_| stdout.flush()).map_err(stdout_error);
     };
-    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let name = path.file_name().ok_or_else(|| format!("{} names no file", path.display()))?;
-    let tmp = dir.join(format!(".{}.tmp{}", name.to_string_lossy(), std::process::id()));
-    let written = std::fs::write(&tmp, bytes).and_then(|_| std::fs::rename(&tmp, path));
-    written.map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        format!("cannot write {}: {e}", path.display())
-    })
+    sgtab::output::write_bytes(path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
 fn parse_size(text: &str) -> std::result::Result<(u32, u32), String> {

@@ -80,8 +80,11 @@ impl GpuEngine {
             ..Default::default()
         }))
         .map_err(|e| EngineError(format!("could not open GPU device {}: {}", info.name, one_line(e))))?;
-        // Errors are caught in error scopes around each build; one that escapes must not panic.
-        device.on_uncaptured_error(std::sync::Arc::new(|e| eprintln!("sgtab: GPU error: {e}")));
+        // Errors are caught in error scopes around each build; one that escapes must not panic,
+        // nor may printing it (a failing stderr).
+        device.on_uncaptured_error(std::sync::Arc::new(|e| {
+            let _ = std::io::Write::write_fmt(&mut std::io::stderr().lock(), format_args!("sgtab: GPU error: {e}\n"));
+        }));
         let chess = Kernel::new::<LayerParams>(
             &device,
             "chess",

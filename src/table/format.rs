@@ -36,9 +36,8 @@ use super::rule::Rule;
 use super::Table;
 use crate::spec::GameSpec;
 use std::fs::File;
-use std::io::{self, BufWriter, Read, Write};
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::io::{self, Read};
+use std::path::Path;
 
 pub const MAGIC: [u8; 8] = *b"\x89SGT\r\n\x1a\n";
 pub const VERSION: u16 = 2;
@@ -78,147 +77,17 @@ pub fn encode(table: &Table) -> Vec<u8> {
 }
 
 /// Writes `table` to `path` atomically, so that a failed write (a full disk, a killed process)
-/// never leaves a half-written table there, nor a temporary file beside it:
-///
-/// - On Linux the file is first an anonymous one (`O_TMPFILE` in the target directory): a
-///   build killed while writing leaves nothing behind. Once complete it gets a short temporary
-///   name (`linkat`) and is renamed over `path`.
-/// - Where the file system has no `O_TMPFILE`, it is written under that temporary name directly,
-///   removed on error.
-///
-/// The temporary name is `.sgtab-PID-SEQ.tmp`: under 40 bytes whatever `path` is, so it fits
-/// wherever a table's own name does. A kill -9 can still strand one (between the link and the
-/// rename, or anywhere on the fallback path); every write first removes those whose PID is no
-/// longer running. There is no fsync: it would cost more than building chess:20, and a table torn
-/// by a power cut fails its checksum when read.
+/// never leaves a half-written table there, nor a temporary file beside it; see
+/// [`crate::output::write`], which every file sgtab writes goes through.
 pub fn write(table: &Table, path: &Path) -> io::Result<()> {
-    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    remove_stale_temporaries(dir);
-    static SEQ: AtomicU64 = AtomicU64::new(0);
-    let tmp = dir.join(format!(".sgtab-{}-{}.tmp", std::process::id(), SEQ.fetch_add(1, Ordering::Relaxed)));
-    #[cfg(target_os = "linux")]
-    if let Some(file) = anonymous::create(dir) {
-        let placed = fill(file?, table).and_then(|file| anonymous::link(&file, &tmp));
-        return match placed {
-            Ok(()) => rename_or_remove(&tmp, path),
-            // No /proc to link through: write it again under the name instead.
-            Err(e) if e.kind() == io::ErrorKind::NotFound && !tmp.exists() && dir.is_dir() => named(table, &tmp, path),
-            Err(e) => Err(e),
-        };
-    }
-    named(table, &tmp, path)
-}
-
-/// The whole file into `file`, which is returned flushed.
-fn fill(file: File, table: &Table) -> io::Result<File> {
-    let mut w = BufWriter::with_capacity(1 << 20, file);
-    let mut crc = crc32fast::Hasher::new();
-    for part in [&header(table)[..], table.values.payload()] {
-        crc.update(part);
-        w.write_all(part)?;
-    }
-    w.write_all(&crc.finalize().to_le_bytes())?;
-    w.into_inner().map_err(|e| e.into_error())
-}
-
-/// The fallback: written under the temporary name, then renamed.
-fn named(table: &Table, tmp: &Path, path: &Path) -> io::Result<()> {
-    let written = File::create_new(tmp).and_then(|f| fill(f, table));
-    if let Err(e) = written {
-        let _ = std::fs::remove_file(tmp);
-        return Err(e);
-    }
-    rename_or_remove(tmp, path)
-}
-
-fn rename_or_remove(tmp: &Path, path: &Path) -> io::Result<()> {
-    std::fs::rename(tmp, path).inspect_err(|_| {
-        let _ = std::fs::remove_file(tmp);
+    crate::output::write(path, |w| {
+        let mut crc = crc32fast::Hasher::new();
+        for part in [&header(table)[..], table.values.payload()] {
+            crc.update(part);
+            w.write_all(part)?;
+        }
+        w.write_all(&crc.finalize().to_le_bytes())
     })
-}
-
-/// The PID in a temporary name this module makes (`.sgtab-PID-SEQ.tmp`), or an older version
-/// made (`.NAME.sgt.tmpPID`).
-fn temporary_pid(name: &str) -> Option<u32> {
-    let digits = if let Some(rest) = name.strip_prefix(".sgtab-").and_then(|r| r.strip_suffix(".tmp")) {
-        let (pid, seq) = rest.split_once('-')?;
-        (!seq.is_empty() && seq.bytes().all(|b| b.is_ascii_digit())).then_some(pid)?
-    } else {
-        let at = name.rfind(".sgt.tmp").filter(|_| name.starts_with('.'))?;
-        &name[at + 8..]
-    };
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    digits.parse().ok()
-}
-
-/// Whether process `pid` is running (on this machine). Conservative: when unsure, yes.
-fn running(pid: u32) -> bool {
-    #[cfg(unix)]
-    {
-        let Ok(pid) = libc::pid_t::try_from(pid) else { return true };
-        // SAFETY: signal 0 sends nothing; it only asks whether the process exists.
-        if unsafe { libc::kill(pid, 0) } == 0 {
-            return true;
-        }
-        io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH)
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = pid;
-        true
-    }
-}
-
-/// Removes the temporary files in `dir` left by builds that were killed (their PID is gone).
-/// Best effort: a directory that cannot be listed is left as it is.
-fn remove_stale_temporaries(dir: &Path) -> Vec<PathBuf> {
-    let mut removed = Vec::new();
-    let Ok(entries) = std::fs::read_dir(dir) else { return removed };
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        let Some(pid) = name.to_str().and_then(temporary_pid) else { continue };
-        if pid != std::process::id() && !running(pid) && entry.file_type().is_ok_and(|t| t.is_file()) {
-            let path = entry.path();
-            if std::fs::remove_file(&path).is_ok() {
-                removed.push(path);
-            }
-        }
-    }
-    removed
-}
-
-/// Anonymous files (`O_TMPFILE`) and linking them into a directory.
-#[cfg(target_os = "linux")]
-mod anonymous {
-    use std::ffi::CString;
-    use std::fs::{File, OpenOptions};
-    use std::io;
-    use std::os::fd::AsRawFd;
-    use std::os::unix::ffi::OsStrExt;
-    use std::os::unix::fs::OpenOptionsExt;
-    use std::path::Path;
-
-    /// An unnamed file in `dir`; `None` where the file system (or kernel) has no `O_TMPFILE`,
-    /// `Some(Err)` for any other failure (such as a missing directory or no permission).
-    pub fn create(dir: &Path) -> Option<io::Result<File>> {
-        match OpenOptions::new().write(true).mode(0o666).custom_flags(libc::O_TMPFILE).open(dir) {
-            Ok(file) => Some(Ok(file)),
-            Err(e) if matches!(e.raw_os_error(), Some(libc::EOPNOTSUPP | libc::EISDIR | libc::EINVAL | libc::ENOENT)) && dir.is_dir() => None,
-            Err(e) => Some(Err(e)),
-        }
-    }
-
-    /// Gives the anonymous `file` the name `to` (which must not exist).
-    pub fn link(file: &File, to: &Path) -> io::Result<()> {
-        let from = CString::new(format!("/proc/self/fd/{}", file.as_raw_fd())).expect("no NUL");
-        let to = CString::new(to.as_os_str().as_bytes()).map_err(io::Error::other)?;
-        // SAFETY: both are valid NUL-terminated paths; AT_SYMLINK_FOLLOW resolves the /proc link
-        // to the open file itself, the documented way to link an O_TMPFILE file unprivileged.
-        let r = unsafe { libc::linkat(libc::AT_FDCWD, from.as_ptr(), libc::AT_FDCWD, to.as_ptr(), libc::AT_SYMLINK_FOLLOW) };
-        if r == 0 { Ok(()) } else { Err(io::Error::last_os_error()) }
-    }
 }
 
 /// Why a file is not a table we can use.
@@ -452,6 +321,7 @@ pub fn decode(bytes: &[u8]) -> Result<Table, ReadError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::PathBuf;
 
     fn table() -> Table {
         Table::new(GameSpec::parse("lasker:40").unwrap(), Packed::from_values(&(0..40u32).collect::<Vec<_>>()))
@@ -465,21 +335,12 @@ mod tests {
     }
 
     #[test]
-    fn temporary_names_are_recognised() {
-        assert_eq!(temporary_pid(".sgtab-123-0.tmp"), Some(123));
-        assert_eq!(temporary_pid(".sgtab-123-45.tmp"), Some(123));
-        assert_eq!(temporary_pid(".chess-20.sgt.tmp4567"), Some(4567));
-        for other in ["chess-20.sgt", ".sgtab-x-0.tmp", ".sgtab-1-.tmp", ".sgtab--1.tmp", "sgtab-1-1.tmp", ".a.sgt.tmp", ".a.sgt.tmp12x", ".sgtab-1-2.tmp.sgt"] {
-            assert_eq!(temporary_pid(other), None, "{other}");
-        }
-    }
-
-    #[test]
-    fn the_named_fallback_writes_the_same_bytes_and_leaves_nothing() {
-        let dir = scratch("named");
+    fn write_stores_the_encoded_bytes_and_leaves_nothing() {
+        // The named fallback of the write itself is tested in `crate::output`.
+        let dir = scratch("write");
         let (a, b) = (dir.join("a.sgt"), dir.join("b.sgt"));
         write(&table(), &a).unwrap();
-        named(&table(), &dir.join(".sgtab-1-1.tmp"), &b).unwrap();
+        write(&table(), &b).unwrap();
         assert_eq!(std::fs::read(&a).unwrap(), encode(&table()));
         assert_eq!(std::fs::read(&b).unwrap(), encode(&table()));
         // Over an existing file, too.

@@ -1,0 +1,432 @@
+//! Where sgtab's outputs go: every file it writes (tables, `export -o`, `plot -o`) goes through
+//! [`write`], and [`stdout_was_closed`] tells whether there is a standard output to print to.
+//!
+//! [`write`] looks at what the path names first:
+//!
+//! - nothing, or a regular file: the new file is written beside it and renamed over it, so that a
+//!   failed write (a full disk, a killed process) never leaves a half-written file there, nor a
+//!   temporary one beside it (see [`write`] for how);
+//! - a symbolic link: the file it points to is written that way, and the link stays a link (a
+//!   dangling link gets its target created);
+//! - a character device or a FIFO: written through, as a shell's `>` would; never replaced by a
+//!   regular file. A FIFO nobody reads is refused rather than waited on;
+//! - a directory, or a socket: refused.
+
+use std::fs::{self, File};
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Writes the bytes `fill` produces to `path` (see the module's description for what each kind
+/// of path gets). `fill` may be called twice: on Linux, when an anonymous file cannot be given a
+/// name (no `/proc`), the file is written again under a temporary name.
+///
+/// A regular file is written atomically:
+///
+/// - On Linux the file is first an anonymous one (`O_TMPFILE` in the target directory): a process
+///   killed while writing leaves nothing behind. Once complete it gets a short temporary name
+///   (`linkat`) and is renamed over `path`.
+/// - Where the file system has no `O_TMPFILE`, it is written under that temporary name directly,
+///   removed on error.
+///
+/// The temporary name is `.sgtab-PID-SEQ.tmp`: under 40 bytes whatever `path` is, so it fits
+/// wherever the final name does (up to 255 bytes). A kill -9 can still strand one (between the
+/// link and the rename, or anywhere on the fallback path); every write first removes those whose
+/// PID is no longer running. A file that is replaced keeps its permission bits. There is no
+/// fsync: it would cost more than building chess:20, and a table torn by a power cut fails its
+/// checksum when read.
+pub fn write(path: &Path, mut fill: impl FnMut(&mut dyn Write) -> io::Result<()>) -> io::Result<()> {
+    match target(path)? {
+        Target::Replace { path, mode } => replace(&path, mode, &mut fill),
+        Target::Through(file) => {
+            let mut w = BufWriter::with_capacity(1 << 16, file);
+            fill(&mut w)?;
+            w.flush()
+        }
+    }
+}
+
+/// [`write`] of bytes held in memory.
+pub fn write_bytes(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    write(path, |w| w.write_all(bytes))
+}
+
+/// What a path given to [`write`] gets.
+enum Target {
+    /// A regular file written beside this path and renamed over it; `mode`: the permission bits
+    /// (read, write, execute) of the file it replaces, if there is one.
+    Replace { path: PathBuf, mode: Option<u32> },
+    /// Written through: a character device or a FIFO with a reader, opened.
+    Through(File),
+}
+
+fn refused(why: &str) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidInput, why.to_string())
+}
+
+/// Looks at what `path` names, following symbolic links.
+fn target(path: &Path) -> io::Result<Target> {
+    match fs::metadata(path) {
+        Ok(meta) if meta.is_file() => {
+            let mode = Some(permission_bits(&meta));
+            if !fs::symlink_metadata(path)?.is_symlink() {
+                return Ok(Target::Replace { path: path.to_path_buf(), mode });
+            }
+            // Replace the file the link points to, beside it; the link stays as it is. The
+            // resolved path must still name that same file (a link through /proc to a deleted
+            // file resolves to a name that does not).
+            let real = fs::canonicalize(path)?;
+            if !fs::metadata(&real).is_ok_and(|m| same_file(&m, &meta)) {
+                return Err(refused("it is a link to a file that has no name to write beside (deleted?)"));
+            }
+            Ok(Target::Replace { path: real, mode })
+        }
+        Ok(meta) if meta.is_dir() => Err(refused("it is a directory")),
+        Ok(_) => open_through(path).map(Target::Through),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(Target::Replace { path: dangling_end(path)?, mode: None }),
+        Err(e) => Err(e),
+    }
+}
+
+/// The path that will hold the file for a `path` that names nothing: `path` itself, or where the
+/// chain of symbolic links starting at it ends (a link to a missing file gets that file).
+fn dangling_end(path: &Path) -> io::Result<PathBuf> {
+    let mut at = path.to_path_buf();
+    // Linux follows at most 40 links in a path; a longer chain here is a loop.
+    for _ in 0..40 {
+        match fs::symlink_metadata(&at) {
+            Ok(m) if m.is_symlink() => {
+                let to = fs::read_link(&at)?;
+                at = match at.parent() {
+                    Some(dir) if to.is_relative() => dir.join(to),
+                    _ => to,
+                };
+            }
+            _ => return Ok(at),
+        }
+    }
+    Err(io::Error::from_raw_os_error(libc::ELOOP))
+}
+
+fn permission_bits(meta: &fs::Metadata) -> u32 {
+    std::os::unix::fs::PermissionsExt::mode(&meta.permissions()) & 0o777
+}
+
+fn same_file(a: &fs::Metadata, b: &fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    (a.dev(), a.ino()) == (b.dev(), b.ino())
+}
+
+/// Opens a character device or FIFO for writing through, without creating or truncating it. The
+/// open never blocks (`O_NONBLOCK`: a FIFO with no reader would otherwise hang it; it fails with
+/// ENXIO instead, and so does a socket); the flag is cleared once open, so that writes wait for
+/// a slow reader rather than fail.
+fn open_through(path: &Path) -> io::Result<File> {
+    use std::os::fd::AsRawFd;
+    use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+    let file = fs::OpenOptions::new()
+        .write(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path)
+        .map_err(|e| match e.raw_os_error() {
+            Some(libc::ENXIO) => refused("nothing is reading from it (a FIFO with no reader, or a socket)"),
+            _ => e,
+        })?;
+    let kind = file.metadata()?.file_type();
+    if !(kind.is_char_device() || kind.is_fifo()) {
+        // A block device, or the path changed under us: never write into those.
+        return Err(refused("it is not a regular file, a character device or a FIFO"));
+    }
+    let fd = file.as_raw_fd();
+    // SAFETY: fcntl on a descriptor this function owns; F_GETFL/F_SETFL change only its flags.
+    let cleared = unsafe {
+        let flags = libc::fcntl(fd, libc::F_GETFL);
+        flags != -1 && libc::fcntl(fd, libc::F_SETFL, flags & !libc::O_NONBLOCK) != -1
+    };
+    if !cleared {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(file)
+}
+
+/// Writes a regular file at `path` atomically (see [`write`]).
+fn replace(path: &Path, mode: Option<u32>, fill: &mut dyn FnMut(&mut dyn Write) -> io::Result<()>) -> io::Result<()> {
+    if path.file_name().is_none() {
+        return Err(refused("it names no file"));
+    }
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    remove_stale_temporaries(dir);
+    static SEQ: AtomicU64 = AtomicU64::new(0);
+    let tmp = dir.join(format!(".sgtab-{}-{}.tmp", std::process::id(), SEQ.fetch_add(1, Ordering::Relaxed)));
+    #[cfg(target_os = "linux")]
+    if let Some(file) = anonymous::create(dir) {
+        let placed = file.and_then(|file| filled(file, mode, fill)).and_then(|file| anonymous::link(&file, &tmp));
+        return match placed {
+            Ok(()) => rename_or_remove(&tmp, path),
+            // No /proc to link through: write it again under the name instead.
+            Err(e) if e.kind() == io::ErrorKind::NotFound && !tmp.exists() && dir.is_dir() => named(&tmp, path, mode, fill),
+            Err(e) => Err(e),
+        };
+    }
+    named(&tmp, path, mode, fill)
+}
+
+/// `file` filled by `fill`, flushed, with permission bits `mode` where given.
+fn filled(file: File, mode: Option<u32>, fill: &mut dyn FnMut(&mut dyn Write) -> io::Result<()>) -> io::Result<File> {
+    if let Some(mode) = mode {
+        file.set_permissions(std::os::unix::fs::PermissionsExt::from_mode(mode))?;
+    }
+    let mut w = BufWriter::with_capacity(1 << 20, file);
+    fill(&mut w)?;
+    w.into_inner().map_err(|e| e.into_error())
+}
+
+/// The fallback: written under the temporary name, then renamed.
+fn named(tmp: &Path, path: &Path, mode: Option<u32>, fill: &mut dyn FnMut(&mut dyn Write) -> io::Result<()>) -> io::Result<()> {
+    let written = File::create_new(tmp).and_then(|f| filled(f, mode, fill));
+    if let Err(e) = written {
+        let _ = fs::remove_file(tmp);
+        return Err(e);
+    }
+    rename_or_remove(tmp, path)
+}
+
+fn rename_or_remove(tmp: &Path, path: &Path) -> io::Result<()> {
+    fs::rename(tmp, path).inspect_err(|_| {
+        let _ = fs::remove_file(tmp);
+    })
+}
+
+/// Extensions of the files that older versions wrote under a `.NAME.tmpPID` temporary name:
+/// tables, and the sources and pictures of `export -o` and `plot -o`.
+const OLD_TEMPORARY_KINDS: &[&str] = &["sgt", "c", "cc", "cpp", "cxx", "h", "hpp", "rs", "py", "svg", "png"];
+
+/// The PID in a temporary name this module makes (`.sgtab-PID-SEQ.tmp`), or an older version
+/// made (`.NAME.EXT.tmpPID`, EXT one of [`OLD_TEMPORARY_KINDS`]).
+fn temporary_pid(name: &str) -> Option<u32> {
+    let digits = if let Some(rest) = name.strip_prefix(".sgtab-").and_then(|r| r.strip_suffix(".tmp")) {
+        let (pid, seq) = rest.split_once('-')?;
+        (!seq.is_empty() && seq.bytes().all(|b| b.is_ascii_digit())).then_some(pid)?
+    } else {
+        let (stem, digits) = name.strip_prefix('.')?.rsplit_once(".tmp")?;
+        let (base, ext) = stem.rsplit_once('.')?;
+        (!base.is_empty() && OLD_TEMPORARY_KINDS.contains(&ext)).then_some(digits)?
+    };
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse().ok()
+}
+
+/// Whether process `pid` is running (on this machine). Conservative: when unsure, yes.
+fn running(pid: u32) -> bool {
+    #[cfg(unix)]
+    {
+        let Ok(pid) = libc::pid_t::try_from(pid) else { return true };
+        // SAFETY: signal 0 sends nothing; it only asks whether the process exists.
+        if unsafe { libc::kill(pid, 0) } == 0 {
+            return true;
+        }
+        io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = pid;
+        true
+    }
+}
+
+/// Removes the temporary files in `dir` left by writers that were killed (their PID is gone).
+/// Best effort: a directory that cannot be listed is left as it is.
+fn remove_stale_temporaries(dir: &Path) -> Vec<PathBuf> {
+    let mut removed = Vec::new();
+    let Ok(entries) = fs::read_dir(dir) else { return removed };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name.to_str().and_then(temporary_pid) else { continue };
+        if pid != std::process::id() && !running(pid) && entry.file_type().is_ok_and(|t| t.is_file()) {
+            let path = entry.path();
+            if fs::remove_file(&path).is_ok() {
+                removed.push(path);
+            }
+        }
+    }
+    removed
+}
+
+/// Anonymous files (`O_TMPFILE`) and linking them into a directory.
+#[cfg(target_os = "linux")]
+mod anonymous {
+    use std::ffi::CString;
+    use std::fs::{File, OpenOptions};
+    use std::io;
+    use std::os::fd::AsRawFd;
+    use std::os::unix::ffi::OsStrExt;
+    use std::os::unix::fs::OpenOptionsExt;
+    use std::path::Path;
+
+    /// An unnamed file in `dir`; `None` where the file system (or kernel) has no `O_TMPFILE`,
+    /// `Some(Err)` for any other failure (such as a missing directory or no permission).
+    pub fn create(dir: &Path) -> Option<io::Result<File>> {
+        match OpenOptions::new().write(true).mode(0o666).custom_flags(libc::O_TMPFILE).open(dir) {
+            Ok(file) => Some(Ok(file)),
+            Err(e) if matches!(e.raw_os_error(), Some(libc::EOPNOTSUPP | libc::EISDIR | libc::EINVAL | libc::ENOENT)) && dir.is_dir() => None,
+            Err(e) => Some(Err(e)),
+        }
+    }
+
+    /// Gives the anonymous `file` the name `to` (which must not exist).
+    pub fn link(file: &File, to: &Path) -> io::Result<()> {
+        let from = CString::new(format!("/proc/self/fd/{}", file.as_raw_fd())).expect("no NUL");
+        let to = CString::new(to.as_os_str().as_bytes()).map_err(io::Error::other)?;
+        // SAFETY: both are valid NUL-terminated paths; AT_SYMLINK_FOLLOW resolves the /proc link
+        // to the open file itself, the documented way to link an O_TMPFILE file unprivileged.
+        let r = unsafe { libc::linkat(libc::AT_FDCWD, from.as_ptr(), libc::AT_FDCWD, to.as_ptr(), libc::AT_SYMLINK_FOLLOW) };
+        if r == 0 { Ok(()) } else { Err(io::Error::last_os_error()) }
+    }
+}
+
+/// Whether descriptor 1 was closed when the process started (`sgtab … >&-`). Rust's runtime
+/// opens /dev/null on a closed standard descriptor before `main`, so every write would then
+/// succeed and the output vanish; this looks before the runtime does, from an ELF initialiser
+/// (they run before the runtime's start-up code, which runs inside the C `main`). Always false
+/// off Linux.
+pub fn stdout_was_closed() -> bool {
+    STDOUT_CLOSED.load(Ordering::Relaxed)
+}
+
+static STDOUT_CLOSED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+#[cfg(target_os = "linux")]
+#[used]
+#[unsafe(link_section = ".init_array")]
+static CHECK_STDOUT: extern "C" fn() = {
+    extern "C" fn check() {
+        // SAFETY: F_GETFD only asks whether descriptor 1 is open; it changes nothing.
+        if unsafe { libc::fcntl(1, libc::F_GETFD) } == -1 {
+            STDOUT_CLOSED.store(true, Ordering::Relaxed);
+        }
+    }
+    check
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("sgtab-output-{name}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    fn names(dir: &Path) -> Vec<String> {
+        let mut names: Vec<_> = fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn temporary_names_are_recognised() {
+        assert_eq!(temporary_pid(".sgtab-123-0.tmp"), Some(123));
+        assert_eq!(temporary_pid(".sgtab-123-45.tmp"), Some(123));
+        assert_eq!(temporary_pid(".chess-20.sgt.tmp4567"), Some(4567));
+        assert_eq!(temporary_pid(".lasker.c.tmp77"), Some(77));
+        assert_eq!(temporary_pid(".a b.svg.tmp8"), Some(8));
+        for other in [
+            "chess-20.sgt",
+            ".sgtab-x-0.tmp",
+            ".sgtab-1-.tmp",
+            ".sgtab--1.tmp",
+            "sgtab-1-1.tmp",
+            ".a.sgt.tmp",
+            ".a.sgt.tmp12x",
+            ".sgtab-1-2.tmp.sgt",
+            ".notes.txt.tmp12",
+            ".c.tmp12",
+            "a.c.tmp12",
+        ] {
+            assert_eq!(temporary_pid(other), None, "{other}");
+        }
+    }
+
+    #[test]
+    fn the_named_fallback_writes_the_same_bytes_and_leaves_nothing() {
+        let dir = scratch("named");
+        let (a, b) = (dir.join("a"), dir.join("b"));
+        write_bytes(&a, b"hello").unwrap();
+        named(&dir.join(".sgtab-1-1.tmp"), &b, None, &mut |w| w.write_all(b"hello")).unwrap();
+        assert_eq!(fs::read(&a).unwrap(), b"hello");
+        assert_eq!(fs::read(&b).unwrap(), b"hello");
+        // Over an existing file, too.
+        write_bytes(&b, b"again").unwrap();
+        assert_eq!(fs::read(&b).unwrap(), b"again");
+        assert_eq!(names(&dir), ["a", "b"]);
+        // A write into a directory that does not exist fails, leaving nothing.
+        assert!(write_bytes(&dir.join("none/c"), b"x").is_err());
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_failed_fill_leaves_the_old_file_and_nothing_else() {
+        let dir = scratch("failed");
+        let a = dir.join("a");
+        write_bytes(&a, b"old").unwrap();
+        let err = write(&a, |w| {
+            w.write_all(&[7; 3 << 20])?;
+            Err(io::Error::other("stopped"))
+        });
+        assert_eq!(err.unwrap_err().to_string(), "stopped");
+        let err = named(&dir.join(".sgtab-1-1.tmp"), &a, None, &mut |_| Err(io::Error::other("stopped")));
+        assert!(err.is_err());
+        assert_eq!(fs::read(&a).unwrap(), b"old");
+        assert_eq!(names(&dir), ["a"]);
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn links_are_followed_and_kept_and_modes_kept() {
+        use std::os::unix::fs::{symlink, PermissionsExt};
+        let dir = scratch("links");
+        fs::create_dir(dir.join("sub")).unwrap();
+        fs::write(dir.join("sub/real"), b"old").unwrap();
+        fs::set_permissions(dir.join("sub/real"), fs::Permissions::from_mode(0o751)).unwrap();
+        symlink("sub/real", dir.join("link")).unwrap();
+        symlink("sub/missing", dir.join("dangling")).unwrap();
+        symlink("dangling", dir.join("chain")).unwrap();
+        write_bytes(&dir.join("link"), b"new").unwrap();
+        assert!(fs::symlink_metadata(dir.join("link")).unwrap().is_symlink());
+        assert_eq!(fs::read(dir.join("sub/real")).unwrap(), b"new");
+        assert_eq!(fs::metadata(dir.join("sub/real")).unwrap().permissions().mode() & 0o777, 0o751);
+        write_bytes(&dir.join("chain"), b"made").unwrap();
+        assert!(fs::symlink_metadata(dir.join("chain")).unwrap().is_symlink());
+        assert!(fs::symlink_metadata(dir.join("dangling")).unwrap().is_symlink());
+        assert_eq!(fs::read(dir.join("sub/missing")).unwrap(), b"made");
+        assert_eq!(names(&dir), ["chain", "dangling", "link", "sub"]);
+        assert_eq!(names(&dir.join("sub")), ["missing", "real"]);
+        // A loop of links is an error, not a hang.
+        symlink("loop2", dir.join("loop1")).unwrap();
+        symlink("loop1", dir.join("loop2")).unwrap();
+        assert!(write_bytes(&dir.join("loop1"), b"x").is_err());
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_without_a_reader_is_refused_at_once_and_directories_refused() {
+        let dir = scratch("fifo");
+        let fifo = dir.join("fifo");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+        let err = write_bytes(&fifo, b"x").unwrap_err();
+        assert!(err.to_string().contains("nothing is reading from it"), "{err}");
+        assert!(std::os::unix::fs::FileTypeExt::is_fifo(&fs::symlink_metadata(&fifo).unwrap().file_type()));
+        let err = write_bytes(&dir, b"x").unwrap_err();
+        assert_eq!(err.to_string(), "it is a directory");
+        assert_eq!(names(&dir), ["fifo"]);
+        fs::remove_dir_all(&dir).unwrap();
+    }
+}
