@@ -81,27 +81,93 @@ fn one_value_short_of_the_theorem_is_checked_not_proven() {
 }
 
 #[test]
-fn hexadecimal_tails_and_saltus_are_checked_only_and_show_says_why() {
+fn tails_and_saltus_are_checked_only_and_show_says_why() {
     let out = scratch("hex");
-    for (spec, file, rule, why) in [
-        // Lasker's Nim: period 4, saltus 4 (issue 9), from a code with a tail.
-        ("4.[3]:600", "4._3_-600.sgt", "g(n+4) = g(n) + 4 for n >= 1", "a code with a repeating tail"),
-        // Hexadecimal codes, arithmetic-periodic and periodic: no theorem is applied to them.
-        ("0.0F:300", "0.0F-300.sgt", "g(n+2) = g(n) + 1 for n >= 0", "Howse and Nowakowski's arithmetic-periodicity theorem"),
-        ("0.48:300", "0.48-300.sgt", "g(n+2) = g(n) + 1 for n >= 1", "a hexadecimal code (a digit with 8: three heaps)"),
-        ("0.F:300", "0.F-300.sgt", "g(n+2) = g(n) for n >= 0", "a hexadecimal code"),
-        // Octal digits, but d0 = 4 (splitting without removing).
-        ("4.7:300", "4.7-300.sgt", "g(n+2) = g(n) for n >= 1", "splitting without removing"),
+    for (spec, file, rule, why, prove) in [
+        // Lasker's Nim: period 4, saltus 4, from a code with a tail: --prove is refused.
+        ("4.[3]:600", "4._3_-600.sgt", "g(n+4) = g(n) + 4 for n >= 1", "a code with a repeating tail", false),
+        // Hexadecimal codes with a saltus: a theorem covers the code, not the saltus.
+        ("0.0F:300", "0.0F-300.sgt", "g(n+2) = g(n) + 1 for n >= 0", "plain periods only, not a saltus", true),
+        ("0.48:300", "0.48-300.sgt", "g(n+2) = g(n) + 1 for n >= 1", "plain periods only, not a saltus", true),
     ] {
-        let said = build(&out, spec, &["--prove", "--max", "600"]);
-        assert!(said.contains("rule not proven by 600 entries (--max)"), "{spec}: {said}");
-        let shown = show(&out.join(file.replace("300", "600")));
+        let file = if prove {
+            let said = build(&out, spec, &["--prove", "--max", "600"]);
+            assert!(said.contains("rule not proven by 600 entries (--max)"), "{spec}: {said}");
+            file.replace("300", "600")
+        } else {
+            build(&out, &spec.replace("300", "600"), &[]);
+            file.to_string()
+        };
+        let shown = show(&out.join(file));
         let r = line(&shown, "rule:").unwrap();
         assert!(r.contains(rule) && r.ends_with("(checked up to n = 599, not proven beyond)"), "{spec}: {r}");
         let p = line(&shown, "proof:").unwrap_or_else(|| panic!("{spec}: {shown}"));
         assert!(p.starts_with("proof:    not proven: ") && p.contains(why), "{spec}: {p}");
     }
     fs::remove_dir_all(&out).unwrap();
+}
+
+#[test]
+fn splits_without_removal_and_three_heap_codes_are_proven_in_a_few_entries() {
+    let out = scratch("extended");
+    // 0.F: period 2 from 0, proven from n0 = 1 by 3·1 + 3·2 + 1 = 10 entries; the rule itself
+    // needs 18 values of margin, so --prove from 10 stops at 20.
+    let said = build(&out, "0.F:10", &["--prove"]);
+    assert!(
+        said.contains("0.F:20: rule proven by the Guy-Smith periodicity theorem, extended to every finite code with 20 entries (the theorem needs 10)"),
+        "{said}"
+    );
+    // d0 = 4 with octal digits: m = 2.
+    let said = build(&out, "4.7:300", &[]);
+    assert!(said.contains("g(n+2) = g(n) for n >= 1 (proven by the Guy-Smith periodicity theorem, extended to every finite code)"), "{said}");
+    // Take 1 to 50 beans or split a heap in two: period 52 from 1, proven, not the period 4
+    // that closes a 2000-entry table.
+    let code = format!("4.{}", "3".repeat(50));
+    let said = build(&out, &format!("{code}:2000"), &[]);
+    assert!(said.contains("g(n+52) = g(n) for n >= 1 (proven by the Guy-Smith periodicity theorem, extended to every finite code)"), "{said}");
+    fs::remove_dir_all(&out).unwrap();
+}
+
+#[test]
+fn show_states_the_margin_the_rule_rests_on() {
+    let out = scratch("margin");
+    build(&out, "0.77:300", &[]);
+    let shown = show(&out.join("0.77-300.sgt"));
+    assert_eq!(
+        line(&shown, "margin:"),
+        Some("margin:   checked over the 229 values from n = 71 to the table's end, 19.1 periods (a rule needs 36 here)"),
+        "{shown}"
+    );
+    // No rule, no margin line.
+    build(&out, "grundy:40", &[]);
+    assert!(line(&show(&out.join("grundy-40.sgt")), "margin:").is_none());
+    fs::remove_dir_all(&out).unwrap();
+}
+
+#[test]
+fn prove_is_refused_at_once_where_no_theorem_can_prove_a_rule() {
+    for (spec, why) in [
+        ("4.[3]", "a code with a repeating tail"),
+        ("grundy", "no theorem proves the rules of grundy games"),
+        ("lasker", "no theorem proves the rules of lasker games"),
+        ("funny", "no theorem proves the rules of funny games"),
+        ("chess:4", "a chess table has no rule along its index"),
+        ("queen:8", "a queen table has no rule along its index"),
+    ] {
+        let start = std::time::Instant::now();
+        let run = sgtab(&["build", spec, "--prove", "--out", "/nonexistent-never"]);
+        let err = text(&run.stderr);
+        assert_eq!(run.status.code(), Some(1), "{spec}: {err}");
+        assert_eq!(err.lines().count(), 1, "{spec}: {err}");
+        assert!(err.contains("--prove cannot prove a rule of") && err.contains(why) && err.contains("without --prove"), "{spec}: {err}");
+        assert!(start.elapsed().as_secs() < 5, "{spec}: refused only after work");
+    }
+    // Over the table limit: refused by the option's own range.
+    let run = sgtab(&["build", "0.07", "--prove", "--max", "1100000000", "--out", "/nonexistent-never"]);
+    let err = text(&run.stderr);
+    assert_eq!(run.status.code(), Some(2), "{err}");
+    assert!(err.contains("1100000000 is not in 1..=1073741824") && err.lines().count() == 1, "{err}");
+    assert!(!Path::new("/nonexistent-never").exists());
 }
 
 #[test]

@@ -1,0 +1,83 @@
+//! The command line as a user meets it: bad options in one line with the pointer to `--help`,
+//! `gen` sizes refused outside their range, `show --rows` checked before anything is printed,
+//! and notes said once.
+
+mod common;
+
+use common::{sgtab, text, tables_dir};
+
+/// A refusal in one line, no panic, with the exit status `code`.
+fn refused(args: &[&str], code: i32, needles: &[&str]) {
+    let run = sgtab(args);
+    let err = text(&run.stderr);
+    assert_eq!(run.status.code(), Some(code), "{args:?}: {err}");
+    assert_eq!(err.lines().count(), 1, "{args:?}: one line: {err}");
+    assert!(err.starts_with("sgtab: error: ") && !err.contains("panicked"), "{args:?}: {err}");
+    for needle in needles {
+        assert!(err.contains(needle), "{args:?}: `{err}` lacks `{needle}`");
+    }
+    assert!(run.stdout.is_empty(), "{args:?}: {}", text(&run.stdout));
+}
+
+#[test]
+fn bad_options_are_one_line_with_the_pointer_to_help() {
+    refused(&["build", "--backend", "cuda"], 2, &["invalid value 'cuda'", "possible values: auto, scalar, simd, gpu", "sgtab --help"]);
+    refused(&["build", "0.07", "--prove", "--max", "0"], 2, &["'0'", "--max", "sgtab --help"]);
+    refused(&["plot", "t.sgt", "-o", "t.png", "--size", "1000x"], 2, &["`1000x` is not WIDTHxHEIGHT", "sgtab --help"]);
+    refused(&["show"], 2, &["required", "sgtab --help"]);
+    refused(&["frobnicate"], 2, &["frobnicate", "sgtab --help"]);
+    refused(&["build", "--bogus"], 2, &["--bogus", "sgtab --help"]);
+    // Help and version still print in full, with success.
+    for args in [&["--help"][..], &["build", "--help"], &["--version"]] {
+        let run = sgtab(args);
+        assert!(run.status.success() && !run.stdout.is_empty() && run.stderr.is_empty(), "{args:?}");
+    }
+}
+
+#[test]
+fn gen_refuses_sizes_outside_their_range() {
+    refused(&["gen", "chess", "--chips", "25"], 1, &["--chips 25 is outside 0 to 20 for chess"]);
+    refused(&["gen", "lasker", "--cases", "0"], 1, &["--cases 0 is outside 1 to 100 for lasker"]);
+    refused(&["gen", "lasker", "--cases", "101"], 1, &["--cases 101 is outside 1 to 100"]);
+    refused(&["gen", "lasker", "--per-case", "2000000"], 1, &["--per-case 2000000 is outside 1 to 1000000 for lasker"]);
+    refused(&["gen", "funny", "--per-case", "24"], 1, &["outside 1 to 23"]);
+    refused(&["gen", "snim", "--per-case", "0"], 1, &["outside 1 to 100"]);
+    refused(&["gen", "stones", "--per-case", "3"], 1, &["--per-case does not apply to stones"]);
+    refused(&["gen", "lasker", "--chips", "3"], 1, &["--chips does not apply to lasker"]);
+    // The edges of the ranges are legal.
+    for args in [&["gen", "chess", "--chips", "20", "--cases", "1", "--per-case", "1"][..], &["gen", "funny", "--cases", "1", "--per-case", "23"]] {
+        let run = sgtab(args);
+        assert!(run.status.success(), "{args:?}: {}", text(&run.stderr));
+    }
+}
+
+#[test]
+fn show_rows_on_a_heap_table_is_refused_before_anything_is_printed() {
+    let file = tables_dir().join("lasker-1024.sgt");
+    refused(&["show", file.to_str().unwrap(), "--rows", "2"], 1, &["--rows is for board games", "lasker:1024 is not one"]);
+}
+
+#[test]
+fn the_auto_backend_says_once_why_it_passed_the_gpu_over() {
+    // Without a hardware adapter (lavapipe is software), auto notes its choice for chess once.
+    let dir = common::scratch("cli", "notes");
+    let run = sgtab(&["build", "chess:6", "--out", dir.to_str().unwrap()]);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    let err = text(&run.stderr);
+    // Once, or never where a hardware adapter is found; a build asks for its engine twice.
+    assert!(err.matches("--backend auto chose").count() <= 1, "{err}");
+}
+
+#[test]
+fn a_wgpu_backend_variable_that_names_nothing_says_so() {
+    let dir = common::scratch("cli", "wgpu");
+    let run = std::process::Command::new(env!("CARGO_BIN_EXE_sgtab"))
+        .args(["build", "chess:6", "--backend", "gpu", "--out", dir.to_str().unwrap()])
+        .env("WGPU_BACKEND", "bogus")
+        .output()
+        .unwrap();
+    let err = text(&run.stderr);
+    assert_eq!(run.status.code(), Some(1), "{err}");
+    assert!(err.contains("WGPU_BACKEND=`bogus` names no wgpu backend") && !err.contains("tried: none"), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+}
