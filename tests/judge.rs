@@ -192,7 +192,8 @@ fn crlf_tabs_and_no_final_newline() {
 fn usage_errors() {
     let out = common::run(env!("CARGO_BIN_EXE_sgq"), &["go"], b"");
     assert_eq!(out.status.code(), Some(2));
-    assert!(text(&out.stderr).contains("unknown problem `go`"));
+    // One line, with the pointer to the usage rather than the usage itself.
+    assert_eq!(text(&out.stderr), "sgq: unknown problem `go`; see `sgq --help`\n");
     let out = common::run(env!("CARGO_BIN_EXE_sgq"), &["--help"], b"");
     assert!(out.status.success() && text(&out.stdout).contains("SGTAB_TABLES"));
     let out = common::run(env!("CARGO_BIN_EXE_sgq"), &["chess", "--tables", "/nonexistent"], b"1\n");

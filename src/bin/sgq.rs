@@ -257,8 +257,9 @@ fn stdin_file() -> Option<std::fs::File> {
     io::stdin().as_fd().try_clone_to_owned().ok().map(std::fs::File::from)
 }
 
+/// A command line refused: one line, and where the usage is.
 fn usage(why: &str) -> ExitCode {
-    eprintln!("sgq: {why}\n{USAGE}");
+    let _ = writeln!(io::stderr().lock(), "sgq: {why}; see `sgq --help`");
     ExitCode::from(2)
 }
 

@@ -125,7 +125,10 @@ pub fn load_table(dir: &Path, spec: &GameSpec) -> Result<Table, JudgeError> {
         Err(format::ReadError::Io(e)) if e.kind() == io::ErrorKind::NotFound => {
             Err(JudgeError::Table(format!("table {} not found; {fix} (or point --tables / SGTAB_TABLES at it)", path.display())))
         }
-        Err(e) => Err(JudgeError::Table(format!("cannot use table {}: {e}; {fix}", path.display()))),
+        // A damaged table is rebuilt; one that cannot be read here (no memory for it, no
+        // permission) would not be helped by rebuilding it.
+        Err(e @ format::ReadError::Bad(_)) => Err(JudgeError::Table(format!("cannot use table {}: {e}; {fix}", path.display()))),
+        Err(e) => Err(JudgeError::Table(format!("cannot use table {}: {e}", path.display()))),
     }
 }
 
