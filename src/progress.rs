@@ -10,7 +10,8 @@ const EVERY: Duration = Duration::from_millis(500);
 
 /// Reports how far a build is; safe to share between worker threads.
 pub struct Progress {
-    label: String,
+    /// What is being done; a build that works in steps says which step.
+    label: Mutex<String>,
     enabled: bool,
     start: Instant,
     last: Mutex<Option<Instant>>,
@@ -19,12 +20,22 @@ pub struct Progress {
 impl Progress {
     /// Progress for `label` that prints to stderr once the work has run a second.
     pub fn new(label: impl Into<String>) -> Progress {
-        Progress { label: label.into(), enabled: true, start: Instant::now(), last: Mutex::new(None) }
+        Progress { label: Mutex::new(label.into()), enabled: true, start: Instant::now(), last: Mutex::new(None) }
     }
 
     /// Progress that never prints (tests, library callers).
     pub fn silent() -> Progress {
-        Progress { label: String::new(), enabled: false, start: Instant::now(), last: Mutex::new(None) }
+        Progress { label: Mutex::new(String::new()), enabled: false, start: Instant::now(), last: Mutex::new(None) }
+    }
+
+    /// Says what is being done from now on (a build that grows its table in steps names the
+    /// size of each step).
+    pub fn set_label(&self, label: impl Into<String>) {
+        *self.label.lock().unwrap_or_else(|e| e.into_inner()) = label.into();
+    }
+
+    fn label(&self) -> String {
+        self.label.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
     /// Records that `done` of `total` units are finished.
@@ -47,7 +58,7 @@ impl Progress {
         let _ = writeln!(
             std::io::stderr().lock(),
             "{}: {pct:5.1}% ({done}/{total}) after {:.1}s",
-            self.label,
+            self.label(),
             now.duration_since(self.start).as_secs_f64()
         );
     }
@@ -55,7 +66,7 @@ impl Progress {
     /// Prints the closing line, if anything was printed before.
     pub fn finish(&self) {
         if self.enabled && self.last.lock().map(|l| l.is_some()).unwrap_or(false) {
-            let _ = writeln!(std::io::stderr().lock(), "{}: done in {:.1}s", self.label, self.start.elapsed().as_secs_f64());
+            let _ = writeln!(std::io::stderr().lock(), "{}: done in {:.1}s", self.label(), self.start.elapsed().as_secs_f64());
         }
     }
 }

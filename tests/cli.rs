@@ -81,3 +81,16 @@ fn a_wgpu_backend_variable_that_names_nothing_says_so() {
     assert!(err.contains("WGPU_BACKEND=`bogus` names no wgpu backend") && !err.contains("tried: none"), "{err}");
     assert_eq!(err.lines().count(), 1, "{err}");
 }
+
+#[test]
+fn a_build_of_a_three_heap_code_shows_its_progress_with_its_size() {
+    // 0.8 to 4096 heaps takes a few seconds (three-heap splits are cubic): progress lines name
+    // the table being built and count its heaps.
+    let dir = common::scratch("cli", "progress");
+    let run = sgtab(&["build", "0.8:4096", "--out", dir.to_str().unwrap()]);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    let err = text(&run.stderr);
+    let lines: Vec<&str> = err.lines().filter(|l| l.starts_with("building 0.8:4096: ")).collect();
+    assert!(lines.iter().any(|l| l.contains("/4096) after")), "{err}");
+    assert!(lines.last().is_some_and(|l| l.contains("done in")), "{err}");
+}

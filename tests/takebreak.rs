@@ -135,10 +135,14 @@ fn prove_grows_the_table_until_the_theorem_holds() {
     assert!(theorem.contains("Guy-Smith"));
     let r = built.table.rule.unwrap();
     assert!(len >= 2 * 53 + 2 * 34 + 2 && r.proven && r.period == 34, "{len} {r:?}");
-    // A game with no theorem stops at --max and says so.
-    let spec = GameSpec::parse("4.[3]:64").unwrap();
+    // A rule the theorem does not cover (a saltus) stops at --max and says so.
+    let spec = GameSpec::parse("0.0F:64").unwrap();
     let (_, proof) = build::prove(&engines, &spec, 256, &Progress::silent(), &mut Timings::default()).unwrap();
     assert!(matches!(proof, build::Proof::NotProven { max: 256 }));
+    // A game with no theorem is refused before any work.
+    let spec = GameSpec::parse("4.[3]:64").unwrap();
+    let refused = build::prove(&engines, &spec, 256, &Progress::silent(), &mut Timings::default());
+    assert!(refused.is_err_and(|e| e.0.contains("repeating tail")));
 }
 
 #[test]
