@@ -1,8 +1,9 @@
-//! The rule finder on large tables, in one run: `Rule::find` (smallest period with margin) and
-//! `Rule::find_where` with a Guy-Smith-like test (the smallest period proven by the table's
-//! length), on packed tables of 10^6 values: pre-period 12 345 and period 10^5, pre-period 53
-//! and period 3 (the common case), and no rule at all. Both are linear (Z-function over the
-//! backward differences); the numbers show what a rule search adds to a build.
+//! The rule finder on large tables, in one run: `Rule::find` (the earliest start, then the
+//! smallest period, with margin) and `Rule::find_where` with a Guy-Smith-like test (the rules
+//! proven by the table's length), on packed tables of 10^6 values: pre-period 12 345 and period
+//! 10^5, pre-period 53 and period 3 (the common case), and no rule at all; then 2^24 values, past
+//! the search's window of 2^22, of period 3 and of one value repeated (every period holds to the
+//! start, the most work the windows can take). The time per million values shows it linear.
 //!
 //! Run: `cargo bench --bench rules` (RULES_BENCH_RUNS runs each, default 7): median and best.
 
@@ -44,8 +45,10 @@ fn main() {
         ("10^6 values, pre 12345, period 10^5", table(1_000_000, 12_345, 100_000, 1)),
         ("10^6 values, pre 53, period 3", table(1_000_000, 53, 3, 2)),
         ("10^6 values, no rule", table(1_000_000, 1_000_000, 1, 3)),
+        ("2^24 values, pre 53, period 3", table(1 << 24, 53, 3, 4)),
+        ("2^24 values, all equal", table(1 << 24, 0, 1, 5)),
     ];
-    println!("{:<38} {:>11} {:>11} {:>13} {:>13}  rule", "table", "find med", "find best", "proven med", "proven best");
+    println!("{:<38} {:>11} {:>11} {:>13} {:>13} {:>10}  rule", "table", "find med", "find best", "proven med", "proven best", "med/10^6");
     for (name, values) in &cases {
         let get = |i: u64| values.get(i) as u64;
         let proven = |r: &Rule| r.saltus == 0 && r.checked >= 2 * r.pre + 2 * r.period + 3;
@@ -54,6 +57,7 @@ fn main() {
         assert_eq!(rule, prule, "{name}: both find the same rule here");
         let shown = rule.map_or("none".to_string(), |r| format!("pre {} period {}", r.pre, r.period));
         let ms = |d: Duration| format!("{:.2} ms", d.as_secs_f64() * 1e3);
-        println!("{name:<38} {:>11} {:>11} {:>13} {:>13}  {shown}", ms(med), ms(best), ms(pmed), ms(pbest));
+        let per_million = med.div_f64(values.len() as f64 / 1e6);
+        println!("{name:<38} {:>11} {:>11} {:>13} {:>13} {:>10}  {shown}", ms(med), ms(best), ms(pmed), ms(pbest), ms(per_million));
     }
 }
