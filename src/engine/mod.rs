@@ -13,6 +13,7 @@
 //! none, and says which it used.
 
 pub mod corner;
+pub mod generic;
 pub mod octal;
 pub mod scalar;
 pub mod simd;

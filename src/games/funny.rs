@@ -20,6 +20,7 @@ heap_family! {
     /// One stone of A Funny Stone Game, entry i = the stone with i piles to its right.
     Funny, name: "funny", default: DEFAULT_LEN, bounds: (MIN_LEN, MAX_LEN), grammar: GRAMMAR,
     reference: |len, _| reference(len),
+    options: options,
 }
 
 /// The options of a stone with `right` piles to its right: the two stones' `right` counts.

@@ -15,6 +15,7 @@ heap_family! {
     /// Grundy's game with `len` entries.
     Grundy, name: "grundy", default: DEFAULT_LEN, bounds: (1, MAX_LEN), grammar: GRAMMAR,
     reference: reference,
+    options: options,
 }
 
 /// The fast engine: the rare/common split of `crate::engine::octal`.

@@ -14,6 +14,7 @@ heap_family! {
     /// Lasker's Nim with `len` entries.
     Lasker, name: "lasker", default: DEFAULT_LEN, bounds: (1, MAX_LEN), grammar: GRAMMAR,
     reference: |len, _| reference(len),
+    options: options,
 }
 
 /// The options of a heap of `heap` stones, each as the pair of heaps left (0 for none).

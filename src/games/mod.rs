@@ -92,6 +92,19 @@ pub struct Theorem {
     pub needs: u64,
 }
 
+/// A game given by its options: for each position (a table index), what one move leaves. The
+/// generic engine ([`crate::engine::generic`]) computes the table of any such game as the mex
+/// over the options' values.
+pub trait Moves: Sync {
+    /// Positions 0..count.
+    fn count(&self) -> u64;
+
+    /// Calls `f` once for each option of position `p` with the positions the move leaves side by
+    /// side: one for a plain move, several for a sum (worth the XOR of their values), none for a
+    /// move that leaves nothing (worth 0). An option reached two ways may be given twice.
+    fn options(&self, p: u64, f: &mut dyn FnMut(&[u64]));
+}
+
 /// One game with all its parameters: a family member.
 // A table is never empty (`len` is at least 1), so an `is_empty` would always say false.
 #[allow(clippy::len_without_is_empty)]
@@ -112,6 +125,11 @@ pub trait Game: fmt::Debug + Send + Sync + 'static {
 
     /// The table straight from the definition (mex over the options).
     fn reference(&self, progress: &Progress) -> Packed;
+
+    /// The game as its options, where it is given that way.
+    fn moves(&self) -> Option<&dyn Moves> {
+        None
+    }
 
     /// Whether a rule g(n+p) = g(n) + s along the index means anything (not for bitmasks).
     fn has_rule(&self) -> bool {
@@ -167,12 +185,14 @@ impl MexSet {
 /// `lasker`, `funny` and `grundy`: its [`Family`] as `FAMILY`, its parser (N within `bounds`,
 /// `default` when absent, errors from [`parse::bounded`]) and a `Copy` struct of `len` entries
 /// that is the family's [`Game`] (canonical text `NAME:N`, heap positions, no theorem), whose
-/// reference is `reference(len, progress)`. The family file keeps its moves and reference.
+/// reference is `reference(len, progress)`, and whose [`Moves`] are `options(p)`: pairs of
+/// positions side by side (a pair with a 0 is a plain move, position 0 being worth 0). The
+/// family file keeps its moves and reference.
 macro_rules! heap_family {
     (
         $(#[$meta:meta])*
         $game:ident, name: $name:literal, default: $default:expr, bounds: $bounds:expr, grammar: $grammar:expr,
-        reference: $reference:expr $(,)?
+        reference: $reference:expr, options: $options:expr $(,)?
     ) => {
         pub static FAMILY: $crate::games::Family =
             $crate::games::Family { name: $name, grammar: $grammar, parse: parse_spec };
@@ -210,8 +230,24 @@ macro_rules! heap_family {
                 $crate::table::Packed::from_values(&($reference)(self.len, progress))
             }
 
+            fn moves(&self) -> Option<&dyn $crate::games::Moves> {
+                Some(self)
+            }
+
             fn as_any(&self) -> &dyn std::any::Any {
                 self
+            }
+        }
+
+        impl $crate::games::Moves for $game {
+            fn count(&self) -> u64 {
+                self.len
+            }
+
+            fn options(&self, p: u64, f: &mut dyn FnMut(&[u64])) {
+                for (a, b) in ($options)(p) {
+                    f(&[a, b]);
+                }
             }
         }
     };

@@ -73,8 +73,24 @@ impl Game for Sub {
         })
     }
 
+    fn moves(&self) -> Option<&dyn super::Moves> {
+        Some(self)
+    }
+
     fn as_any(&self) -> &dyn std::any::Any {
         self
+    }
+}
+
+impl super::Moves for Sub {
+    fn count(&self) -> u64 {
+        self.len
+    }
+
+    fn options(&self, p: u64, f: &mut dyn FnMut(&[u64])) {
+        for q in options(&self.moves, p) {
+            f(&[q]);
+        }
     }
 }
 

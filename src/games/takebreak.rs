@@ -274,8 +274,22 @@ impl Game for TakeBreak {
         Some(Theorem { name, needs })
     }
 
+    fn moves(&self) -> Option<&dyn super::Moves> {
+        Some(self)
+    }
+
     fn as_any(&self) -> &dyn std::any::Any {
         self
+    }
+}
+
+impl super::Moves for TakeBreak {
+    fn count(&self) -> u64 {
+        self.len
+    }
+
+    fn options(&self, p: u64, f: &mut dyn FnMut(&[u64])) {
+        options(&self.code, p, f);
     }
 }
 
