@@ -35,25 +35,29 @@ fn limited(kib: u64, bin: &str, args: &[&str], stdin: &[u8]) -> Output {
 }
 
 const SGQ: &str = env!("CARGO_BIN_EXE_sgq");
+const SGTAB: &str = env!("CARGO_BIN_EXE_sgtab");
 
-/// The smallest `ulimit -v` (KiB, to 1 MiB) under which `sgq value SPEC` answers one heap of
-/// the table in `dir`: a bisection up to 4 GiB.
-fn sgq_needs(dir: &Path, spec: &str) -> u64 {
-    let answers = |kib: u64| {
-        let out = limited(kib, SGQ, &["value", spec, "--tables", dir.to_str().unwrap(), "--threads", "1"], b"5\n");
-        out.status.success() && text(&out.stdout) == "1\n"
-    };
+/// The smallest `ulimit -v` (KiB, to 1 MiB, up to 4 GiB) under which `works` holds.
+fn least_limit(works: impl Fn(u64) -> bool) -> u64 {
     let (mut lo, mut hi) = (0u64, 4u64 << 20);
-    assert!(answers(hi), "sgq value {spec} fails even under 4 GiB");
+    assert!(works(hi), "fails even under 4 GiB");
     while hi - lo > 1024 {
         let mid = (lo + hi) / 2;
-        if answers(mid) {
+        if works(mid) {
             hi = mid;
         } else {
             lo = mid;
         }
     }
     hi
+}
+
+/// The smallest `ulimit -v` under which `sgq value SPEC` answers one heap of the table in `dir`.
+fn sgq_needs(dir: &Path, spec: &str) -> u64 {
+    least_limit(|kib| {
+        let out = limited(kib, SGQ, &["value", spec, "--tables", dir.to_str().unwrap(), "--threads", "1"], b"5\n");
+        out.status.success() && text(&out.stdout) == "1\n"
+    })
 }
 
 /// A checksum-valid `sub:1:2^k` table whose stored rule has period 2^k − 2 (pre-period 0,
@@ -83,5 +87,25 @@ fn sgq_value_takes_about_its_tables_size_whatever_its_rule() {
     let (need_big, need_small) = (sgq_needs(&dir, &big), sgq_needs(&dir, &small));
     eprintln!("sgq value: ulimit -v {need_big} KiB for {big} ({file} bytes), {need_small} KiB for {small}");
     assert!(need_big <= need_small + 4 * file / 1024 + 2048, "{big} ({file} bytes) needs ulimit -v {need_big} KiB, {small} {need_small} KiB");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn export_sizes_its_source_before_copying_the_table() {
+    // The same 2 MiB table: its C source (about 2.8 MB) is refused for --max-bytes within
+    // about what a small table's export takes, with nothing copied at 4 bytes a value first.
+    let dir = scratch("memory", "export");
+    let big = dir.join(GameSpec::parse(&forged(&dir, 24)).unwrap().file_name());
+    let small = dir.join(GameSpec::parse(&forged(&dir, 10)).unwrap().file_name());
+    let file = std::fs::metadata(&big).unwrap().len();
+    let export = |kib: u64, path: &Path| limited(kib, SGTAB, &["export", path.to_str().unwrap(), "--lang", "c"], b"");
+    let need_small = least_limit(|kib| export(kib, &small).status.success());
+    let need_big = least_limit(|kib| {
+        let out = export(kib, &big);
+        let err = text(&out.stderr);
+        out.status.code() == Some(1) && err.lines().count() == 1 && err.contains("more than --max-bytes 65536")
+    });
+    eprintln!("sgtab export: ulimit -v {need_big} KiB for {} ({file} bytes), {need_small} KiB for the 1024-entry table", big.display());
+    assert!(need_big <= need_small + 2 * file / 1024 + 2048, "refusing {file} bytes needs ulimit -v {need_big} KiB, a small export {need_small} KiB");
     let _ = std::fs::remove_dir_all(&dir);
 }
