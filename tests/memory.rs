@@ -109,3 +109,57 @@ fn export_sizes_its_source_before_copying_the_table() {
     assert!(need_big <= need_small + 2 * file / 1024 + 2048, "refusing {file} bytes needs ulimit -v {need_big} KiB, a small export {need_small} KiB");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `sgtab build SPEC` under `ulimit -v kib`: must fail at once (a few seconds at most) with
+/// one line saying what it needs and what fits, exit 1, no panic, no signal; returns the line.
+fn refused(kib: u64, spec: &str, backend: &str) -> String {
+    let dir = scratch("memory", &format!("build-{}", spec.replace([':', '.', ','], "_")));
+    let start = std::time::Instant::now();
+    let out = limited(kib, SGTAB, &["build", spec, "--backend", backend, "--out", dir.to_str().unwrap()], b"");
+    let took = start.elapsed();
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{spec} under ulimit -v {kib}: {out:?}");
+    assert!(!err.contains("panicked") && !err.contains("memory allocation of"), "{spec}: {err}");
+    let lines: Vec<&str> = err.lines().filter(|l| l.starts_with("sgtab: error: ")).collect();
+    assert!(lines.len() == 1 && err.lines().count() == 1, "{spec}: one line wanted: {err}");
+    assert!(lines[0].contains("fits here") || lines[0].contains("fit here"), "{spec}: {err}");
+    assert!(lines[0].contains("ulimit -v") && !lines[0].contains("rebuild"), "{spec}: {err}");
+    assert!(took.as_secs() < 20, "{spec} took {took:?} to be refused");
+    assert!(std::fs::read_dir(&dir).unwrap().next().is_none(), "{spec}: nothing written");
+    let _ = std::fs::remove_dir_all(&dir);
+    lines[0].to_string()
+}
+
+#[test]
+fn a_filled_table_that_does_not_fit_is_refused() {
+    // Dawson's Kayles: the rule is proven on the first 4096 heaps and the rest filled from it,
+    // 512 MiB packed at 4 bits (through a Vec<u32> of 4 GiB before: an abort).
+    let line = refused(300_000, "0.07:1073741824", "simd");
+    assert!(line.contains("0.07:1073741824") && line.contains("needs about 512.0 MiB for its values"), "{line}");
+}
+
+#[test]
+fn engines_refuse_what_does_not_fit_before_starting() {
+    // The corner engine reads the limits, not only MemAvailable; chess, Grundy's game and a
+    // reference are sized up front.
+    for (spec, backend, says) in [
+        ("queen:65536", "simd", "the widest queen board that fits is"),
+        ("rook:40000", "simd", "the widest rook board that fits is"),
+        ("chess:32", "simd", "needs about 2.5 GiB for its values"),
+        ("chess:32", "scalar", "needs about 6.5 GiB for its values"),
+        ("grundy:1000000000", "simd", "needs about 953.7 MiB for its values"),
+    ] {
+        let line = refused(300_000, spec, backend);
+        assert!(line.contains(says), "{spec}: {line}");
+    }
+}
+
+#[test]
+fn a_table_of_a_proven_rule_is_filled_in_about_its_own_size() {
+    // sub:1 to 2^28 heaps: proven on 4096, 32 MiB packed at one bit. Filled through a
+    // Vec<u32> (1 GiB) it needed far more than this limit.
+    let dir = scratch("memory", "filled");
+    let out = limited(400_000, SGTAB, &["build", "sub:1:268435456", "--out", dir.to_str().unwrap()], b"");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let _ = std::fs::remove_dir_all(&dir);
+}
