@@ -68,7 +68,7 @@ fn forged(dir: &Path, k: u32) -> String {
     let period = len - 2;
     let mut values: Vec<u8> = (0..period).map(|i| (i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 63) as u8).collect();
     values[5] = 1;
-    values.extend_from_slice(&values[..2].to_vec());
+    values.extend_from_within(..2);
     let spec = GameSpec::parse(&format!("sub:1:{len}")).unwrap();
     let table = Table { spec: spec.clone(), values: Packed::from_values(&values), rule: Some(Rule { pre: 0, period, saltus: 0, checked: len, proven: false }) };
     format::write(&table, &dir.join(spec.file_name())).unwrap();
