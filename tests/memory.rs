@@ -163,3 +163,27 @@ fn a_table_of_a_proven_rule_is_filled_in_about_its_own_size() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn export_of_a_table_without_a_rule_reads_it_in_place() {
+    // queen:4096 (no rule: every value is stored), 14 bits a value, a 28 MiB file forged with
+    // the library: refusing its source for --max-bytes takes the file once, not a copy of it
+    // besides (queen:8192 aborted under ulimit -v 200000 that way).
+    let dir = scratch("memory", "export-queen");
+    let spec = GameSpec::parse("queen:4096").unwrap();
+    let values = Packed::try_from_fn(spec.len(), 14, |i| (i.wrapping_mul(0x9E37_79B9) >> 7) as u32 & 0x3FFF).unwrap();
+    let big = dir.join(spec.file_name());
+    format::write(&Table { spec, values, rule: None }, &big).unwrap();
+    let small = dir.join(GameSpec::parse(&forged(&dir, 10)).unwrap().file_name());
+    let file = std::fs::metadata(&big).unwrap().len();
+    let export = |kib: u64, path: &Path| limited(kib, SGTAB, &["export", path.to_str().unwrap(), "--lang", "rust"], b"");
+    let need_small = least_limit(|kib| export(kib, &small).status.success());
+    let need_big = least_limit(|kib| {
+        let out = export(kib, &big);
+        let err = text(&out.stderr);
+        out.status.code() == Some(1) && err.lines().count() == 1 && err.contains("more than --max-bytes 65536")
+    });
+    eprintln!("sgtab export: ulimit -v {need_big} KiB for queen:4096 ({file} bytes), {need_small} KiB for a 1024-entry table");
+    assert!(need_big <= need_small + file / 1024 * 5 / 4 + 2048, "refusing {file} bytes needs ulimit -v {need_big} KiB, a small export {need_small} KiB");
+    let _ = std::fs::remove_dir_all(&dir);
+}
