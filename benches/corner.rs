@@ -43,8 +43,8 @@ fn main() {
                 }
                 let (took, values) = timed(|| match e {
                     0 => reference(piece, n, &silent),
-                    1 => corner::corner(piece, n, 1, &silent).shrink(),
-                    _ => corner::corner(piece, n, all, &silent).shrink(),
+                    1 => corner::corner(piece, n, 1, &silent).unwrap().shrink(),
+                    _ => corner::corner(piece, n, all, &silent).unwrap().shrink(),
                 });
                 times[e].push(took);
                 tables[e] = Some(values);

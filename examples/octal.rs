@@ -21,14 +21,18 @@ fn main() {
     let check = args.iter().any(|a| a == "--check");
     let progress = Progress::new(game.clone());
     let start = Instant::now();
+    let fail = |e: sgtab::engine::EngineError| -> Packed {
+        eprintln!("{game}: {e}");
+        std::process::exit(1);
+    };
     let table = if game == "grundy" {
-        octal::grundy(last + 1, threads, &progress)
+        octal::grundy(last + 1, threads, &progress).unwrap_or_else(fail)
     } else {
         let code = parse_code(game).unwrap_or_else(|e| {
             eprintln!("{game}: {e}");
             std::process::exit(2);
         });
-        let t = octal::takebreak(&code, last + 1, threads, &progress);
+        let t = octal::takebreak(&code, last + 1, threads, &progress).unwrap_or_else(fail);
         if check {
             let want = Packed::from_values(&reference(&code, last + 1, &Progress::silent()));
             match t.first_difference(&want) {

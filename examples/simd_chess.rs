@@ -16,7 +16,10 @@ fn main() {
     let mut table = None;
     for _ in 0..repeats.max(1) {
         let start = Instant::now();
-        table = Some(simd::chess(width, threads, &progress));
+        table = Some(simd::chess(width, threads, &progress).unwrap_or_else(|e| {
+            eprintln!("chess:{width}: {e}");
+            std::process::exit(1);
+        }));
         best = best.min(start.elapsed());
     }
     progress.finish();

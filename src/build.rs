@@ -14,6 +14,8 @@ use crate::engine::{octal, simd, Backend, EngineError, Engines, Timings};
 use crate::games::takebreak::{Code, TakeBreak};
 use crate::progress::Progress;
 use crate::spec::GameSpec;
+use crate::memory;
+use crate::table::packed::{bits_for, payload_len};
 use crate::table::{find_rule, find_rule_in, Packed, Rule, Table};
 
 /// Shortest prefix tried first, and the factor between tries. Short, because a prefix costs
@@ -72,7 +74,7 @@ pub fn build(engines: &Engines, spec: &GameSpec, progress: &Progress, timings: &
             progress.set_label(format!("building {short} (a prefix of {spec} that may prove its rule)"));
             let (values, engine) = engines.compute(&short, progress, timings)?;
             if let Some(rule) = find_rule(&short, &values).filter(|r| r.proven) {
-                if let Some(full) = fill(values.len(), |i| values.get(i), &rule, len) {
+                if let Some(full) = fill(values.len(), |i| values.get(i), &rule, len)? {
                     let table = timings.time("rule search", || Table::new(spec.clone(), full));
                     return Ok(Built { table, engine, filled_from: Some(n) });
                 }
@@ -86,21 +88,29 @@ pub fn build(engines: &Engines, spec: &GameSpec, progress: &Progress, timings: &
     Ok(Built { table, engine, filled_from: None })
 }
 
-/// The `have` values given by `get` continued to `len` entries by a proven `rule`; `None` if a
-/// value would not fit in 32 bits.
-fn fill(have: u64, get: impl Fn(u64) -> u32, rule: &Rule, len: u64) -> Option<Packed> {
-    let mut out = Vec::with_capacity(len as usize);
-    for n in 0..len {
-        let v = if n < have {
-            get(n) as u64
-        } else {
-            let k = (n - rule.pre) / rule.period;
-            let r = (n - rule.pre) % rule.period;
-            (get(rule.pre + r) as u64).checked_add(k.checked_mul(rule.saltus)?)?
-        };
-        out.push(u32::try_from(v).ok()?);
+/// The `have` values given by `get` continued to `len` entries by a proven `rule`, packed as
+/// they are made (a Vec<u32> of them first took 8 times the table's size); `None` if a value
+/// would not fit in 32 bits, an error if the table does not fit in memory.
+fn fill(have: u64, get: impl Fn(u64) -> u32, rule: &Rule, len: u64) -> Result<Option<Packed>, EngineError> {
+    let value = |n: u64| -> Option<u32> {
+        if n < have {
+            return Some(get(n));
+        }
+        let k = (n - rule.pre) / rule.period;
+        let r = (n - rule.pre) % rule.period;
+        u32::try_from((get(rule.pre + r) as u64).checked_add(k.checked_mul(rule.saltus)?)?).ok()
+    };
+    // The width first: each residue's value grows with n, so the largest of the rule's values
+    // are in its last period (the rule holds from pre + period ≤ have on).
+    let mut max = 0;
+    for n in (0..have).chain(len.saturating_sub(rule.period).max(have)..len) {
+        let Some(v) = value(n) else { return Ok(None) };
+        max = max.max(v);
     }
-    Some(Packed::from_values(&out))
+    let bits = bits_for(max as u64);
+    Packed::try_from_fn(len, bits, |n| value(n).unwrap_or(0))
+        .map(Some)
+        .map_err(|_| memory::short("its values", payload_len(len, bits), memory::room()))
 }
 
 /// How [`prove`] ended.
@@ -160,7 +170,7 @@ fn rule_of(spec: &GameSpec, g: &octal::Growing) -> Option<Rule> {
 
 /// [`build`] (no `max`) or [`prove`] (`max`) of a take-and-break code, on one growing table.
 ///
-/// Stops: 4096·4^k while a quarter of the spec's length (where a theorem can prove a rule),
+/// Stops: 256·4^k while a quarter of the spec's length (where a theorem can prove a rule),
 /// then the spec's length; a rule proven at a stop below it fills the rest. With `max`, past
 /// the spec's length each stop is the length the theorem needs for the rule found so far, or
 /// twice the last without one, up to `max`.
@@ -174,18 +184,19 @@ fn grown(
     let len = spec.len();
     let provable = can_prove(spec);
     let mut g = octal::Growing::code(code, simd::threads());
-    if max.is_none() {
-        // A plain build ends at `len`: one allocation, no copy when growing (peak memory).
-        g.reserve(len);
-    }
     let mut stop = if provable && FIRST_PREFIX.saturating_mul(GROWTH) <= len { FIRST_PREFIX } else { len };
+    if max.is_none() && stop == len {
+        // A plain build that goes straight to `len`: one allocation, no copy when growing (peak
+        // memory). One that may stop early at a proven rule reserves no more than it reaches.
+        g.reserve(len)?;
+    }
     loop {
         progress.set_label(match grown_spec(spec, stop) {
             Ok(step) if stop < len => format!("building {step} (a prefix of {spec} that may prove its rule)"),
             Ok(step) => format!("building {step}"),
             Err(_) => format!("building {spec}"),
         });
-        timings.time("kernel", || g.grow(stop, progress));
+        timings.time("kernel", || g.grow(stop, progress))?;
         if max.is_none() && stop == len {
             // The last stop of a plain build: packed first, so that the rule search's memory
             // (8 bytes a value of its window) comes on top of the packed table, not the wider
@@ -199,7 +210,7 @@ fn grown(
         if stop < len {
             if let Some(r) = proven {
                 // Exact from here on: the rest of the table comes from the rule.
-                if let Some(full) = fill(g.len(), |i| g.get(i), &r, len) {
+                if let Some(full) = fill(g.len(), |i| g.get(i), &r, len)? {
                     let table = timings.time("rule search", || Table::new(spec.clone(), full));
                     let proof = max.map(|_| proven_by(spec, &r, len));
                     return Ok((Built { table, engine: Backend::Simd, filled_from: Some(stop) }, proof));

@@ -13,7 +13,9 @@
 //! value, and the function refuses (abort, panic, ValueError) past it.
 
 use crate::games::Positions;
+use crate::table::packed::bits_for;
 use crate::table::{Packed, Table};
+use std::borrow::Cow;
 use std::fmt::{self, Write};
 
 /// A language to export to.
@@ -36,52 +38,78 @@ impl Lang {
     }
 }
 
+/// How the comment line about values past 32 bits starts (Python's integers have no such limit: it leaves it out).
+const OVER32: &str = "g(n) passes 32 bits";
+
 /// Characters of data on one source line.
 const LINE: usize = 96;
 
 /// What the exported function stores and how it answers past what it stores.
 struct Plan<'a> {
     table: &'a Table,
-    /// The stored values g(0 .. stored.len()).
-    stored: Packed,
+    /// Holds the stored values g(0 .. count) first: the table itself where its width serves
+    /// (no copy), or the head repacked at the fewer bits it needs (smaller than the table).
+    stored: Cow<'a, Packed>,
+    /// How many values are stored.
+    count: u64,
     /// (pre, period, saltus) where a rule answers past `stored`.
     rule: Option<(u64, u64, u64)>,
-    /// Largest n whose value fits 32 bits (the C, C++ and Rust return type); u64::MAX if all do.
-    limit32: u64,
+    /// The first n whose value does not fit 32 bits (the C, C++ and Rust return type), if the
+    /// rule grows; values past it may fit again (Lasker's Nim: g(2^32 − 1) = 2^32 but
+    /// g(2^32) = 2^32 − 1), so the functions test each value, not a bound on n.
+    first_over32: Option<u64>,
 }
 
 impl<'a> Plan<'a> {
     fn new(table: &'a Table) -> Result<Plan<'a>, String> {
-        let len = table.values.len();
+        let values = &table.values;
+        let len = values.len();
         let rule = table.rule.filter(|_| matches!(table.spec.positions(), Positions::Heap));
         match rule {
             // Checked over the whole table: the rule reproduces every stored value from pre + period on.
-            Some(r) if r.checked >= len && r.period > 0 && r.pre + r.period <= len => {
-                let head: Vec<u32> = (0..r.pre + r.period).map(|i| table.values.get(i)).collect();
-                let top = head[r.pre as usize..].iter().copied().max().unwrap_or(0) as u64;
-                let limit32 = match r.saltus {
-                    0 => u64::MAX,
-                    s => ((u32::MAX as u64 - top) / s)
-                        .checked_mul(r.period)
-                        .and_then(|x| x.checked_add(r.pre + r.period - 1))
-                        .unwrap_or(u64::MAX),
+            Some(r) if r.checked >= len && r.period > 0 && r.pre.checked_add(r.period).is_some_and(|end| end <= len) => {
+                let count = r.pre + r.period;
+                // Read in place from the table: a copy of the head widened to a machine word
+                // would take up to 32 times the table's size.
+                let max = (0..count).map(|i| values.get(i)).max().unwrap_or(0);
+                let bits = bits_for(max as u64);
+                let stored = if bits == values.bits() {
+                    Cow::Borrowed(values)
+                } else {
+                    let packed = Packed::try_from_fn(count, bits, |i| values.get(i)).map_err(|_| {
+                        format!("{}: no memory left to repack its {count} stored values; export on a machine with more memory", table.spec)
+                    })?;
+                    Cow::Owned(packed)
                 };
-                Ok(Plan { table, stored: Packed::from_values(&head), rule: Some((r.pre, r.period, r.saltus)), limit32 })
+                let first_over32 = match r.saltus {
+                    0 => None,
+                    s => (0..r.period)
+                        .filter_map(|i| {
+                            // The first k with g(pre + i) + k·s > u32::MAX.
+                            let k = (u32::MAX - values.get(r.pre + i)) as u64 / s + 1;
+                            k.checked_mul(r.period)?.checked_add(r.pre + i)
+                        })
+                        .min(),
+                };
+                Ok(Plan { table, stored, count, rule: Some((r.pre, r.period, r.saltus)), first_over32 })
             }
             Some(r) => Err(format!("the rule stored with {} ({r}) does not cover its table; rebuild it", table.spec)),
-            None => Ok(Plan { table, stored: table.values.clone(), rule: None, limit32: u64::MAX }),
+            None => Ok(Plan { table, stored: Cow::Borrowed(values), count: len, rule: None, first_over32: None }),
         }
     }
 
-    /// The six-bit groups of the stored bit stream, in order.
+    /// The six-bit groups of the stored bit stream, in order; bits past the last stored value
+    /// (where the stream is the whole table's) read as 0.
     fn chars(&self) -> impl Iterator<Item = u8> + '_ {
         let payload = self.stored.payload();
-        let count = (self.stored.len() * self.stored.bits() as u64).div_ceil(6);
+        let total = self.count * self.stored.bits() as u64;
+        let count = total.div_ceil(6);
         (0..count).map(move |j| {
             let at = j * 6;
             let byte = (at / 8) as usize;
             let word = payload[byte] as u16 | (payload.get(byte + 1).copied().unwrap_or(0) as u16) << 8;
-            b'0' + (word >> (at % 8) & 63) as u8
+            let keep = (total - at).min(6);
+            b'0' + (word >> (at % 8) & ((1 << keep) - 1)) as u8
         })
     }
 
@@ -105,8 +133,10 @@ impl<'a> Plan<'a> {
                         r.checked - 1
                     ));
                 }
-                if self.limit32 < u64::MAX {
-                    doc.push(format!("g(n) fits 32 bits for n <= {}; past that the function stops the program.", self.limit32));
+                if let Some(n) = self.first_over32 {
+                    doc.push(format!(
+                        "{OVER32} first at n = {n}: the function stops the program for each n whose g(n) does not fit."
+                    ));
                 }
             }
             _ => doc.push(format!("No rule is known past the table: for n >= {len} the function stops the program.")),
@@ -117,7 +147,7 @@ impl<'a> Plan<'a> {
     /// Writes the source text for `lang`.
     fn render(&self, lang: Lang, out: &mut impl Write) -> fmt::Result {
         let b = self.stored.bits();
-        let stored = self.stored.len();
+        let stored = self.count;
         let doc = self.doc();
         // Data lines, each a complete literal piece for the language.
         let escape = |c: u8| -> &'static str {
@@ -168,11 +198,17 @@ impl<'a> Plan<'a> {
                 writeln!(out, "    if (n < {stored}u) return sg_stored(n);")?;
                 match self.rule {
                     Some((pre, period, saltus)) => {
-                        if self.limit32 < u64::MAX {
-                            writeln!(out, "    if (n > {}u) {abort}; /* g(n) does not fit 32 bits */", self.limit32)?;
+                        if saltus == 0 {
+                            writeln!(out, "    return sg_stored({pre}u + (n - {pre}u) % {period}u);")?;
+                        } else {
+                            writeln!(out, "    uint64_t k = (n - {pre}u) / {period}u;")?;
+                            writeln!(out, "    uint32_t h = sg_stored({pre}u + (n - {pre}u) % {period}u);")?;
+                            if self.first_over32.is_some() {
+                                // This n's own value, so a larger n whose value fits again still answers.
+                                writeln!(out, "    if (k > (0xFFFFFFFFu - h) / {saltus}u) {abort}; /* g(n) does not fit 32 bits */")?;
+                            }
+                            writeln!(out, "    return h + (uint32_t)(k * {saltus}u);")?;
                         }
-                        let k = if saltus == 0 { String::new() } else { format!(" + (uint32_t)((n - {pre}u) / {period}u) * {saltus}u") };
-                        writeln!(out, "    return sg_stored({pre}u + (n - {pre}u) % {period}u){k};")?;
                     }
                     None => writeln!(out, "    {abort}; /* past the table: no value known */\n    return 0;")?,
                 }
@@ -195,13 +231,21 @@ impl<'a> Plan<'a> {
                 writeln!(out, "    if n < {stored} {{\n        return stored(n);\n    }}")?;
                 match self.rule {
                     Some((pre, period, saltus)) => {
-                        if self.limit32 < u64::MAX {
-                            writeln!(out, "    assert!(n <= {}, \"g({{n}}) does not fit 32 bits\");", self.limit32)?;
+                        if saltus == 0 {
+                            writeln!(out, "    stored({pre} + (n - {pre}) % {period})")?;
+                        } else {
+                            writeln!(out, "    let k = (n - {pre}) / {period};")?;
+                            writeln!(out, "    let h = stored({pre} + (n - {pre}) % {period});")?;
+                            if self.first_over32.is_some() {
+                                // Explicit format arguments: the same panic under every edition
+                                // (2015 and 2018 take a lone literal as the message, `{n}` and all).
+                                writeln!(out, "    if k > u64::from(u32::MAX - h) / {saltus} {{")?;
+                                writeln!(out, "        panic!(\"g({{}}) does not fit 32 bits\", n);\n    }}")?;
+                            }
+                            writeln!(out, "    h + (k * {saltus}) as u32")?;
                         }
-                        let k = if saltus == 0 { String::new() } else { format!(" + ((n - {pre}) / {period}) as u32 * {saltus}") };
-                        writeln!(out, "    stored({pre} + (n - {pre}) % {period}){k}")?;
                     }
-                    None => writeln!(out, "    panic!(\"sg({{n}}): past the table, no value known\")")?,
+                    None => writeln!(out, "    panic!(\"sg({{}}): past the table, no value known\", n)")?,
                 }
                 writeln!(out, "}}")
             }
@@ -219,7 +263,7 @@ impl<'a> Plan<'a> {
                 writeln!(out, "def sg(n):")?;
                 writeln!(out, "    \"\"\"sg(n)")?;
                 // Python's integers do not overflow: no 32-bit limit there.
-                for line in doc.iter().filter(|l| !l.starts_with("g(n) fits 32 bits")) {
+                for line in doc.iter().filter(|l| !l.starts_with(OVER32)) {
                     writeln!(out, "    {}", line.replace("the function stops the program", "sg raises ValueError"))?;
                 }
                 writeln!(out, "    \"\"\"")?;
@@ -263,7 +307,16 @@ pub fn export(table: &Table, lang: Lang, max_bytes: u64) -> Result<String, Strin
             count.0
         ));
     }
-    let mut source = String::with_capacity(count.0 as usize);
+    let mut source = String::new();
+    source.try_reserve_exact(usize::try_from(count.0).unwrap_or(usize::MAX)).map_err(|_| {
+        format!(
+            "the {} source for {} would be {} bytes ({:.1} MiB), more than fits in memory here; export a shorter table",
+            lang.name(),
+            table.spec,
+            count.0,
+            count.0 as f64 / (1 << 20) as f64
+        )
+    })?;
     plan.render(lang, &mut source).expect("writing to a String never fails");
     Ok(source)
 }

@@ -9,6 +9,7 @@ pub mod engine;
 pub mod export;
 pub mod games;
 pub mod judge;
+pub mod memory;
 pub mod output;
 pub mod plot;
 pub mod progress;

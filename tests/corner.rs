@@ -60,7 +60,7 @@ fn sums_of_pieces_are_won_by_the_xor_of_the_table() {
 }
 
 fn assert_engine_matches(piece: Piece, n: u32, want: &Packed, threads: usize) {
-    let got = corner::corner(piece, n, threads, &Progress::silent()).shrink();
+    let got = corner::corner(piece, n, threads, &Progress::silent()).unwrap().shrink();
     if let Some(i) = got.first_difference(want) {
         let (x, y) = (i / n as u64, i % n as u64);
         panic!("{piece:?}:{n} on {threads} threads differs from the reference at ({x}, {y})");
@@ -98,7 +98,7 @@ fn engine_matches_the_reference_at_300_and_1000() {
 fn rook_is_two_heap_nim_at_1024() {
     let n = 1024u32;
     let from_reference = reference_table(Piece::Rook, n);
-    let from_engine = corner::corner(Piece::Rook, n, corner::threads(), &Progress::silent()).shrink();
+    let from_engine = corner::corner(Piece::Rook, n, corner::threads(), &Progress::silent()).unwrap().shrink();
     for table in [from_reference, from_engine] {
         assert_eq!(table.bits(), 10);
         for x in 0..n {
@@ -115,7 +115,7 @@ fn rook_is_two_heap_nim_at_1024() {
 #[test]
 fn queen_rows_are_additively_periodic() {
     let n = 1024u64;
-    let table = corner::corner(Piece::Queen, n as u32, corner::threads(), &Progress::silent()).shrink();
+    let table = corner::corner(Piece::Queen, n as u32, corner::threads(), &Progress::silent()).unwrap().shrink();
     let g = |x: u64, y: u64| table.get(x * n + y) as u64;
     let rules = row_rules(&table, n, 5);
     assert_eq!(rules.len(), 5);

@@ -152,3 +152,121 @@ fn too_large_is_refused_with_its_size() {
     let run = sgtab(&["export", file.to_str().unwrap(), "--lang", "c", "-o", out.to_str().unwrap()]);
     assert!(!run.status.success() && !out.exists(), "nothing written");
 }
+
+/// Exports `file` to every language whose tool is here and builds it: one program a language
+/// (Rust once per edition in `editions`, `None` for rustc's default) reading numbers from stdin
+/// and printing sg of each. Returns (label, argv) pairs.
+fn programs(file: &Path, dir: &Path, editions: &[Option<&str>]) -> Vec<(String, Vec<String>)> {
+    let export = |lang: &str, name: &str| {
+        let out = dir.join(name);
+        let run = sgtab(&["export", file.to_str().unwrap(), "--lang", lang, "-o", out.to_str().unwrap(), "--max-bytes", "10000000"]);
+        assert!(run.status.success(), "{}", text(&run.stderr));
+        out
+    };
+    let path = |p: &Path| p.to_str().unwrap().to_string();
+    let mut out = vec![];
+    let main_c = "#include <stdio.h>\n#include <stdint.h>\nuint32_t sg(uint64_t n);\n\
+        int main(void) { unsigned long long n; while (scanf(\"%llu\", &n) == 1) { printf(\"%u\\n\", sg(n)); fflush(stdout); } return 0; }\n";
+    for (lang, compiler, ext, std) in [("c", "gcc", "c", "-std=c11"), ("cpp", "g++", "cpp", "-std=c++17")] {
+        if !have(compiler) {
+            continue;
+        }
+        let src = export(lang, &format!("sg.{ext}"));
+        let main = dir.join(format!("main.{ext}"));
+        fs::write(&main, main_c).unwrap();
+        let bin = dir.join(format!("sg-{lang}"));
+        run_ok(Command::new(compiler).args([std, "-O1", "-Wall", "-Wextra", "-Werror", "-o"]).arg(&bin).arg(&src).arg(&main));
+        out.push((lang.to_string(), vec![path(&bin)]));
+    }
+    if have("rustc") {
+        export("rust", "sg.rs");
+        // Written for every edition: no inline format arguments, no 2018 paths.
+        let main = dir.join("main.rs");
+        fs::write(&main, "include!(\"sg.rs\");\nfn main() {\n    use std::io::Write;\n    let mut s = String::new();\n    std::io::Read::read_to_string(&mut std::io::stdin(), &mut s).unwrap();\n    let out = std::io::stdout();\n    let mut out = out.lock();\n    for t in s.split_whitespace() {\n        writeln!(out, \"{}\", sg(t.parse().unwrap())).unwrap();\n        out.flush().unwrap();\n    }\n}\n").unwrap();
+        for edition in editions {
+            let name = format!("sg-rust-{}", edition.unwrap_or("default"));
+            let bin = dir.join(&name);
+            let mut cmd = Command::new("rustc");
+            if let Some(e) = edition {
+                cmd.args(["--edition", e]);
+            }
+            run_ok(cmd.args(["-O", "-D", "warnings", "-o"]).arg(&bin).arg(&main));
+            out.push((name, vec![path(&bin)]));
+        }
+    }
+    if have("python3") {
+        export("python", "sg.py");
+        let script = "import sys\nsys.path.insert(0, sys.argv[1])\nfrom sg import sg\n\
+            for t in sys.stdin.read().split():\n    sys.stdout.write('%d\\n' % sg(int(t)))\n    sys.stdout.flush()\n";
+        out.push(("python".to_string(), vec!["python3".into(), "-c".into(), script.into(), path(dir)]));
+    }
+    out
+}
+
+/// Runs `argv` with `input` on stdin.
+fn ask(argv: &[String], input: &str) -> std::process::Output {
+    let mut child = Command::new(&argv[0]).args(&argv[1..]).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let data = input.to_string();
+    let feeder = std::thread::spawn(move || {
+        let _ = stdin.write_all(data.as_bytes());
+    });
+    let out = child.wait_with_output().unwrap();
+    feeder.join().unwrap();
+    out
+}
+
+/// Lasker's Nim for n ≥ 1: 4k+3 and 4k+4 swap.
+fn lasker(n: u64) -> u64 {
+    match n % 4 {
+        0 => n - 1,
+        3 => n + 1,
+        _ => n,
+    }
+}
+
+#[test]
+fn exported_rust_passes_deny_warnings_under_the_default_edition_and_2021() {
+    // A table with a growing rule (its 32-bit check panics) and one without a rule (past the
+    // table it panics): both panics must name the number, in every edition.
+    for (file, past) in [("lasker-1024.sgt", 4294967295u64), ("funny-32.sgt", 40)] {
+        let file = tables_dir().join(file);
+        let dir = scratch(&format!("editions-{}", file.file_stem().unwrap().to_str().unwrap()));
+        let progs = programs(&file, &dir, &[None, Some("2021")]);
+        for (label, argv) in progs.iter().filter(|(l, _)| l.starts_with("sg-rust")) {
+            let out = ask(argv, "3\n");
+            assert_eq!(text(&out.stdout), format!("{}\n", table(&file).values.get(3)), "{label}");
+            let out = ask(argv, &format!("{past}\n"));
+            let err = text(&out.stderr);
+            assert!(!out.status.success() && err.contains(&format!("({past})")) && !err.contains("{n}"), "{label}: {err}");
+        }
+        fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
+#[test]
+fn exported_sg_answers_every_value_that_fits_32_bits() {
+    // Lasker's Nim: g(2^32 − 1) = 2^32 is the first value past 32 bits, but g(2^32) = 2^32 − 1
+    // fits again. C, C++ and Rust answer every n whose own value fits and stop at the one that
+    // does not; Python's integers have no limit and answer it too.
+    let file = tables_dir().join("lasker-1024.sgt");
+    let dir = scratch("lasker-32-bits");
+    let fits = [1u64, 1023, 1024, 4294967291, 4294967292, 4294967293, 4294967294, 1 << 32];
+    let input: String = fits.iter().map(|n| format!("{n}\n")).collect();
+    let want: String = fits.iter().map(|&n| format!("{}\n", lasker(n))).collect();
+    let progs = programs(&file, &dir, &[Some("2021")]);
+    assert!(progs.len() >= 2 || std::env::var_os("CI").is_none());
+    for (label, argv) in &progs {
+        let out = ask(argv, &input);
+        assert!(out.status.success() && text(&out.stdout) == want, "{label}: {}{}", text(&out.stdout), text(&out.stderr));
+        // The first n past 32 bits, after one that fits: answers that one, then stops.
+        let out = ask(argv, "4294967294\n4294967295\n4294967296\n");
+        if label == "python" {
+            assert_eq!(text(&out.stdout), "4294967294\n4294967296\n4294967295\n");
+        } else {
+            assert!(!out.status.success(), "{label} answered g(2^32 - 1) = 2^32 in 32 bits: {}", text(&out.stdout));
+            assert_eq!(text(&out.stdout), "4294967294\n", "{label}");
+        }
+    }
+    fs::remove_dir_all(&dir).unwrap();
+}

@@ -21,7 +21,7 @@ fn assert_engine_matches(code: &Code, lens: &[u64], threads: usize) {
     let top = *lens.iter().max().unwrap();
     let want = reference(code, top, &quiet());
     for &len in lens {
-        let got = octal::run(&Moves::code(code), len, Par { threads, from: 16 }, &quiet());
+        let got = octal::run(&Moves::code(code), len, Par { threads, from: 16 }, &quiet()).unwrap();
         let expect = Packed::from_values(&want[..len as usize]);
         if got != expect {
             let at = got.first_difference(&expect);
@@ -132,7 +132,7 @@ fn kayles_and_dawson_have_their_published_periods() {
     // Kayles (0.77): period 12 from heap 71; Dawson's Kayles (0.07): period 34 from heap 53
     // (Winning Ways; Guy and Smith 1956). Last non-zero digit at 2: proven by n = 2·p0 + p + 2.
     for (text, p0, period) in [("0.77", 71, 12), ("0.07", 53, 34)] {
-        let table = octal::takebreak(&parse_code(text).unwrap(), 5000, 2, &quiet());
+        let table = octal::takebreak(&parse_code(text).unwrap(), 5000, 2, &quiet()).unwrap();
         assert_eq!(preperiod(&table, period), p0, "{text}");
     }
 }
@@ -153,7 +153,7 @@ fn solved_octal_games_have_their_published_periods_and_largest_values() {
         let code = parse_code(text).unwrap();
         let t = code.digits.len() as u64;
         let len = 2 * p0 + period + t + 1;
-        let table = octal::takebreak(&code, len, 2, &quiet());
+        let table = octal::takebreak(&code, len, 2, &quiet()).unwrap();
         assert_eq!(preperiod(&table, period), p0, "{text}");
         assert_eq!(table.max(), largest, "{text}");
         assert_eq!((0..len).find(|&i| table.get(i) == largest), Some(at), "{text}: first largest value");
@@ -169,7 +169,7 @@ const FREQ_0161_65536: &str = "0 13 1 25 2 2047 3 2233 4 2037 5 2098 6 24 7 2 8 
 fn value_counts_of_0161_match_the_published_ones() {
     let code = parse_code("0.161").unwrap();
     for (len, published) in [(4096u64, FREQ_0161_4096), (65536, FREQ_0161_65536)] {
-        let table = octal::takebreak(&code, len + 1, 1, &quiet());
+        let table = octal::takebreak(&code, len + 1, 1, &quiet()).unwrap();
         let mut counts = vec![0u64; table.max() as usize + 1];
         for v in table.iter().skip(1) {
             counts[v as usize] += 1;
@@ -205,18 +205,18 @@ fn grundys_game_matches_its_definition() {
     assert_eq!(want[..start.len()], start);
     for threads in 1..=3 {
         for len in [1, 2, 3, 4, 21, 500, 6000] {
-            let got = octal::run(&Moves::grundy(), len as u64, Par { threads, from: 16 }, &quiet());
+            let got = octal::run(&Moves::grundy(), len as u64, Par { threads, from: 16 }, &quiet()).unwrap();
             assert_eq!(got, Packed::from_values(&want[..len]), "grundy:{len} on {threads} threads");
         }
     }
-    assert_eq!(octal::grundy(6000, 2, &quiet()), Packed::from_values(&want));
+    assert_eq!(octal::grundy(6000, 2, &quiet()).unwrap(), Packed::from_values(&want));
 }
 
 #[test]
 fn values_past_one_and_two_bytes_widen_the_table() {
     // 0.[3] is Nim: g(n) = n, past 255 and (for the u32 step) past 65535.
     let code = parse_code("0.[3]").unwrap();
-    let table = octal::takebreak(&code, 70_000, 1, &quiet());
+    let table = octal::takebreak(&code, 70_000, 1, &quiet()).unwrap();
     assert!((0..70_000).all(|n| table.get(n) == n as u32));
     assert_eq!(table, Packed::from_values(&(0..70_000u32).collect::<Vec<_>>()));
 }
@@ -235,24 +235,24 @@ fn tables_grown_in_steps_equal_one_build_and_the_reference() {
             let par = Par { threads, from: 16 };
             let mut g = octal::Growing::new(&Moves::code(&code), par);
             for &len in steps {
-                g.grow(len, &quiet());
+                g.grow(len, &quiet()).unwrap();
                 assert_eq!(g.len(), len, "{text}");
                 assert!((0..len).all(|n| g.get(n) == want.get(n)), "{text} grown to {len} on {threads} threads");
             }
-            g.grow(10, &quiet()); // shorter: nothing to do
-            assert_eq!(g.into_packed(), octal::run(&Moves::code(&code), top, par, &quiet()), "{text}");
+            g.grow(10, &quiet()).unwrap(); // shorter: nothing to do
+            assert_eq!(g.into_packed(), octal::run(&Moves::code(&code), top, par, &quiet()).unwrap(), "{text}");
         }
     }
     // Grundy's game, and values outgrowing u8 and u16 exactly at a step.
     let want = grundy_reference(3000);
     let mut g = octal::Growing::new(&Moves::grundy(), Par { threads: 2, from: 16 });
     for len in [5, 500, 501, 3000] {
-        g.grow(len, &quiet());
+        g.grow(len, &quiet()).unwrap();
         assert!((0..len).all(|n| g.get(n) == want[n as usize]), "grundy grown to {len}");
     }
     let mut g = octal::Growing::code(&parse_code("0.[3]").unwrap(), 1);
     for len in [255, 256, 257, 65535, 65536, 65537, 70_000] {
-        g.grow(len, &quiet());
+        g.grow(len, &quiet()).unwrap();
         assert!((0..len).all(|n| g.get(n) == n as u32), "0.[3] grown to {len}");
     }
     assert_eq!(g.into_packed(), Packed::from_values(&(0..70_000u32).collect::<Vec<_>>()));

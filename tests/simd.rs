@@ -11,7 +11,7 @@ fn reference(width: u32) -> Packed {
 
 fn assert_simd_matches(width: u32, threads: usize) {
     let want = reference(width);
-    let got = simd::chess(width, threads, &Progress::silent());
+    let got = simd::chess(width, threads, &Progress::silent()).unwrap();
     if got != want {
         let at = got.first_difference(&want).map_or("none (lengths or bits differ)".into(), |i| format!("{i} (row {i:#b})"));
         panic!("chess:{width} on {threads} threads differs from the reference; first differing index {at}");

@@ -126,17 +126,10 @@ pub fn memory_needed(piece: Piece, n: u64) -> u64 {
     payload_len(n * n, piece.value_bits(n)) + Lines::bytes(piece, n, VECTOR * 8) + Lines::count(piece, n) * 4
 }
 
-/// The memory this machine can give (Linux's MemAvailable), if it says.
-fn memory_available() -> Option<u64> {
-    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib * 1024)
-}
-
 /// Refuses, before any work, a board whose table and sets do not fit in the memory available.
 pub fn check_memory(piece: Piece, n: u32) -> Result<(), EngineError> {
-    let Some(available) = memory_available() else { return Ok(()) };
+    // The tightest of MemAvailable, ulimit -v and the cgroup's memory.max.
+    let Some(available) = crate::memory::room() else { return Ok(()) };
     let need = memory_needed(piece, n as u64);
     if need <= available {
         return Ok(());
@@ -151,7 +144,7 @@ pub fn check_memory(piece: Piece, n: u32) -> Result<(), EngineError> {
     let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
     Err(EngineError(format!(
         "{}:{n} needs {:.1} GiB of memory ({:.1} GiB of table and {:.1} GiB of line sets), more than the {:.1} GiB \
-         available here (MemAvailable); the widest {} board that fits is {widest}",
+         that fit here (ulimit -v / cgroup memory.max / MemAvailable); the widest {} board that fits is {widest}",
         piece.name(),
         gib(need),
         gib(payload_len(n as u64 * n as u64, piece.value_bits(n as u64))),
@@ -162,15 +155,16 @@ pub fn check_memory(piece: Piece, n: u32) -> Result<(), EngineError> {
 }
 
 /// The value of every cell of an n×n board, packed at [`Piece::value_bits`] (the caller
-/// shrinks), computed on `threads` threads.
-pub fn corner(piece: Piece, n: u32, threads: usize, progress: &Progress) -> Packed {
+/// shrinks), computed on `threads` threads; fails, before any work, where the table and its
+/// sets cannot be allocated.
+pub fn corner(piece: Piece, n: u32, threads: usize, progress: &Progress) -> Result<Packed, EngineError> {
     let n64 = n as u64;
     let bits = piece.value_bits(n64);
     let len = n64 * n64;
-    let mut out = vec![0u8; payload_len(len, bits) as usize + PAD];
+    let mut out = crate::memory::filled(payload_len(len, bits) as usize + PAD, 0u8, "its values")?;
     let lines = Lines::new(piece, n64, VECTOR * 8);
-    let mut sets = vec![0u8; (lines.total() * VECTOR) as usize];
-    let mut floors = vec![0u32; Lines::count(piece, n64) as usize];
+    let mut sets = crate::memory::filled((lines.total() * VECTOR) as usize, 0u8, "its line sets")?;
+    let mut floors = crate::memory::filled(Lines::count(piece, n64) as usize, 0u32, "its line floors")?;
     let board = Board {
         piece,
         n,
@@ -216,7 +210,7 @@ pub fn corner(piece: Piece, n: u32, threads: usize, progress: &Progress) -> Pack
         work(true);
     });
     drop((sets, floors));
-    Packed::from_payload(bits, len, out).expect("the engine writes exactly the payload")
+    Ok(Packed::from_payload(bits, len, out).expect("the engine writes exactly the payload"))
 }
 
 /// The board being computed, shared by the workers. See the safety comment in [`corner`]: a

@@ -99,6 +99,32 @@ fn fast_engines(spec: &GameSpec) -> Option<&'static FastEngines> {
     FAST.iter().copied().find(|f| std::ptr::eq(f.family, spec.family()))
 }
 
+/// About the bytes `backend` holds at its peak for `spec`'s values, where that is easy to say
+/// before starting (so that a build that cannot fit is refused at once, not after a while).
+/// The engines allocate fallibly besides, for what this leaves out.
+fn memory_needed(spec: &GameSpec, backend: Backend) -> Option<u64> {
+    let len = spec.len();
+    let family = spec.family().name;
+    match backend {
+        // The references compute a Vec of the values, then pack it: a byte a row for chess,
+        // 4 bytes a value for the heap games; the boards pack as they go.
+        Backend::Scalar => match family {
+            "chess" => Some(len + crate::table::packed::payload_len(len, 5)),
+            "queen" | "rook" | "king" => None,
+            _ => Some(len.saturating_mul(4)),
+        },
+        Backend::Simd => match family {
+            // Rows at 5 bits, packed as computed.
+            "chess" => Some(crate::table::packed::payload_len(len, 5)),
+            // The boards check their own need, and name the widest board that fits.
+            "queen" | "rook" | "king" => None,
+            // A byte a heap at least (wider values widen the store: allocated fallibly).
+            _ => Some(len),
+        },
+        _ => None,
+    }
+}
+
 /// The engines asked for, shared by several tables. The GPU is opened only when a game that
 /// has a GPU engine needs it (the device is costly to set up), and then once.
 pub struct Engines {
@@ -221,6 +247,9 @@ impl Engines {
         timings: &mut Timings,
     ) -> Result<(Packed, Backend), EngineError> {
         let chosen = self.choose(spec);
+        if let Some(need) = memory_needed(spec, chosen) {
+            crate::memory::check("its values", need)?;
+        }
         let values = match chosen {
             Backend::Scalar => timings.time("kernel", || spec.reference(progress)),
             b => match fast_engines(spec) {

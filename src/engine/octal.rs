@@ -43,7 +43,9 @@
 //! and `--prove` look for a rule at 4096, 16384, ... heaps and at the lengths the Guy–Smith
 //! theorem asks for on one table, never recomputing a heap.
 
+use super::EngineError;
 use crate::games::takebreak::Code;
+use crate::memory;
 use crate::progress::Progress;
 use crate::table::packed::bits_for;
 use crate::table::Packed;
@@ -107,12 +109,12 @@ impl Moves {
 }
 
 /// Values of heaps 0..len of `code`, on up to `threads` threads.
-pub fn takebreak(code: &Code, len: u64, threads: usize, progress: &Progress) -> Packed {
+pub fn takebreak(code: &Code, len: u64, threads: usize, progress: &Progress) -> Result<Packed, EngineError> {
     run(&Moves::code(code), len, Par { threads, from: PARALLEL_SCAN }, progress)
 }
 
 /// Values of heaps 0..len of Grundy's game, on up to `threads` threads.
-pub fn grundy(len: u64, threads: usize, progress: &Progress) -> Packed {
+pub fn grundy(len: u64, threads: usize, progress: &Progress) -> Result<Packed, EngineError> {
     run(&Moves::grundy(), len, Par { threads, from: PARALLEL_SCAN }, progress)
 }
 
@@ -125,16 +127,16 @@ pub struct Par {
 
 /// What a fast-engine registration for Grundy's game calls: the table of heaps 0..len on all
 /// cores, timed as the "kernel" phase.
-pub fn grundy_compute(len: u64, progress: &Progress, timings: &mut super::Timings) -> Packed {
+pub fn grundy_compute(len: u64, progress: &Progress, timings: &mut super::Timings) -> Result<Packed, EngineError> {
     timings.time("kernel", || grundy(len, super::simd::threads(), progress))
 }
 
 /// Values of heaps 0..len of the game with `moves`; tests lower `par.from` so that short scans
-/// take the threaded path too.
-pub fn run(moves: &Moves, len: u64, par: Par, progress: &Progress) -> Packed {
+/// take the threaded path too. Fails where the values do not fit in memory.
+pub fn run(moves: &Moves, len: u64, par: Par, progress: &Progress) -> Result<Packed, EngineError> {
     let mut table = Growing::new(moves, par);
-    table.grow(len, progress);
-    table.into_packed()
+    table.grow(len, progress)?;
+    Ok(table.into_packed())
 }
 
 /// A table that can be extended: the engine keeps its state (common sets, rare heaps, tail sets)
@@ -177,13 +179,14 @@ impl Growing {
         self.len() == 0
     }
 
-    /// Room for `len` heaps in all, so that growing to it neither copies nor over-allocates.
-    pub fn reserve(&mut self, len: u64) {
-        let more = (len as usize).saturating_sub(self.len() as usize);
+    /// Room for `len` heaps in all, so that growing to it neither copies nor over-allocates;
+    /// fails where that does not fit in memory.
+    pub fn reserve(&mut self, len: u64) -> Result<(), EngineError> {
+        let more = usize::try_from(len).unwrap_or(usize::MAX).saturating_sub(self.len() as usize);
         match &mut self.store {
-            Store::U8(g) => g.reserve_exact(more),
-            Store::U16(g) => g.reserve_exact(more),
-            Store::U32(g) => g.reserve_exact(more),
+            Store::U8(g) => memory::reserve(g, more, "its values"),
+            Store::U16(g) => memory::reserve(g, more, "its values"),
+            Store::U32(g) => memory::reserve(g, more, "its values"),
         }
     }
 
@@ -197,8 +200,9 @@ impl Growing {
         }
     }
 
-    /// Computes heaps len()..len (nothing if len ≤ len()).
-    pub fn grow(&mut self, len: u64, progress: &Progress) {
+    /// Computes heaps len()..len (nothing if len ≤ len()); fails where they do not fit in
+    /// memory (what was computed stays).
+    pub fn grow(&mut self, len: u64, progress: &Progress) -> Result<(), EngineError> {
         let len = usize::try_from(len).expect("table length fits in memory");
         assert!(len <= u32::MAX as usize, "heaps are counted in 32 bits");
         let engine = &mut self.engine;
@@ -206,29 +210,29 @@ impl Growing {
         loop {
             let stopped = match &mut self.store {
                 Store::U8(g) => {
-                    g.reserve_exact(len.saturating_sub(g.len()));
+                    memory::reserve(g, len.saturating_sub(g.len()), "its values")?;
                     engine.fill(g, progress)
                 }
                 Store::U16(g) => {
-                    g.reserve_exact(len.saturating_sub(g.len()));
+                    memory::reserve(g, len.saturating_sub(g.len()), "its values")?;
                     engine.fill(g, progress)
                 }
                 Store::U32(g) => {
-                    g.reserve_exact(len.saturating_sub(g.len()));
+                    memory::reserve(g, len.saturating_sub(g.len()), "its values")?;
                     engine.fill(g, progress)
                 }
             };
-            let Err(v) = stopped else { return };
+            let Err(v) = stopped else { return Ok(()) };
             // A value outgrew the width: widen, push it, go on.
             self.store = match std::mem::replace(&mut self.store, Store::U8(vec![])) {
                 Store::U8(g) => {
-                    let mut w = widen::<u8, u16>(g, len);
+                    let mut w = widen::<u8, u16>(g, len)?;
                     w.push(v as u16);
                     engine.pushed(&w, v);
                     Store::U16(w)
                 }
                 Store::U16(g) => {
-                    let mut w = widen::<u16, u32>(g, len);
+                    let mut w = widen::<u16, u32>(g, len)?;
                     w.push(v);
                     engine.pushed(&w, v);
                     Store::U32(w)
@@ -249,10 +253,11 @@ impl Growing {
     }
 }
 
-fn widen<A: Word, B: Word>(from: Vec<A>, len: usize) -> Vec<B> {
-    let mut to = Vec::with_capacity(len);
+fn widen<A: Word, B: Word>(from: Vec<A>, len: usize) -> Result<Vec<B>, EngineError> {
+    let mut to = Vec::new();
+    memory::reserve(&mut to, len, "its values at the wider width they have reached")?;
     to.extend(from.iter().map(|&v| B::new(v.get())));
-    to
+    Ok(to)
 }
 
 /// Packs the table in its own buffer (each value's bits land at or before where it was read),

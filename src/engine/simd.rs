@@ -82,16 +82,16 @@ pub fn threads() -> usize {
 }
 
 /// Values of every row of `width` cells (1..=32), packed 5 bits a value (the caller shrinks),
-/// computed on `threads` threads.
-pub fn chess(width: u32, threads: usize, progress: &Progress) -> Packed {
+/// computed on `threads` threads; fails, before any work, where the table cannot be allocated.
+pub fn chess(width: u32, threads: usize, progress: &Progress) -> Result<Packed, super::EngineError> {
     assert!((1..=32).contains(&width));
     if width < LANE_BITS {
         // A row's value does not depend on the width, so a narrow table is a prefix of a wider one.
-        let values: Vec<u32> = chess(LANE_BITS, 1, progress).iter().take(1 << width).collect();
-        return Packed::with_bits(&values, VALUE_BITS);
+        let values: Vec<u32> = chess(LANE_BITS, 1, progress)?.iter().take(1 << width).collect();
+        return Ok(Packed::with_bits(&values, VALUE_BITS));
     }
     let vectors = 1usize << (width - LANE_BITS);
-    let mut bytes = vec![0u8; vectors * VECTOR_BYTES + PAD];
+    let mut bytes = crate::memory::filled(vectors * VECTOR_BYTES + PAD, 0u8, "its values")?;
     let table = Table(bytes.as_mut_ptr());
     let scheduler = Scheduler::new(width - LANE_BITS);
     let kernel = Kernel::detect();
@@ -102,7 +102,7 @@ pub fn chess(width: u32, threads: usize, progress: &Progress) -> Packed {
         }
         scheduler.work(table, kernel, progress);
     });
-    Packed::from_payload(VALUE_BITS, 1 << width, bytes).expect("the engine writes exactly the payload")
+    Ok(Packed::from_payload(VALUE_BITS, 1 << width, bytes).expect("the engine writes exactly the payload"))
 }
 
 /// The table being computed, shared by the workers.

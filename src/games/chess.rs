@@ -41,7 +41,7 @@ fn fast(
         return Err(EngineError("not a chess game".into()));
     };
     match backend {
-        Backend::Simd => Ok(timings.time("kernel", || simd::chess(width, simd::threads(), progress)).shrink()),
+        Backend::Simd => Ok(timings.time("kernel", || simd::chess(width, simd::threads(), progress))?.shrink()),
         #[cfg(feature = "gpu")]
         Backend::Gpu => Ok(engines.gpu(timings)?.chess(width, progress, timings)?.shrink()),
         _ => {

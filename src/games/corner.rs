@@ -132,7 +132,7 @@ fn fast(
     match backend {
         Backend::Simd => {
             engine::check_memory(piece, n)?;
-            let values = timings.time("kernel", || engine::corner(piece, n, engine::threads(), progress));
+            let values = timings.time("kernel", || engine::corner(piece, n, engine::threads(), progress))?;
             Ok(timings.time("shrink", || values.shrink()))
         }
         #[cfg(feature = "gpu")]

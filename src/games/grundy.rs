@@ -25,7 +25,7 @@ fn fast(game: &dyn Game, _: Backend, _: &Engines, progress: &Progress, timings: 
     let Some(g) = game.as_any().downcast_ref::<Grundy>() else {
         return Err(EngineError("not Grundy's game".into()));
     };
-    Ok(octal::grundy_compute(g.len, progress, timings))
+    octal::grundy_compute(g.len, progress, timings)
 }
 
 /// The options of a heap of `n`: the pairs (a, n − a) with 1 ≤ a < n − a.

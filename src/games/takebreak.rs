@@ -48,7 +48,7 @@ fn fast(
         return Err(EngineError("not a take-and-break game".into()));
     };
     match backend {
-        Backend::Simd => Ok(timings.time("kernel", || octal::takebreak(&game.code, game.len, simd::threads(), progress))),
+        Backend::Simd => timings.time("kernel", || octal::takebreak(&game.code, game.len, simd::threads(), progress)),
         _ => Err(EngineError(format!("take-and-break codes have no {backend} engine"))),
     }
 }

@@ -14,9 +14,10 @@ use crate::spec::GameSpec;
 use crate::table::{Packed, Table};
 
 /// The rule past the table, ready to apply: g(n) for n ≥ pre.
-pub struct Extension {
-    /// g(pre .. pre + period)
-    head: Vec<u64>,
+pub struct Extension<'a> {
+    /// The table, read in place for g(pre .. pre + period): a copy widened to u64 would take
+    /// up to 64 times the file's size (a period of 2^30 − 2 at one bit a value: 8 GiB).
+    values: &'a Packed,
     pre: u64,
     saltus: u64,
     pub(crate) split: Split,
@@ -48,16 +49,16 @@ fn magic_divide(x: u64, magic: u64, period: u64) -> (u64, u64) {
     }
 }
 
-impl Extension {
-    /// The rule's extension from g(pre .. pre + period); `head` must hold `period` values.
-    fn new(head: Vec<u64>, pre: u64, saltus: u64) -> Extension {
-        let p = head.len() as u64;
+impl<'a> Extension<'a> {
+    /// The rule's extension from g(pre .. pre + period), read from `values` (which must hold
+    /// them).
+    fn new(values: &'a Packed, pre: u64, p: u64, saltus: u64) -> Extension<'a> {
         let split = if p.is_power_of_two() && p <= 64 && saltus == p {
             // Every residue mod 64 from the period's: n = pre + r has n mod p = r' and
             // g(n) − n = offset[r'], for each of the 64 / p residues mod 64 that are r' mod p.
             let mut offset = Box::new([0u64; 64]);
-            for (r, &g) in head.iter().enumerate() {
-                let n = pre + r as u64;
+            for r in 0..p {
+                let (n, g) = (pre + r, values.get(pre + r) as u64);
                 for i in (((n & (p - 1)) as usize)..64).step_by(p as usize) {
                     offset[i] = g.wrapping_sub(n);
                 }
@@ -68,7 +69,7 @@ impl Extension {
         } else {
             Split::Magic { magic: (u64::MAX / p).wrapping_add(1), period: p }
         };
-        Extension { head, pre, saltus, split }
+        Extension { values, pre, saltus, split }
     }
 
     /// g(n) for pre ≤ n ≤ the lookup's limit (which keeps the value within u64); a hot loop
@@ -87,7 +88,7 @@ impl Extension {
     #[inline(always)]
     fn divided_value(&self, n: u64, split: impl Fn(u64) -> (u64, u64)) -> u64 {
         let (k, r) = split(n - self.pre);
-        self.head[r as usize] + k * self.saltus
+        self.values.get(self.pre + r) as u64 + k * self.saltus
     }
 }
 
@@ -141,7 +142,7 @@ pub struct Lookup<'a> {
     pub(crate) values: &'a Packed,
     /// The table's entries: below it a value is read from the table, from it on from the rule.
     pub(crate) len: u64,
-    pub(crate) ext: Option<Extension>,
+    pub(crate) ext: Option<Extension<'a>>,
     /// Where values start to come from the rule: its pre-period where the rule was checked over
     /// the whole table (a table built by sgtab), else the table's end.
     pub(crate) rule_from: u64,
@@ -166,19 +167,19 @@ impl<'a> Lookup<'a> {
                     table.spec, rule.pre, rule.period, table.spec
                 )));
             }
-            let head: Vec<u64> = (rule.pre..rule.pre + rule.period).map(|i| values.get(i) as u64).collect();
             // Every n ≤ limit has ⌊(n − pre)/p⌋ ≤ kmax, so its value is at most max + kmax·s.
             limit = match rule.saltus {
                 0 => u64::MAX,
                 s => {
-                    let kmax = (u64::MAX - head.iter().copied().max().unwrap_or(0)) / s;
+                    let top = (rule.pre..rule.pre + rule.period).map(|i| values.get(i)).max().unwrap_or(0);
+                    let kmax = (u64::MAX - top as u64) / s;
                     kmax.checked_mul(rule.period)
                         .and_then(|x| x.checked_add(rule.pre + rule.period - 1))
                         .unwrap_or(u64::MAX)
                 }
             }
             .max(len - 1);
-            ext = Some(Extension::new(head, rule.pre, rule.saltus));
+            ext = Some(Extension::new(values, rule.pre, rule.period, rule.saltus));
             if rule.checked >= len {
                 rule_from = rule.pre;
             }
@@ -299,7 +300,9 @@ mod tests {
                 }
                 continue;
             }
-            let ext = Extension::new(head.clone(), pre, saltus);
+            let values: Vec<u64> = std::iter::repeat_n(0, pre as usize).chain(head.iter().copied()).collect();
+            let packed = Packed::from_values(&values);
+            let ext = Extension::new(&packed, pre, period, saltus);
             let kind = match ext.split {
                 Split::Offset { .. } => "offset",
                 Split::Pow2 { .. } => "shift",

@@ -61,6 +61,33 @@ impl Packed {
         Packed { bits, len, bytes }
     }
 
+    /// Packs the `len` values that `value` gives for 0, 1, .. (in that order) at `bits` bits
+    /// each, allocating only the packed bytes, and fallibly: a table too large for the memory
+    /// left is an error for the caller to report, not an abort.
+    pub fn try_from_fn(len: u64, bits: u32, mut value: impl FnMut(u64) -> u32) -> Result<Packed, std::collections::TryReserveError> {
+        assert!((1..=32).contains(&bits));
+        let mut bytes = Vec::new();
+        let want = usize::try_from(payload_len(len, bits)).unwrap_or(usize::MAX).saturating_add(PAD);
+        bytes.try_reserve_exact(want)?;
+        let (mut acc, mut have) = (0u64, 0u32);
+        for i in 0..len {
+            let v = value(i) as u64;
+            debug_assert!(v >> bits == 0, "value {v} does not fit {bits} bits");
+            acc |= v << have;
+            have += bits;
+            while have >= 8 {
+                bytes.push(acc as u8);
+                acc >>= 8;
+                have -= 8;
+            }
+        }
+        if have > 0 {
+            bytes.push(acc as u8);
+        }
+        bytes.resize(bytes.len() + PAD, 0);
+        Ok(Packed { bits, len, bytes })
+    }
+
     /// Takes a payload as an engine or a file gives it. `bytes` may already carry the padding
     /// (it is trimmed or added). Fails if the length is wrong or bits past the last value are set.
     pub fn from_payload(bits: u32, len: u64, mut bytes: Vec<u8>) -> Result<Packed, String> {
@@ -185,6 +212,16 @@ mod tests {
             assert!(p.iter().eq(values.iter().copied()), "bits {bits}");
             let q = Packed::from_payload(bits, 301, p.payload().to_vec()).unwrap();
             assert_eq!(p, q);
+        }
+    }
+
+    #[test]
+    fn from_fn_packs_as_with_bits() {
+        for bits in 1..=32u32 {
+            let mask = if bits == 32 { u32::MAX } else { (1 << bits) - 1 };
+            let values: Vec<u32> = (0..301u32).map(|i| i.wrapping_mul(2654435761) & mask).collect();
+            let p = Packed::try_from_fn(301, bits, |i| values[i as usize]).unwrap();
+            assert_eq!(p, Packed::with_bits(&values, bits), "bits {bits}");
         }
     }
 
