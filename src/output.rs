@@ -1,11 +1,11 @@
 //! Where sgtab's outputs go: every file it writes (tables, `export -o`, `plot -o`) goes through
-//! [`write`], and [`stdout_was_closed`] tells whether there is a standard output to print to.
+//! [`write()`], and [`stdout_was_closed`] tells whether there is a standard output to print to.
 //!
-//! [`write`] looks at what the path names first:
+//! [`write()`] looks at what the path names first:
 //!
 //! - nothing, or a regular file: the new file is written beside it and renamed over it, so that a
 //!   failed write (a full disk, a killed process) never leaves a half-written file there, nor a
-//!   temporary one beside it (see [`write`] for how);
+//!   temporary one beside it (see [`write()`] for how);
 //! - a symbolic link: the file it points to is written that way, and the link stays a link (a
 //!   dangling link gets its target created);
 //! - a character device or a FIFO: written through, as a shell's `>` would; never replaced by a
@@ -46,12 +46,12 @@ pub fn write(path: &Path, mut fill: impl FnMut(&mut dyn Write) -> io::Result<()>
     }
 }
 
-/// [`write`] of bytes held in memory.
+/// [`write()`] of bytes held in memory.
 pub fn write_bytes(path: &Path, bytes: &[u8]) -> io::Result<()> {
     write(path, |w| w.write_all(bytes))
 }
 
-/// What a path given to [`write`] gets.
+/// What a path given to [`write()`] gets.
 enum Target {
     /// A regular file written beside this path and renamed over it; `mode`: the permission bits
     /// (read, write, execute) of the file it replaces, if there is one.
@@ -149,7 +149,7 @@ fn open_through(path: &Path) -> io::Result<File> {
     Ok(file)
 }
 
-/// Writes a regular file at `path` atomically (see [`write`]).
+/// Writes a regular file at `path` atomically (see [`write()`]).
 fn replace(path: &Path, mode: Option<u32>, fill: &mut dyn FnMut(&mut dyn Write) -> io::Result<()>) -> io::Result<()> {
     if path.file_name().is_none() {
         return Err(refused("it names no file"));
