@@ -47,6 +47,32 @@ pub fn write(path: &Path, mut fill: impl FnMut(&mut dyn Write) -> io::Result<()>
 }
 
 /// [`write()`] of bytes held in memory.
+/// Reads a small input file (a script, values to import): a regular file only, opened
+/// without blocking (a FIFO with no writer would hang the open), refused past `max` bytes
+/// before they are read.
+pub fn read_small(path: &Path, max: u64) -> io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut options = fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NONBLOCK);
+    let file = options.open(path)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        let kind = if meta.is_dir() { "a directory" } else { "not a regular file (a FIFO, socket or device)" };
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("it is {kind}")));
+    }
+    if meta.len() > max {
+        return Err(io::Error::new(io::ErrorKind::InvalidData, format!("it is {} bytes long, more than {max}", meta.len())));
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.take(max + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > max {
+        return Err(io::Error::new(io::ErrorKind::InvalidData, format!("it grew past {max} bytes while being read")));
+    }
+    Ok(bytes)
+}
+
 pub fn write_bytes(path: &Path, bytes: &[u8]) -> io::Result<()> {
     write(path, |w| w.write_all(bytes))
 }

@@ -153,6 +153,13 @@ fn draw<DB: DrawingBackend>(table: &Table, area: DrawingArea<DB, Shift>) -> Resu
             grid(table, area, 1 << (width - lo), 1 << lo, labels)
         }
         Positions::Board { n } => grid(table, area, n, n, ("x".into(), "y".into())),
+        // The last axis across, the others (row-major) down.
+        Positions::Grid(dims) => {
+            let k = dims.axes();
+            let across = dims.sizes()[k - 1];
+            let down = if k == 2 { "p1".to_string() } else { format!("(p1..p{}) row-major", k - 1) };
+            grid(table, area, dims.len() / across, across, (down, format!("p{k}")))
+        }
     }
 }
 

@@ -71,27 +71,31 @@ impl GameSpec {
     /// as `_`; a long one keeps a readable prefix and a hash of the whole text, so that every
     /// name stays well within file-name limits (with room for a temporary suffix).
     pub fn file_name(&self) -> String {
-        let text = self.to_string();
-        let stem: String = text
-            .chars()
-            .map(|c| match c {
-                ':' => '-',
-                ',' | '[' | ']' => '_',
-                c if c.is_ascii_alphanumeric() || c == '.' || c == '-' || c == '_' => c,
-                _ => '~',
-            })
-            .collect();
-        if stem.len() <= MAX_FILE_STEM {
-            return format!("{stem}.sgt");
-        }
-        let hash = crc32fast::hash(text.as_bytes()) as u64 | (text.len() as u64) << 32;
-        format!("{}~{hash:012x}.sgt", &stem[..MAX_FILE_STEM - 13])
+        self.0.file_name().unwrap_or_else(|| file_name_of(&self.to_string()))
     }
 
     /// The tables `sgtab build` makes when it is given no spec: the ones `sgq` answers from.
     pub fn defaults() -> Vec<GameSpec> {
         ["chess", "lasker", "sub:1,3,9", "funny"].iter().map(|s| GameSpec::parse(s).expect("default spec")).collect()
     }
+}
+
+/// File name for a canonical text: see [`GameSpec::file_name`].
+pub fn file_name_of(text: &str) -> String {
+    let stem: String = text
+        .chars()
+        .map(|c| match c {
+            ':' => '-',
+            ',' | '[' | ']' => '_',
+            c if c.is_ascii_alphanumeric() || ".-_@=".contains(c) => c,
+            _ => '~',
+        })
+        .collect();
+    if stem.len() <= MAX_FILE_STEM {
+        return format!("{stem}.sgt");
+    }
+    let hash = crc32fast::hash(text.as_bytes()) as u64 | (text.len() as u64) << 32;
+    format!("{}~{hash:012x}.sgt", &stem[..MAX_FILE_STEM - 13])
 }
 
 impl Deref for GameSpec {

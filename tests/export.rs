@@ -89,7 +89,7 @@ fn agree(file: &Path, queries: &[u64], want: &[u64]) {
 }
 
 fn reference(spec: &str) -> Vec<u64> {
-    GameSpec::parse(spec).unwrap().reference(&Progress::silent()).iter().map(u64::from).collect()
+    GameSpec::parse(spec).unwrap().reference(&Progress::silent()).unwrap().iter().map(u64::from).collect()
 }
 
 fn table(file: &Path) -> Table {
@@ -131,7 +131,7 @@ fn sub_and_lasker_past_their_tables() {
 fn kayles_from_its_rule() {
     let dir = scratch("kayles-table");
     let spec = GameSpec::parse("0.77:1024").unwrap();
-    let t = Table::new(spec.clone(), spec.reference(&Progress::silent()));
+    let t = Table::new(spec.clone(), spec.reference(&Progress::silent()).unwrap());
     let file = dir.join(spec.file_name());
     format::write(&t, &file).unwrap();
     let want = reference("0.77:4000");

@@ -578,7 +578,7 @@ fn valid_tables() -> &'static Vec<Vec<u8>> {
             .collect();
         for spec in ["chess:5", "chess:9", "sub:2,5:300", "sub:1:1", "lasker:64", "funny:23", "sub:3,7,11,19:500"] {
             let spec = GameSpec::parse(spec).unwrap();
-            let values = spec.reference(&Progress::silent());
+            let values = spec.reference(&Progress::silent()).unwrap();
             files.push(format::encode(&Table::new(spec, values)));
         }
         files

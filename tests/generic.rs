@@ -8,7 +8,7 @@ use sgtab::spec::GameSpec;
 fn agree(spec: &str) {
     let spec = GameSpec::parse(spec).unwrap();
     let moves = spec.moves().unwrap_or_else(|| panic!("{spec} is not given by its options"));
-    let want: Vec<u32> = spec.reference(&Progress::silent()).iter().collect();
+    let want: Vec<u32> = spec.reference(&Progress::silent()).unwrap().iter().collect();
     for threads in 1..=3 {
         let got = generic::compute(moves, threads, &Progress::silent()).unwrap_or_else(|e| panic!("{spec}: {e}"));
         assert_eq!(got, want, "{spec} on {threads} threads");

@@ -26,7 +26,7 @@ fn ok(out: &Output) -> String {
 /// The reference values of `spec` (the library's scalar reference, straight from the moves).
 fn reference(spec: &str) -> Vec<u64> {
     let spec = GameSpec::parse(spec).unwrap();
-    spec.reference(&Progress::silent()).iter().map(u64::from).collect()
+    spec.reference(&Progress::silent()).unwrap().iter().map(u64::from).collect()
 }
 
 /// Random positions drawn from `0..span`, with inputs for value and sum and their answers.
@@ -101,7 +101,7 @@ fn a_take_and_break_code() {
     // Kayles (0.77) in a table of its own, beyond it from the rule the build found.
     let dir = scratch("kayles");
     let spec = GameSpec::parse("0.77:1024").unwrap();
-    let table = Table::new(spec.clone(), spec.reference(&Progress::silent()));
+    let table = Table::new(spec.clone(), spec.reference(&Progress::silent()).unwrap());
     format::write(&table, &dir.join(spec.file_name())).unwrap();
     let rule = table.rule.expect("Kayles is periodic with period 12 from 71 on");
     assert_eq!((rule.period, rule.saltus), (12, 0));

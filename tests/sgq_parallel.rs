@@ -560,7 +560,7 @@ fn queen_table(what: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("sgq-parallel-{what}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let spec = GameSpec::parse("queen:40").unwrap();
-    let table = Table::new(spec.clone(), spec.reference(&Progress::silent()));
+    let table = Table::new(spec.clone(), spec.reference(&Progress::silent()).unwrap());
     format::write(&table, &dir.join(spec.file_name())).unwrap();
     dir
 }

@@ -151,7 +151,7 @@ fn octal_codes_are_proven_by_guy_smith_exactly_at_the_length_it_needs() {
     // (code, pre-period, period): Kayles, Dawson's Kayles, 0.137 (Winning Ways ch. 4).
     for (code, pre, period) in [("0.77", 71, 12), ("0.07", 53, 34), ("0.137", 52, 34)] {
         let spec = GameSpec::parse(&format!("{code}:600")).unwrap();
-        let table = Table::new(spec.clone(), spec.reference(&Progress::silent()));
+        let table = Table::new(spec.clone(), spec.reference(&Progress::silent()).unwrap());
         let rule = table.rule.unwrap();
         assert_eq!((rule.pre, rule.period, rule.saltus, rule.proven), (pre, period, 0, true), "{code}");
         let t = spec.theorem(&rule).unwrap();
@@ -160,7 +160,7 @@ fn octal_codes_are_proven_by_guy_smith_exactly_at_the_length_it_needs() {
         assert_eq!(t.needs, 2 * pre + 2 * period + last, "{code}");
         for (len, proven) in [(t.needs - 1, false), (t.needs, true)] {
             let spec = build::resized(&spec, len).unwrap();
-            let table = Table::new(spec.clone(), spec.reference(&Progress::silent()));
+            let table = Table::new(spec.clone(), spec.reference(&Progress::silent()).unwrap());
             let r = table.rule.unwrap_or_else(|| panic!("{code}:{len}: no rule"));
             assert_eq!((r.pre, r.period, r.proven), (pre, period, proven), "{code}:{len}");
         }
@@ -169,14 +169,14 @@ fn octal_codes_are_proven_by_guy_smith_exactly_at_the_length_it_needs() {
     // No theorem for tails: at most checked.
     for code in ["0.[3]:300", "4.[3]:300", "0.1[37]:300"] {
         let spec = GameSpec::parse(code).unwrap();
-        let table = Table::new(spec.clone(), spec.reference(&Progress::silent()));
+        let table = Table::new(spec.clone(), spec.reference(&Progress::silent()).unwrap());
         assert!(table.rule.is_some_and(|r| !r.proven), "{code}: {:?}", table.rule);
     }
     // Splits without removal and three-heap digits: proven by the extended theorem, with
     // m = 2 or 3 in the bound m·max(pre, 1) + m·p + t.
     for (code, m, t) in [("4.07:300", 2, 2), ("0.F:300", 3, 1), ("0.8:300", 3, 1), ("C.1:300", 3, 1), ("4.:300", 2, 0)] {
         let spec = GameSpec::parse(code).unwrap();
-        let table = Table::new(spec.clone(), spec.reference(&Progress::silent()));
+        let table = Table::new(spec.clone(), spec.reference(&Progress::silent()).unwrap());
         let r = table.rule.unwrap_or_else(|| panic!("{code}: no rule"));
         assert_eq!(r.proven, r.saltus == 0, "{code}: {r:?}");
         let plain = Rule { saltus: 0, ..r };
@@ -212,7 +212,7 @@ fn every_proven_rule_holds_far_past_its_bound() {
         let hex = code.contains(['8', '9', 'B', 'C', 'F']);
         let len: u64 = if hex { 360 } else { 900 };
         let spec = GameSpec::parse(&format!("{code}:{len}")).unwrap();
-        let full = spec.reference(&Progress::silent());
+        let full = spec.reference(&Progress::silent()).unwrap();
         let mut any = false;
         for n in 20..=len / 3 {
             let short = build::resized(&spec, n).unwrap();
@@ -235,7 +235,7 @@ fn every_proven_rule_holds_far_past_its_bound() {
 fn a_rule_from_zero_is_proven_from_one() {
     use sgtab::table::Rule;
     let spec = GameSpec::parse("0.4:40").unwrap();
-    let g = spec.reference(&Progress::silent());
+    let g = spec.reference(&Progress::silent()).unwrap();
     assert_eq!((0..4).map(|i| g.get(i)).collect::<Vec<_>>(), [0, 0, 0, 1]);
     let rule = Rule { pre: 0, period: 1, saltus: 0, checked: 3, proven: false };
     assert_eq!(spec.theorem(&rule).unwrap().needs, 5);

@@ -83,6 +83,12 @@ impl fmt::Display for EngineError {
 
 impl std::error::Error for EngineError {}
 
+impl From<crate::games::GameError> for EngineError {
+    fn from(e: crate::games::GameError) -> EngineError {
+        EngineError(e.0)
+    }
+}
+
 /// Every family's fast engines (see [`crate::games::FastEngines`]); a family without any builds
 /// with its reference whatever the backend.
 pub static FAST: &[&FastEngines] = &[
@@ -251,7 +257,7 @@ impl Engines {
             crate::memory::check("its values", need)?;
         }
         let values = match chosen {
-            Backend::Scalar => timings.time("kernel", || spec.reference(progress)),
+            Backend::Scalar => timings.time("kernel", || spec.reference(progress))?,
             b => match fast_engines(spec) {
                 Some(f) => (f.compute)(&**spec, b, self, progress, timings)?,
                 None => return Err(EngineError(format!("{spec} has no {b} engine"))),

@@ -5,6 +5,6 @@ use crate::spec::GameSpec;
 use crate::table::Packed;
 
 /// Computes `spec`'s table with its scalar reference.
-pub fn compute(spec: &GameSpec, progress: &Progress) -> Packed {
+pub fn compute(spec: &GameSpec, progress: &Progress) -> Result<Packed, crate::games::GameError> {
     spec.reference(progress)
 }

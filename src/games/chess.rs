@@ -74,8 +74,8 @@ impl Game for Chess {
         Positions::Row { width: self.width }
     }
 
-    fn reference(&self, progress: &Progress) -> Packed {
-        Packed::from_values(&reference(self.width, progress))
+    fn reference(&self, progress: &Progress) -> Result<Packed, super::GameError> {
+        Ok(Packed::from_values(&reference(self.width, progress)))
     }
 
     fn as_any(&self) -> &dyn std::any::Any {

@@ -171,8 +171,8 @@ impl Game for Corner {
         Positions::Board { n: self.n as u64 }
     }
 
-    fn reference(&self, progress: &Progress) -> Packed {
-        reference(self.piece, self.n, progress)
+    fn reference(&self, progress: &Progress) -> Result<Packed, super::GameError> {
+        Ok(reference(self.piece, self.n, progress))
     }
 
     /// A rule along the flat index means nothing on a board; rows have theirs ([`row_rules`]).

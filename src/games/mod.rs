@@ -19,6 +19,7 @@ pub mod corner;
 pub mod funny;
 pub mod grundy;
 pub mod lasker;
+pub mod stored;
 pub mod sub;
 pub mod takebreak;
 
@@ -42,6 +43,8 @@ pub static FAMILIES: &[&Family] = &[
     &corner::QUEEN,
     &corner::ROOK,
     &corner::KING,
+    &stored::LUA,
+    &stored::IMPORT,
 ];
 
 /// A family of games: its name and the grammar of its specs.
@@ -81,7 +84,124 @@ pub enum Positions {
     Row { width: u32 },
     /// A piece on an n×n board at (x, y), index x·n + y.
     Board { n: u64 },
+    /// A point (p1, ..., pk) of a box of k sizes, index row-major ((p1·d2 + p2)·d3 + p3)…
+    /// (games given by scripts, imported tables).
+    Grid(Dims),
 }
+
+/// Most axes a game's positions may have.
+pub const MAX_AXES: usize = 8;
+
+/// The sizes of a box of positions, k of them (1 to [`MAX_AXES`]): positions (p1, ..., pk) with
+/// 0 ≤ pi < di, numbered row-major. A `Copy` value, so that [`Positions`] stays one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Dims {
+    k: u8,
+    d: [u64; MAX_AXES],
+}
+
+impl Dims {
+    /// The box of these sizes: 1 to [`MAX_AXES`] of them, each at least 1, their product at
+    /// most `max_len`; the message says which rule a shape breaks.
+    pub fn new(sizes: &[u64], max_len: u64) -> Result<Dims, String> {
+        if sizes.is_empty() || sizes.len() > MAX_AXES {
+            return Err(format!("a shape has 1 to {MAX_AXES} sizes, not {}", sizes.len()));
+        }
+        if let Some(i) = sizes.iter().position(|&s| s == 0) {
+            return Err(format!("size {} of the shape is 0; every size is at least 1", i + 1));
+        }
+        let len = sizes.iter().try_fold(1u64, |a, &s| a.checked_mul(s)).filter(|&n| n <= max_len);
+        if len.is_none() {
+            let shown: Vec<String> = sizes.iter().map(u64::to_string).collect();
+            return Err(format!("the shape {} has more than {max_len} positions", shown.join("×")));
+        }
+        let mut d = [0; MAX_AXES];
+        d[..sizes.len()].copy_from_slice(sizes);
+        Ok(Dims { k: sizes.len() as u8, d })
+    }
+
+    /// The sizes, one an axis.
+    pub fn sizes(&self) -> &[u64] {
+        &self.d[..self.k as usize]
+    }
+
+    /// How many axes.
+    pub fn axes(&self) -> usize {
+        self.k as usize
+    }
+
+    /// The number of positions (the product of the sizes; checked in [`Dims::new`]).
+    pub fn len(&self) -> u64 {
+        self.sizes().iter().product()
+    }
+
+    /// Never: a shape has at least one position.
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
+    /// The index of a point, `None` if a coordinate is off its axis.
+    pub fn index(&self, point: &[u64]) -> Option<u64> {
+        if point.len() != self.axes() {
+            return None;
+        }
+        let mut i = 0u64;
+        for (&p, &d) in point.iter().zip(self.sizes()) {
+            if p >= d {
+                return None;
+            }
+            i = i * d + p;
+        }
+        Some(i)
+    }
+
+    /// The point of index `i` (below [`Dims::len`]), into `out` (k coordinates).
+    pub fn point(&self, mut i: u64, out: &mut [u64]) {
+        for (o, &d) in out[..self.axes()].iter_mut().zip(self.sizes()).rev() {
+            *o = i % d;
+            i /= d;
+        }
+    }
+
+    /// The sizes as `D1xD2x...` (a 1-D shape: its length).
+    pub fn text(&self) -> String {
+        self.sizes().iter().map(u64::to_string).collect::<Vec<_>>().join("x")
+    }
+
+    /// Index `i` as a position in words: `7` in 1-D, `(3, 4)` in k-D.
+    pub fn name(&self, i: u64) -> String {
+        if self.axes() == 1 {
+            return i.to_string();
+        }
+        let mut point = [0; MAX_AXES];
+        self.point(i, &mut point);
+        let parts: Vec<String> = point[..self.axes()].iter().map(u64::to_string).collect();
+        format!("({})", parts.join(", "))
+    }
+
+    /// The index formula in words, for exports: `(p1*d2 + p2)*d3 + p3`.
+    pub fn formula(&self) -> String {
+        let mut f = "p1".to_string();
+        for i in 1..self.axes() {
+            let base = if i == 1 { f } else { format!("({f})") };
+            f = format!("{base}*{} + p{}", self.d[i], i + 1);
+        }
+        f
+    }
+}
+
+/// Why a game could not give its options or values (a script failed, a position is off its
+/// shape): one line, naming the position.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameError(pub String);
+
+impl fmt::Display for GameError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for GameError {}
 
 /// A theorem that turns a checked rule into a proven one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -105,6 +225,62 @@ pub trait Moves: Sync {
     fn options(&self, p: u64, f: &mut dyn FnMut(&[u64]));
 }
 
+/// A game as the generic engine reads it: options for lists of positions, given by a
+/// [`Worker`] made on each thread that asks (so a worker may hold what cannot cross threads,
+/// such as a script's interpreter), fallibly (user code can fail). Every [`Moves`] is one;
+/// scripts implement it directly.
+pub trait Source: Sync {
+    /// Positions 0..count.
+    fn count(&self) -> u64;
+
+    /// Whether workers give ranks ([`Worker::ranks`]): an integer per position that every
+    /// option's positions have smaller, so that the positions of one rank can be computed at once.
+    fn ranked(&self) -> bool {
+        false
+    }
+
+    /// A worker for the calling thread.
+    fn worker(&self) -> Result<Box<dyn Worker + '_>, GameError>;
+
+    /// Position `p` in words, for messages (`7`, `(3, 4)`).
+    fn name(&self, p: u64) -> String {
+        p.to_string()
+    }
+}
+
+/// One thread's reader of a [`Source`].
+pub trait Worker {
+    /// Calls `f(p, option)` for each option of each position p of `positions`, in that order;
+    /// an option is the positions it leaves side by side, as in [`Moves::options`].
+    fn options(&mut self, positions: &[u64], f: &mut dyn FnMut(u64, &[u64])) -> Result<(), GameError>;
+
+    /// The rank of each position of `positions`, pushed in order onto `out` (only asked of a
+    /// source that is [`Source::ranked`]).
+    fn ranks(&mut self, positions: &[u64], out: &mut Vec<i64>) -> Result<(), GameError> {
+        let _ = (positions, out);
+        Err(GameError("this game gives no ranks".into()))
+    }
+}
+
+impl<M: Moves + ?Sized> Source for M {
+    fn count(&self) -> u64 {
+        Moves::count(self)
+    }
+
+    fn worker(&self) -> Result<Box<dyn Worker + '_>, GameError> {
+        struct Plain<'a, M: ?Sized>(&'a M);
+        impl<M: Moves + ?Sized> Worker for Plain<'_, M> {
+            fn options(&mut self, positions: &[u64], f: &mut dyn FnMut(u64, &[u64])) -> Result<(), GameError> {
+                for &p in positions {
+                    self.0.options(p, &mut |o| f(p, o));
+                }
+                Ok(())
+            }
+        }
+        Ok(Box::new(Plain(self)))
+    }
+}
+
 /// One game with all its parameters: a family member.
 // A table is never empty (`len` is at least 1), so an `is_empty` would always say false.
 #[allow(clippy::len_without_is_empty)]
@@ -123,11 +299,30 @@ pub trait Game: fmt::Debug + Send + Sync + 'static {
         Positions::Heap
     }
 
-    /// The table straight from the definition (mex over the options).
-    fn reference(&self, progress: &Progress) -> Packed;
+    /// The table straight from the definition (mex over the options); an error where the game
+    /// cannot be computed here (a stored table's game), or its definition fails.
+    fn reference(&self, progress: &Progress) -> Result<Packed, GameError>;
 
     /// The game as its options, where it is given that way.
     fn moves(&self) -> Option<&dyn Moves> {
+        None
+    }
+
+    /// The game as a source for the generic engine, where that is how it is built (scripts):
+    /// such a game has no reference of its own, the generic engine is its reference.
+    fn source(&self) -> Option<&dyn Source> {
+        None
+    }
+
+    /// What the table's file must carry besides the canonical text for the game to be read
+    /// back (a script's text, a shape): games that are not a family of sgtab's own.
+    fn stored(&self) -> Option<stored::Stored> {
+        None
+    }
+
+    /// The file name of its table, where it is not made from the canonical text
+    /// ([`crate::spec::GameSpec::file_name`]).
+    fn file_name(&self) -> Option<String> {
         None
     }
 
@@ -226,8 +421,8 @@ macro_rules! heap_family {
                 self.len
             }
 
-            fn reference(&self, progress: &$crate::progress::Progress) -> $crate::table::Packed {
-                $crate::table::Packed::from_values(&($reference)(self.len, progress))
+            fn reference(&self, progress: &$crate::progress::Progress) -> Result<$crate::table::Packed, $crate::games::GameError> {
+                Ok($crate::table::Packed::from_values(&($reference)(self.len, progress)))
             }
 
             fn moves(&self) -> Option<&dyn $crate::games::Moves> {

@@ -59,8 +59,8 @@ impl Game for Sub {
         self.len
     }
 
-    fn reference(&self, _progress: &Progress) -> Packed {
-        Packed::from_values(&reference(&self.moves, self.len))
+    fn reference(&self, _progress: &Progress) -> Result<Packed, super::GameError> {
+        Ok(Packed::from_values(&reference(&self.moves, self.len)))
     }
 
     /// A subtraction game's value at n depends only on the t values before it (t the largest

@@ -246,8 +246,8 @@ impl Game for TakeBreak {
         self.len
     }
 
-    fn reference(&self, progress: &Progress) -> Packed {
-        Packed::from_values(&reference(&self.code, self.len, progress))
+    fn reference(&self, progress: &Progress) -> Result<Packed, super::GameError> {
+        Ok(Packed::from_values(&reference(&self.code, self.len, progress)))
     }
 
     /// The Guy–Smith periodicity theorem (Winning Ways, ch. 4), in the form that covers every

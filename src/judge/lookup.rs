@@ -219,6 +219,7 @@ impl<'a> Lookup<'a> {
     pub(crate) fn number_range(&self) -> u64 {
         match self.positions {
             Positions::Board { n } => n - 1,
+            Positions::Grid(dims) => dims.sizes().iter().max().map_or(0, |d| d - 1),
             _ => self.limit,
         }
     }
@@ -244,12 +245,25 @@ impl<'a> Lookup<'a> {
                 "not a row of {spec}: a row is a bitmask of {width} bits (0..={max}); {}",
                 cover(spec, |s| matches!(s.positions(), Positions::Row { .. }) && s.len() > n, Some(64 - n.leading_zeros() as u64))
             ),
+            (Positions::Grid(_), Some(_)) => return self.off_grid(what, token, 0),
             (Positions::Board { n: side }, Some(c)) => format!(
                 "off the board: {spec} is {side}×{side}, coordinates 0..={max}; {}",
                 cover(spec, |s| matches!(s.positions(), Positions::Board { n } if n > c), c.checked_add(1))
             ),
         };
         format!("{what} `{token}` is {why}")
+    }
+
+    /// The message for coordinate `axis` (from 0) of a grid position past its size.
+    pub(crate) fn off_grid(&self, what: &dyn std::fmt::Display, token: &str, axis: usize) -> String {
+        let Positions::Grid(dims) = self.positions else { return self.beyond(what, token, None) };
+        format!(
+            "{what} `{token}` is off the grid: {} is {} (coordinate {} is 0..={})",
+            self.table.spec,
+            dims.sizes().iter().map(u64::to_string).collect::<Vec<_>>().join("×"),
+            axis + 1,
+            dims.sizes()[axis] - 1
+        )
     }
 }
 

@@ -117,7 +117,7 @@ pub fn load_table(dir: &Path, spec: &GameSpec) -> Result<Table, JudgeError> {
     let path = dir.join(spec.file_name());
     let out = if dir.as_os_str().is_empty() { ".".to_string() } else { shell_word(&dir.to_string_lossy()) };
     let fix = format!("build it with `sgtab build {spec} --out {out}`");
-    match format::read_expecting(&path, spec) {
+    match format::read_expecting(&path, &spec.to_string()) {
         Ok(table) => Ok(table),
         Err(format::ReadError::OtherGame(found)) => {
             Err(JudgeError::Table(format!("table {} holds {found}, not {spec}; {fix}", path.display())))

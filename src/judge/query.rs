@@ -13,7 +13,7 @@ use super::lookup::{with_value, Lookup};
 use super::parallel::{self, Body, Cases, Parallel, Sum, Walked};
 use super::tokens::{self, Token};
 use super::JudgeError;
-use crate::games::Positions;
+use crate::games::{Dims, Positions};
 use crate::table::Table;
 use std::io::{Read, Write};
 use std::ops::Range;
@@ -34,6 +34,10 @@ pub fn value(table: &Table, input: impl Read, out: &mut impl Write, note: &mut d
 pub fn value_bytes(table: &Table, data: &[u8], par: Parallel, out: &mut impl Write, note: &mut dyn FnMut(&str)) -> Result<(), JudgeError> {
     let g = Lookup::new(table)?;
     let mut noted = !g.unproven();
+    if let Positions::Grid(_) = g.positions {
+        // k coordinates a position: read in order on one thread.
+        return value_from(&g, &mut Scanner::over(data, 0, 0, 0), out, note, 1, noted);
+    }
     if let Positions::Board { n } = g.positions {
         return board_value(&g, n, data, par, out, note, noted);
     }
@@ -175,6 +179,10 @@ fn value_from(g: &Lookup, input: &mut Scanner<impl Read, impl Buf>, out: &mut im
     let mut buf = itoa::Buffer::new();
     for i in from.. {
         let index = match g.positions {
+            Positions::Grid(dims) => match grid_position(g, &dims, input, &format_args!("position {i}"), true)? {
+                Some(index) => index,
+                None => break,
+            },
             Positions::Board { n } => {
                 let what = format_args!("the x of position {i}");
                 let Some(x) = input.next_in_or(0, max, &what, Some(&|t, v| g.beyond(&what, t, v)))? else { break };
@@ -197,6 +205,26 @@ fn value_from(g: &Lookup, input: &mut Scanner<impl Read, impl Buf>, out: &mut im
         out.write_all(b"\n")?;
     }
     Ok(())
+}
+
+/// A point of a grid, its k coordinates each within its axis: its index; `None` where the input
+/// ends before it starts (`optional`), an error where it ends inside it.
+fn grid_position(g: &Lookup, dims: &Dims, input: &mut Scanner<impl Read, impl Buf>, what: &dyn std::fmt::Display, optional: bool) -> Result<Option<u64>, JudgeError> {
+    let mut index = 0;
+    for (axis, &size) in dims.sizes().iter().enumerate() {
+        let what = format_args!("coordinate {} of {what}", axis + 1);
+        let beyond = |t: &str, _: Option<u64>| g.off_grid(&what, t, axis);
+        let c = if axis == 0 && optional {
+            match input.next_in_or(0, size - 1, &what, Some(&beyond))? {
+                Some(c) => c,
+                None => return Ok(None),
+            }
+        } else {
+            input.next_or(0, size - 1, &what, Some(&beyond))?
+        };
+        index = index * size + c;
+    }
+    Ok(Some(index))
 }
 
 /// The words `sgq sum` writes for a first-player win and a loss.
@@ -233,6 +261,15 @@ impl Summer<'_, '_, '_> {
             let what = format!("a position in case {case}");
             let beyond: Beyond = Some(&|t, v| g.beyond(&what, t, v));
             let (x, past) = match g.positions {
+                Positions::Grid(dims) => {
+                    let count = input.next(0, u64::MAX, &format_args!("the position count n of case {case}"))?;
+                    let mut x = 0;
+                    for _ in 0..count {
+                        let index = grid_position(g, &dims, input, &format_args!("a position in case {case}"), false)?;
+                        x ^= g.get(index.unwrap_or(0));
+                    }
+                    (x, false)
+                }
                 Positions::Board { n } => {
                     let count = input.next(0, u64::MAX / 2, &format_args!("the position count n of case {case}"))?;
                     let what = format!("a coordinate in case {case}");
@@ -274,6 +311,11 @@ pub fn sum_bytes(table: &Table, words: &Words, data: &[u8], par: Parallel, out: 
     let mut summer = Summer::new(&g, words, note);
     let walked = match g.positions {
         Positions::Board { n } => return board_sum(&mut summer, n, data, par, out),
+        Positions::Grid(_) => {
+            let mut input = Scanner::over(data, 0, 0, 0);
+            let cases = input.next(0, u64::MAX, &"the case count T")?;
+            return summer.cases(&mut input, out, cases, 1);
+        }
         _ => {
             let (len, max) = (g.len, g.number_range());
             let format = Cases { cases: (0, u64::MAX), count: (0, u64::MAX) };
@@ -446,9 +488,9 @@ mod tests {
         fn positions(&self) -> Positions {
             Positions::Board { n: self.0 }
         }
-        fn reference(&self, _: &Progress) -> Packed {
+        fn reference(&self, _: &Progress) -> Result<Packed, crate::games::GameError> {
             let n = self.0;
-            Packed::from_values(&(0..n * n).map(|i| (i / n) ^ (i % n)).collect::<Vec<u64>>())
+            Ok(Packed::from_values(&(0..n * n).map(|i| (i / n) ^ (i % n)).collect::<Vec<u64>>()))
         }
         fn as_any(&self) -> &dyn std::any::Any {
             self
@@ -458,7 +500,7 @@ mod tests {
     #[test]
     fn board_positions_are_pairs() {
         let spec = GameSpec::new(FakeBoard(8));
-        let t = Table { values: spec.reference(&Progress::silent()), spec, rule: None };
+        let t = Table { values: spec.reference(&Progress::silent()).unwrap(), spec, rule: None };
         let (r, _) = run_value(&t, "0 0\n3 5\n7 7\n7 0\n");
         assert_eq!(r.unwrap(), "0\n6\n0\n7\n");
         let (r, _) = run_value(&t, "1 2\n8 0\n");

@@ -1,9 +1,9 @@
-//! The `.sgt` file format, version 2. All integers little-endian.
+//! The `.sgt` file format, version 3. All integers little-endian.
 //!
 //! | offset | size | field |
 //! |-------:|-----:|-------|
 //! | 0  | 8 | magic `89 53 47 54 0D 0A 1A 0A` (`\x89SGT\r\n\x1a\n`) |
-//! | 8  | 2 | format version (2; 1 is read too) |
+//! | 8  | 2 | format version (3; 1 and 2 are read too) |
 //! | 10 | 2 | header length H: offset of the payload (64 + spec length, rounded up to 8) |
 //! | 12 | 1 | bits per value b (1..=32): the fewest that hold the largest value |
 //! | 13 | 1 | rule kind: 0 none, 1 period with saltus |
@@ -14,10 +14,18 @@
 //! | 40 | 8 | rule: saltus |
 //! | 48 | 8 | rule: checked (the rule was verified for n + period < checked) |
 //! | 56 | 1 | rule: proven (0 or 1) |
-//! | 57 | 7 | zero |
+//! | 57 | 1 | game block kind G: 0 none (a family's game), 1 a script's, 2 an imported table's |
+//! | 58 | 2 | zero |
+//! | 60 | 4 | game block length E (0 when G is 0) |
 //! | 64 | L | the game spec, canonical text (UTF-8), then zeros up to H |
 //! | H  | ⌈N·b/8⌉ | values bit-packed, value i in bits [i·b, (i+1)·b) LSB first; unused bits zero |
+//! | H + ⌈N·b/8⌉ | E | the game block (below) |
 //! | end−4 | 4 | CRC-32 (IEEE) of every byte before it |
+//!
+//! The game block carries what a game that is not one of sgtab's families needs to be read
+//! back without running anything ([`crate::games::stored`]): a byte k (1 to 8 axes), seven zero
+//! bytes, the k sizes of its shape as 8-byte integers (their product is N), then for a script
+//! its whole text (UTF-8; the spec's hash is checked against it).
 //!
 //! With no rule, the rule fields (bytes 24..57) are zero. Reading checks every field against the
 //! others and says which check failed: the spec must be canonical and name N entries, the file
@@ -26,7 +34,8 @@
 //! reader allocate more than the file holds. Then the checksum, and a stored rule is checked
 //! against the stored values (g(n + p) = g(n) + s over the range it claims, in linear time).
 //!
-//! Version 2 is version 1 with the rule chosen as [`crate::table::find_rule`] chooses it (the
+//! Version 3 is version 2 with the game block (bytes 57..64 were zero). Version 2 is version 1
+//! with the rule chosen as [`crate::table::find_rule`] chooses it (the
 //! earliest start, then the smallest period; proven by the theorems as they stand). A version 1
 //! file was written by a finder that took the smallest period, and by a proof that took n0 = pre
 //! where it must be max(pre, 1): its values are read as they are and its rule is found again.
@@ -34,18 +43,38 @@
 use super::packed::Packed;
 use super::rule::Rule;
 use super::Table;
+use crate::games::stored::{Stored, MAX_POSITIONS, MAX_SCRIPT};
+use crate::games::{Dims, MAX_AXES};
 use crate::spec::GameSpec;
 use std::fs::File;
 use std::io::{self, Read};
 use std::path::Path;
 
 pub const MAGIC: [u8; 8] = *b"\x89SGT\r\n\x1a\n";
-pub const VERSION: u16 = 2;
+pub const VERSION: u16 = 3;
+/// The first version whose rule is chosen as today's finder chooses it.
+const RULES_AS_TODAY: u16 = 2;
 /// The oldest version read: its rule is found again from its values.
 pub const OLDEST: u16 = 1;
 const FIXED: usize = 64;
 
-fn header(table: &Table) -> Vec<u8> {
+/// The game block of `table` (empty for a family's game) and its kind.
+fn game_block(table: &Table) -> (u8, Vec<u8>) {
+    let Some(stored) = table.spec.stored() else { return (0, Vec::new()) };
+    let mut block = vec![stored.dims.axes() as u8, 0, 0, 0, 0, 0, 0, 0];
+    for &d in stored.dims.sizes() {
+        block.extend_from_slice(&d.to_le_bytes());
+    }
+    match stored.script() {
+        Some(script) => {
+            block.extend_from_slice(script.text.as_bytes());
+            (1, block)
+        }
+        None => (2, block),
+    }
+}
+
+fn header(table: &Table, (kind, block): &(u8, Vec<u8>)) -> Vec<u8> {
     let spec = table.spec.to_string();
     let h = (FIXED + spec.len()).next_multiple_of(8);
     let mut out = Vec::with_capacity(h);
@@ -61,7 +90,9 @@ fn header(table: &Table) -> Vec<u8> {
         out.extend_from_slice(&f.to_le_bytes());
     }
     out.push(r.proven as u8);
-    out.resize(FIXED, 0);
+    out.push(*kind);
+    out.extend_from_slice(&[0, 0]);
+    out.extend_from_slice(&(block.len() as u32).to_le_bytes());
     out.extend_from_slice(spec.as_bytes());
     out.resize(h, 0);
     out
@@ -69,8 +100,10 @@ fn header(table: &Table) -> Vec<u8> {
 
 /// The whole file as bytes (for small tables and tests; `write` streams instead).
 pub fn encode(table: &Table) -> Vec<u8> {
-    let mut out = header(table);
+    let block = game_block(table);
+    let mut out = header(table, &block);
     out.extend_from_slice(table.values.payload());
+    out.extend_from_slice(&block.1);
     let crc = crc32fast::hash(&out);
     out.extend_from_slice(&crc.to_le_bytes());
     out
@@ -82,7 +115,8 @@ pub fn encode(table: &Table) -> Vec<u8> {
 pub fn write(table: &Table, path: &Path) -> io::Result<()> {
     crate::output::write(path, |w| {
         let mut crc = crc32fast::Hasher::new();
-        for part in [&header(table)[..], table.values.payload()] {
+        let block = game_block(table);
+        for part in [&header(table, &block)[..], table.values.payload(), &block.1] {
             crc.update(part);
             w.write_all(part)?;
         }
@@ -96,9 +130,9 @@ pub enum ReadError {
     Io(io::Error),
     /// The file is damaged or not a table; the text says which check failed.
     Bad(String),
-    /// A sound header names another game than the one asked for (see [`read_expecting`]); its
-    /// values were not read.
-    OtherGame(GameSpec),
+    /// A sound header names another game (its canonical text) than the one asked for (see
+    /// [`read_expecting`]); its values were not read.
+    OtherGame(String),
 }
 
 impl std::fmt::Display for ReadError {
@@ -129,7 +163,10 @@ pub fn read_from(r: impl Read, file_len: u64) -> Result<Table, ReadError> {
     read_checked(r, file_len, None)
 }
 
-fn read_checked(mut r: impl Read, file_len: u64, want: Option<&GameSpec>) -> Result<Table, ReadError> {
+/// Most bytes a game block may have: eight axes and the longest script.
+const MAX_BLOCK: u64 = 8 + 8 * MAX_AXES as u64 + MAX_SCRIPT as u64;
+
+fn read_checked(mut r: impl Read, file_len: u64, want: Option<&str>) -> Result<Table, ReadError> {
     let short = |what: &str| ReadError::Bad(format!("file is truncated: it ends inside the {what}"));
     let io = |e: io::Error, what: &str| {
         if e.kind() == io::ErrorKind::UnexpectedEof { short(what) } else { ReadError::Io(e) }
@@ -168,15 +205,19 @@ fn read_checked(mut r: impl Read, file_len: u64, want: Option<&GameSpec>) -> Res
     if rule_kind > 1 {
         return bad(format!("damaged header: unknown rule kind {rule_kind}"));
     }
-    if fixed[56] > 1 || fixed[57..].iter().any(|&b| b != 0) {
+    let (block_kind, block_len) = (fixed[57], u32::from_le_bytes(fixed[60..64].try_into().unwrap()) as u64);
+    if fixed[56] > 1 || fixed[58..60].iter().any(|&b| b != 0) || (version < 3 && fixed[57..].iter().any(|&b| b != 0)) {
         return bad("damaged header: unknown flags (bytes 56..64)");
+    }
+    if block_kind > 2 || (block_kind == 0) != (block_len == 0) || block_len > MAX_BLOCK {
+        return bad(format!("damaged header: game block kind {block_kind} of {block_len} bytes"));
     }
     if rule_kind == 0 && fixed[24..57].iter().any(|&b| b != 0) {
         return bad("damaged header: no rule is stored, but the rule fields (bytes 24..57) are not zero");
     }
     // count · bits cannot overflow in 128 bits; a payload past u64 cannot match any file.
     let payload = u64::try_from((count as u128 * bits as u128).div_ceil(8)).ok();
-    let expect = payload.and_then(|p| (h as u64).checked_add(p)).and_then(|n| n.checked_add(4));
+    let expect = payload.and_then(|p| (h as u64).checked_add(p)).and_then(|n| n.checked_add(block_len + 4));
     if expect != Some(file_len) {
         return if expect.is_some_and(|e| file_len < e) {
             bad(format!("file is truncated (or its header damaged): the header says {} bytes, the file has {file_len}", expect.unwrap()))
@@ -198,16 +239,25 @@ fn read_checked(mut r: impl Read, file_len: u64, want: Option<&GameSpec>) -> Res
         let cut: String = text.chars().take(48).collect();
         format!("`{}`{}", cut.escape_debug(), if cut.len() < text.len() { "…" } else { "" })
     };
-    let spec = GameSpec::parse(text)
-        .map_err(|_| ReadError::Bad(format!("damaged header: the game spec {} is not one this sgtab reads", shown())))?;
-    if spec.to_string() != text || spec_bytes[spec_len..].iter().any(|&b| b != 0) {
+    if spec_bytes[spec_len..].iter().any(|&b| b != 0) {
         return bad(format!("damaged header: the game spec {} is not in canonical form", shown()));
     }
-    if spec.len() != count {
-        return bad(format!("damaged header: {spec} has {} entries, the header says {count}", spec.len()));
-    }
-    if want.is_some_and(|w| *w != spec) {
-        return Err(ReadError::OtherGame(spec));
+    // A family's game is known from its spec alone; a stored game once its block is read.
+    let family_spec = if block_kind == 0 {
+        let spec = GameSpec::parse(text)
+            .map_err(|_| ReadError::Bad(format!("damaged header: the game spec {} is not one this sgtab reads", shown())))?;
+        if spec.to_string() != text {
+            return bad(format!("damaged header: the game spec {} is not in canonical form", shown()));
+        }
+        if spec.len() != count {
+            return bad(format!("damaged header: {spec} has {} entries, the header says {count}", spec.len()));
+        }
+        Some(spec)
+    } else {
+        None
+    };
+    if want.is_some_and(|w| w != text) {
+        return Err(ReadError::OtherGame(text.to_string()));
     }
     let too_big = || {
         ReadError::Io(io::Error::new(io::ErrorKind::OutOfMemory, format!("its {payload} bytes of values do not fit in memory here")))
@@ -220,12 +270,22 @@ fn read_checked(mut r: impl Read, file_len: u64, want: Option<&GameSpec>) -> Res
         return Err(short("values"));
     }
     crc.update(&values);
+    let mut block = Vec::new();
+    r.by_ref().take(block_len).read_to_end(&mut block).map_err(ReadError::Io)?;
+    if (block.len() as u64) < block_len {
+        return Err(short("game block"));
+    }
+    crc.update(&block);
     let mut stored = [0u8; 4];
     r.read_exact(&mut stored).map_err(|e| io(e, "checksum"))?;
     if crc.finalize() != u32::from_le_bytes(stored) {
         return bad("checksum mismatch: the file is damaged");
     }
     // The checksum matched, so what follows is what the writer wrote; still check it agrees.
+    let spec = match family_spec {
+        Some(spec) => spec,
+        None => stored_game(text, block_kind, &block, count)?,
+    };
     let values = Packed::from_payload(bits, count, values).map_err(|e| ReadError::Bad(format!("damaged values: {e}")))?;
     let rule = (rule_kind == 1).then(|| Rule {
         pre: u64_at(&fixed, 24),
@@ -240,14 +300,40 @@ fn read_checked(mut r: impl Read, file_len: u64, want: Option<&GameSpec>) -> Res
         }
         check_rule(&rule, count, |i| values.get(i) as u64)
             .map_err(|why| ReadError::Bad(format!("the stored rule contradicts the stored values: {why}")))?;
-        if version < VERSION {
+        if version < RULES_AS_TODAY {
             // An older writer chose this rule by an older finder and proof: find it again.
         } else if rule.proven && spec.theorem(&rule).is_none_or(|t| rule.checked < t.needs) {
             return bad(format!("damaged header: the stored rule is marked proven, but no theorem proves it for {spec}"));
         }
     }
-    let rule = if version < VERSION { super::find_rule(&spec, &values) } else { rule };
+    let rule = if version < RULES_AS_TODAY { super::find_rule(&spec, &values) } else { rule };
     Ok(Table { spec, values, rule })
+}
+
+/// The game of a table with a game block: its shape (whose size must be the entry count) and,
+/// for a script, its text.
+fn stored_game(text: &str, kind: u8, block: &[u8], count: u64) -> Result<GameSpec, ReadError> {
+    let damaged = |why: String| ReadError::Bad(format!("damaged game block: {why}"));
+    let k = block.first().copied().unwrap_or(0) as usize;
+    if !(1..=MAX_AXES).contains(&k) || block.len() < 8 + 8 * k || block[1..8].iter().any(|&b| b != 0) {
+        return Err(damaged(format!("{k} axes")));
+    }
+    let sizes: Vec<u64> = (0..k).map(|i| u64_at(block, 8 + 8 * i)).collect();
+    let dims = Dims::new(&sizes, MAX_POSITIONS).map_err(&damaged)?;
+    if dims.len() != count {
+        return Err(damaged(format!("its shape {} has {} positions, the header says {count}", dims.text(), dims.len())));
+    }
+    let rest = &block[8 + 8 * k..];
+    let script = match kind {
+        1 => Some(std::str::from_utf8(rest).map_err(|_| damaged("the script is not UTF-8".into()))?),
+        _ if !rest.is_empty() => return Err(damaged("bytes after the shape of an imported table".into())),
+        _ => None,
+    };
+    if (kind == 1) != text.starts_with("lua:") || (kind == 2) != text.starts_with("import:") {
+        return Err(damaged(format!("a block of kind {kind} for the spec `{}`", text.escape_debug())));
+    }
+    let game = Stored::from_parts(text, dims, script).map_err(damaged)?;
+    Ok(GameSpec::new(game))
 }
 
 /// Checks a rule read from a file against the table's `len` values: 1 ≤ period,
@@ -308,7 +394,7 @@ pub fn read(path: &Path) -> Result<Table, ReadError> {
 
 /// Reads and checks the table in `path`, which must hold `want`: a sound header naming another
 /// game gives [`ReadError::OtherGame`] before any value is read.
-pub fn read_expecting(path: &Path, want: &GameSpec) -> Result<Table, ReadError> {
+pub fn read_expecting(path: &Path, want: &str) -> Result<Table, ReadError> {
     let (file, len) = open_regular(path)?;
     read_checked(io::BufReader::with_capacity(1 << 16, file), len, Some(want))
 }
