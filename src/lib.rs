@@ -9,6 +9,8 @@ pub mod engine;
 pub mod export;
 pub mod games;
 pub mod judge;
+#[cfg(feature = "lua")]
+pub mod lua;
 pub mod memory;
 pub mod output;
 pub mod plot;

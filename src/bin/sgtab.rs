@@ -54,6 +54,27 @@ enum LangArg {
     Python,
 }
 
+/// How scripts' games run (`lua:PATH` specs, and tables made from scripts).
+#[derive(clap::Args, Clone, Copy)]
+struct ScriptArgs {
+    /// Threads for games given by their moves (scripts): default every core
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1024))]
+    threads: Option<u64>,
+    /// Memory each Lua interpreter (one a thread) may hold, in MiB
+    #[arg(long, default_value_t = 256, value_name = "MIB", value_parser = clap::value_parser!(u64).range(1..=1 << 20))]
+    lua_memory: u64,
+    /// Lua instructions one call of a script's function may run before it is stopped
+    #[arg(long, default_value_t = 1 << 28, value_name = "N", value_parser = clap::value_parser!(u64).range(1 << 20..=1 << 50))]
+    lua_instructions: u64,
+}
+
+impl ScriptArgs {
+    #[cfg(feature = "lua")]
+    fn limits(&self) -> sgtab::lua::Limits {
+        sgtab::lua::Limits { memory: self.lua_memory << 20, instructions: self.lua_instructions }
+    }
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Build tables and write them as .sgt files (no SPEC: every default table)
@@ -77,6 +98,11 @@ enum Command {
         /// With --prove: the most entries to grow a table to (at least the N of each SPEC)
         #[arg(long, default_value_t = 1 << 27, requires = "prove", value_parser = clap::value_parser!(u64).range(1..=sgtab::spec::MAX_LEN))]
         max: u64,
+        /// Rebuild the game of these table files (a script's table carries its script)
+        #[arg(long, value_name = "FILE.sgt")]
+        from: Vec<PathBuf>,
+        #[command(flatten)]
+        script: ScriptArgs,
     },
     /// Check tables: checksum and header, then recompute and compare every value
     Verify {
@@ -84,6 +110,8 @@ enum Command {
         /// Engine to recompute with
         #[arg(long, value_enum, default_value = "scalar")]
         backend: BackendArg,
+        #[command(flatten)]
+        script: ScriptArgs,
     },
     /// Show a table's header, its rule in words and its first values
     Show {
@@ -165,10 +193,10 @@ fn main() -> ExitCode {
         return ExitCode::FAILURE;
     }
     let result = match cli.command {
-        Command::Build { specs, backend, out, timings, prove, max } => {
-            build(&specs, backend.into(), &out, timings, prove.then_some(max))
+        Command::Build { specs, backend, out, timings, prove, max, from, script } => {
+            build(&specs, &from, script, backend.into(), &out, timings, prove.then_some(max))
         }
-        Command::Verify { files, backend } => verify(&files, backend.into()),
+        Command::Verify { files, backend, script } => verify(&files, script, backend.into()),
         Command::Show { file, values, rows } => show(&file, values, rows),
         Command::Dump { file } => dump(&file),
         Command::Export { file, lang, out, max_bytes } => export(&file, lang, out.as_deref(), max_bytes),
@@ -264,11 +292,53 @@ fn print_notes(engines: &Engines) {
     }
 }
 
-fn parse_specs(specs: &[String]) -> Result<Vec<GameSpec>> {
-    if specs.is_empty() {
+/// The games of `specs` (a script is run once to learn its shape) and of the tables `from`;
+/// none at all: every default table.
+fn parse_specs(specs: &[String], from: &[PathBuf], script: ScriptArgs) -> Result<Vec<GameSpec>> {
+    if specs.is_empty() && from.is_empty() {
         return Ok(GameSpec::defaults());
     }
-    specs.iter().map(|s| GameSpec::parse(s).map_err(|e| e.to_string())).collect()
+    let mut games = Vec::new();
+    for s in specs {
+        games.push(match games::stored::Script::parse(s) {
+            Some(parsed) => script_game(parsed.map_err(|e| e.to_string())?, script)?,
+            None => GameSpec::parse(s).map_err(|e| e.to_string())?,
+        });
+    }
+    for file in from {
+        let table = read(file)?;
+        games.push(runnable(&table.spec, script).map_err(|e| format!("{}: {e}", file.display()))?);
+    }
+    Ok(games)
+}
+
+/// A script's game, ready to build.
+#[cfg(feature = "lua")]
+fn script_game(script: games::stored::Script, args: ScriptArgs) -> Result<GameSpec> {
+    sgtab::lua::LuaGame::open(script, args.limits()).map(GameSpec::new).map_err(|e| e.0)
+}
+
+#[cfg(not(feature = "lua"))]
+fn script_game(script: games::stored::Script, _: ScriptArgs) -> Result<GameSpec> {
+    Err(format!("{}: this sgtab was built without the `lua` feature, so it cannot run scripts", script.canonical()))
+}
+
+/// A table's game as one that can be computed again: a script's game runs its stored script;
+/// an imported table's cannot be recomputed.
+fn runnable(spec: &GameSpec, args: ScriptArgs) -> Result<GameSpec> {
+    let Some(stored) = spec.as_any().downcast_ref::<games::stored::Stored>() else { return Ok(spec.clone()) };
+    match stored.script() {
+        Some(script) => {
+            let game = script_game(script.clone(), args)?;
+            let now = game.stored().map(|s| s.dims);
+            if now != Some(stored.dims) {
+                let shape = now.map_or("no shape".to_string(), |d| format!("the shape {}", d.text()));
+                return Err(format!("its script now gives {shape}, the table has {}", stored.dims.text()));
+            }
+            Ok(game)
+        }
+        None => Err(format!("{spec} holds values imported from another program; sgtab cannot recompute them (only its checksum and header were checked)")),
+    }
 }
 
 fn describe_rule(table: &Table) -> String {
@@ -282,8 +352,8 @@ fn describe_rule(table: &Table) -> String {
     }
 }
 
-fn build(specs: &[String], backend: Backend, out: &Path, show_timings: bool, prove: Option<u64>) -> Result<()> {
-    let specs = parse_specs(specs)?;
+fn build(specs: &[String], from: &[PathBuf], script: ScriptArgs, backend: Backend, out: &Path, show_timings: bool, prove: Option<u64>) -> Result<()> {
+    let specs = parse_specs(specs, from, script)?;
     // Where no theorem can prove a game's rules, growing its table could never end in a proof.
     if let Some((spec, why)) = prove.and_then(|_| specs.iter().find_map(|s| sgtab::build::why_unprovable(s).map(|w| (s, w)))) {
         return Err(format!("--prove cannot prove a rule of {spec}: {why}; build it without --prove"));
@@ -299,7 +369,7 @@ fn build(specs: &[String], backend: Backend, out: &Path, show_timings: bool, pro
     }
     std::fs::create_dir_all(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
     let mut timings = Timings::default();
-    let engines = Engines::new(backend);
+    let engines = Engines::new(backend).with_threads(script.threads.map(|t| t as usize));
     for spec in specs {
         let start = Instant::now();
         let progress = Progress::new(format!("building {spec}"));
@@ -359,18 +429,19 @@ fn read(file: &Path) -> Result<Table> {
     })
 }
 
-fn verify(files: &[PathBuf], backend: Backend) -> Result<()> {
+fn verify(files: &[PathBuf], script: ScriptArgs, backend: Backend) -> Result<()> {
     if files.is_empty() {
         return Err("no files to verify; usage: sgtab verify FILE...".into());
     }
     let mut timings = Timings::default();
-    let engines = Engines::new(backend);
+    let engines = Engines::new(backend).with_threads(script.threads.map(|t| t as usize));
     let mut failed = false;
     for file in files {
         let outcome = (|| {
             let table = read(file)?;
+            let game = runnable(&table.spec, script).map_err(|e| format!("{}: {e}", file.display()))?;
             let progress = Progress::new(format!("recomputing {}", table.spec));
-            let computed = engines.compute(&table.spec, &progress, &mut timings);
+            let computed = engines.compute(&game, &progress, &mut timings);
             print_notes(&engines);
             let (fresh, engine) = computed.map_err(|e| format!("{}: {e}", file.display()))?;
             progress.finish();

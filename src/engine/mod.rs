@@ -35,6 +35,9 @@ pub enum Backend {
     Scalar,
     Simd,
     Gpu,
+    /// The generic engine: mex over the options a game gives, on all cores (games given by
+    /// their options alone, such as scripts).
+    Generic,
     /// Per game: the GPU if it has a GPU engine and a hardware adapter is found, else its
     /// fast CPU engine, else its reference.
     Auto,
@@ -46,6 +49,7 @@ impl fmt::Display for Backend {
             Backend::Scalar => "scalar",
             Backend::Simd => "simd",
             Backend::Gpu => "gpu",
+            Backend::Generic => "generic",
             Backend::Auto => "auto",
         })
     }
@@ -127,6 +131,7 @@ fn memory_needed(spec: &GameSpec, backend: Backend) -> Option<u64> {
             // A byte a heap at least (wider values widen the store: allocated fallibly).
             _ => Some(len),
         },
+        Backend::Generic => Some(len.saturating_mul(4)),
         _ => None,
     }
 }
@@ -146,6 +151,8 @@ pub struct Engines {
     hardware: OnceLock<Result<(), String>>,
     #[cfg(not(feature = "gpu"))]
     _none: OnceLock<()>,
+    /// Threads for the engines that take a count (the generic engine); every core by default.
+    threads: Option<usize>,
 }
 
 impl Engines {
@@ -161,7 +168,19 @@ impl Engines {
             hardware: OnceLock::new(),
             #[cfg(not(feature = "gpu"))]
             _none: OnceLock::new(),
+            threads: None,
         }
+    }
+
+    /// The same, the generic engine on `threads` threads.
+    pub fn with_threads(mut self, threads: Option<usize>) -> Engines {
+        self.threads = threads;
+        self
+    }
+
+    /// Threads the generic engine runs on.
+    pub fn threads(&self) -> usize {
+        self.threads.unwrap_or_else(simd::threads).max(1)
     }
 
     /// The backend asked for (may be `Auto`).
@@ -227,12 +246,16 @@ impl Engines {
     /// Which engine builds `spec` for the backend asked for: the backend itself where the game
     /// has it, else (auto, or a game without it) the best it has, down to its reference.
     pub fn choose(&self, spec: &GameSpec) -> Backend {
+        if spec.source().is_some() && fast_engines(spec).is_none() {
+            // Its definition is its options: the generic engine is its reference and its engine.
+            return Backend::Generic;
+        }
         let has = |b: Backend| fast_engines(spec).is_some_and(|f| f.engines.contains(&b));
         let cpu = if has(Backend::Simd) { Backend::Simd } else { Backend::Scalar };
         match self.backend {
             Backend::Scalar => Backend::Scalar,
             Backend::Gpu if has(Backend::Gpu) => Backend::Gpu,
-            Backend::Gpu | Backend::Simd => cpu,
+            Backend::Gpu | Backend::Simd | Backend::Generic => cpu,
             Backend::Auto if has(Backend::Gpu) => match self.hardware_gpu() {
                 Ok(()) => Backend::Gpu,
                 Err(why) => {
@@ -258,6 +281,12 @@ impl Engines {
         }
         let values = match chosen {
             Backend::Scalar => timings.time("kernel", || spec.reference(progress))?,
+            Backend::Generic => {
+                let source = spec.source().ok_or_else(|| EngineError(format!("{spec} is not given by its options")))?;
+                let threads = if self.backend == Backend::Scalar { 1 } else { self.threads() };
+                let values = timings.time("kernel", || generic::compute(source, threads, progress))?;
+                Packed::from_values(&values)
+            }
             b => match fast_engines(spec) {
                 Some(f) => (f.compute)(&**spec, b, self, progress, timings)?,
                 None => return Err(EngineError(format!("{spec} has no {b} engine"))),
