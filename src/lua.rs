@@ -17,8 +17,8 @@
 //! Sandbox: the base, string, table, math and utf8 libraries only, less what loads code or
 //! reaches outside (`load`, `loadfile`, `dofile`, `string.dump`, `collectgarbage`) and what
 //! would make a table depend on the run (`math.random`, `math.randomseed`); `print` writes to
-//! stderr. Memory is bounded per interpreter, and instructions per call: an endless loop stops
-//! with the position it was given. Errors are one line with the script's name and line.
+//! stderr. Memory is bounded per interpreter, and time per call: an endless loop stops with the
+//! position it was given ([`watchdog`]). Errors are one line with the script's name and line.
 
 use crate::engine::generic;
 use crate::games::stored::{self, positions_of, Script, Stored, LUA};
@@ -27,34 +27,34 @@ use crate::progress::Progress;
 use crate::spec::MAX_LEN;
 use crate::table::Packed;
 use mlua::ffi;
-use mlua::{HookTriggers, Lua, LuaOptions, StdLib, VmState};
-use std::cell::Cell;
+use mlua::{Lua, LuaOptions, StdLib};
 use std::ffi::CStr;
-use std::rc::Rc;
 
 /// Bounds on a script's interpreters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Limits {
     /// Bytes of memory each interpreter may hold.
     pub memory: u64,
-    /// Lua instructions one call (`moves`, `rank`, or the script's top level) may run.
-    pub instructions: u64,
+    /// Seconds one call (`moves`, `rank`, or the script's top level) may run.
+    pub seconds: u64,
 }
 
 impl Default for Limits {
     fn default() -> Limits {
-        Limits { memory: 256 << 20, instructions: 1 << 28 }
+        Limits { memory: 256 << 20, seconds: 10 }
     }
 }
 
-/// Instructions between two looks of the instruction hook. Lua 5.4 pays for a count hook on
-/// every instruction whatever the count (measured in docs/scripts.md), so the count only sets
-/// how late a stop comes.
-const HOOK_EVERY: u32 = 1 << 20;
-
-/// Marks an integer `sum` returned: `SUM_BASE + generation · 2^32 + where its parts start`.
-/// Positions are never this negative, so a marker cannot be mistaken for one.
+/// Marks an integer `sum` returned for a sum whose parts it wrote to the sums table:
+/// `SUM_BASE + generation · 2^32 + where its parts start`, generation below 2^28: below
+/// [`SUM_PAIRS`].
 const SUM_BASE: i64 = -(1 << 62);
+/// Marks a sum of two 1-D positions a and b (each below 2^30), the common case (a split), given
+/// in the integer itself: `SUM_PAIR − (a·2^30 + b)`, from −3·2^60 to −2^61 − 1.
+const SUM_PAIR: i64 = -(1 << 61) - 1;
+/// Integers from here down are sums; from [`SUM_POSITIONS`] up, positions.
+const SUM_PAIRS: i64 = -3 << 60;
+const SUM_POSITIONS: i64 = -(1 << 60);
 
 /// What sgtab defines before the script runs: `sum`, writing its parts into the table given
 /// (`S[0]`: entries used; `S[-1]`: the marker base of the position being enumerated).
@@ -185,10 +185,10 @@ struct State {
     file: String,
     /// The canonical spec, which starts every error.
     spec: String,
-    /// Hook looks since the current call began; the hook stops the call past the bound.
-    ticks: Rc<Cell<u64>>,
-    /// Set by the hook when it stops a call: why.
-    stopped: Rc<Cell<Option<String>>>,
+    /// The interpreter's main state, which the watchdog stops.
+    raw: *mut ffi::lua_State,
+    /// This thread's entry with the watchdog.
+    watch: watchdog::Watch,
     /// The table `sum` writes to.
     sums: mlua::Table,
     limits: Limits,
@@ -225,6 +225,9 @@ impl State {
         sums.raw_set(0, 0).map_err(fail)?;
         sums.raw_set(-1, SUM_BASE).map_err(fail)?;
         let sum: mlua::Function = lua.load(PRELUDE).set_name("=sgtab").call(sums.clone()).map_err(fail)?;
+        lua.set_named_registry_value("sgtab.sum", sum).map_err(fail)?;
+        // SAFETY: `sum_pair` is a C function of the signature Lua expects.
+        let sum = unsafe { lua.create_c_function(sum_pair) }.map_err(fail)?;
         globals.set("sum", sum).map_err(fail)?;
         for (name, value) in &script.params {
             if globals.contains_key(name.as_str()).map_err(fail)? {
@@ -232,22 +235,15 @@ impl State {
             }
             globals.set(name.as_str(), *value).map_err(fail)?;
         }
-        let (ticks, stopped) = (Rc::new(Cell::new(0u64)), Rc::new(Cell::new(None)));
-        let (t, s) = (ticks.clone(), stopped.clone());
-        let most = limits.instructions.div_ceil(HOOK_EVERY as u64).max(1);
-        lua.set_global_hook(HookTriggers::new().every_nth_instruction(HOOK_EVERY), move |_, _| {
-            let n = t.get() + 1;
-            t.set(n);
-            if n > most {
-                s.set(Some(format!("ran past {} instructions (an endless loop?); --lua-instructions raises the bound", most * HOOK_EVERY as u64)));
-                return Err(mlua::Error::runtime("stopped"));
-            }
-            Ok(VmState::Continue)
-        })
-        .map_err(fail)?;
-        let state = State { lua, file, spec, ticks, stopped, sums, limits };
-        state.ticks.set(0);
-        let run = state.lua.load(script.text.as_str()).set_name(format!("@{}", state.file)).exec();
+        // SAFETY: exec_raw hands over the interpreter's main state, which outlives `State`.
+        let raw = unsafe {
+            let mut raw = std::ptr::null_mut();
+            lua.exec_raw::<()>((), |l| raw = l).map_err(fail)?;
+            raw
+        };
+        let watch = watchdog::Watch::new(limits.seconds);
+        let state = State { lua, file, spec, raw, watch, sums, limits };
+        let run = state.watch.call(raw, || state.lua.load(script.text.as_str()).set_name(format!("@{}", state.file)).exec());
         run.map_err(|e| state.failed(&e, "at its top level"))?;
         Ok(state)
     }
@@ -259,7 +255,7 @@ impl State {
 
     /// The error of a failed call, `place` saying where (`at position (3, 4)`).
     fn failed(&self, e: &mlua::Error, place: &str) -> GameError {
-        match self.stopped.take() {
+        match self.watch.stopped() {
             Some(why) => self.error(format!("{} {place}: {why}", self.file)),
             None => match e {
                 mlua::Error::MemoryError(_) => self.error(format!(
@@ -331,6 +327,30 @@ fn lua_to_text(_lua: &Lua, v: &mlua::Value) -> String {
     }
 }
 
+/// `sum`: two whole numbers below 2^30 (a split of a 1-D position, the common case) become one
+/// marker integer ([`SUM_PAIR`]) without touching a table; anything else is handed to the Lua
+/// `sum` of [`PRELUDE`], which writes its parts to the sums table.
+unsafe extern "C-unwind" fn sum_pair(l: *mut ffi::lua_State) -> std::ffi::c_int {
+    // SAFETY: called by Lua with its arguments on the stack; a C function may push up to
+    // LUA_MINSTACK (20) values without checking. Nothing here owns memory, so the error that
+    // the Lua `sum` may raise can jump over this frame.
+    unsafe {
+        let n = ffi::lua_gettop(l);
+        if n == 2 && ffi::lua_isinteger(l, 1) != 0 && ffi::lua_isinteger(l, 2) != 0 {
+            let a = ffi::lua_tointegerx(l, 1, std::ptr::null_mut());
+            let b = ffi::lua_tointegerx(l, 2, std::ptr::null_mut());
+            if (0..1 << 30).contains(&a) && (0..1 << 30).contains(&b) {
+                ffi::lua_pushinteger(l, SUM_PAIR - (a << 30 | b));
+                return 1;
+            }
+        }
+        ffi::lua_getfield(l, ffi::LUA_REGISTRYINDEX, c"sgtab.sum".as_ptr());
+        ffi::lua_insert(l, 1);
+        ffi::lua_call(l, n, 1);
+        1
+    }
+}
+
 /// One thread's interpreter of a script's game.
 struct LuaWorker {
     state: State,
@@ -356,7 +376,7 @@ impl Worker for LuaWorker {
     fn options(&mut self, positions: &[u64], f: &mut dyn FnMut(u64, &[u64])) -> Result<(), GameError> {
         let mut failed: Option<(u64, Bad)> = None;
         let (dims, k) = (self.dims, self.dims.axes());
-        let (ticks, state) = (&self.state.ticks, &self.state);
+        let state = &self.state;
         let generation = &mut self.generation;
         let point = &mut self.point;
         let parts = &mut self.parts;
@@ -371,7 +391,7 @@ impl Worker for LuaWorker {
                     return;
                 }
                 for &p in positions {
-                    *generation = generation.wrapping_add(1) & 0x3FFF_FFFF;
+                    *generation = generation.wrapping_add(1) & 0x0FFF_FFFF;
                     let base = SUM_BASE + ((*generation as i64) << 32);
                     ffi::lua_pushinteger(l, base);
                     ffi::lua_rawseti(l, 2, -1);
@@ -382,8 +402,7 @@ impl Worker for LuaWorker {
                     for &c in &point[..k] {
                         ffi::lua_pushinteger(l, c as i64);
                     }
-                    ticks.set(0);
-                    if ffi::lua_pcall(l, k as i32, 1, 0) != ffi::LUA_OK {
+                    if state.watch.call(state.raw, || ffi::lua_pcall(l, k as i32, 1, 0)) != ffi::LUA_OK {
                         failed = Some((p, Bad::Call(raw_string(l, -1))));
                         ffi::lua_settop(l, 2);
                         return;
@@ -408,7 +427,7 @@ impl Worker for LuaWorker {
         let Some(rank) = &self.rank else { return Err(self.state.error("the script defines no `rank`")) };
         let mut failed: Option<(u64, Bad)> = None;
         let (dims, k) = (self.dims, self.dims.axes());
-        let (ticks, state) = (&self.state.ticks, &self.state);
+        let state = &self.state;
         let point = &mut self.point;
         // SAFETY: as in `options`.
         let run = unsafe {
@@ -423,8 +442,7 @@ impl Worker for LuaWorker {
                     for &c in &point[..k] {
                         ffi::lua_pushinteger(l, c as i64);
                     }
-                    ticks.set(0);
-                    if ffi::lua_pcall(l, k as i32, 1, 0) != ffi::LUA_OK {
+                    if state.watch.call(state.raw, || ffi::lua_pcall(l, k as i32, 1, 0)) != ffi::LUA_OK {
                         failed = Some((p, Bad::Call(raw_string(l, -1))));
                         ffi::lua_settop(l, 1);
                         return;
@@ -453,7 +471,7 @@ impl LuaWorker {
     fn bad(&self, p: u64, bad: Bad) -> GameError {
         let place = format!("at position {}", self.dims.name(p));
         match bad {
-            Bad::Call(message) => match self.state.stopped.take() {
+            Bad::Call(message) => match self.state.watch.stopped() {
                 Some(why) => self.state.error(format!("{} {place}: {why}", self.state.file)),
                 None => {
                     let message = message.unwrap_or_else(|| "an error without a message".into());
@@ -511,8 +529,12 @@ unsafe fn read_options(l: *mut ffi::lua_State, dims: &Dims, base: i64, parts: &m
             let read = match ffi::lua_type(l, -1) {
                 ffi::LUA_TNUMBER if ffi::lua_isinteger(l, -1) != 0 => {
                     let v = ffi::lua_tointegerx(l, -1, std::ptr::null_mut());
-                    if v < SUM_BASE / 2 {
+                    if v < SUM_PAIRS {
                         read_sum(l, dims, base, v, parts, &what)
+                    } else if v < SUM_POSITIONS {
+                        let pair = SUM_PAIR - v;
+                        let part = |j: usize| move || format!("part {j} of the sum that is {}", what());
+                        position_number(dims, pair >> 30, parts, &part(1)).and_then(|_| position_number(dims, pair & ((1 << 30) - 1), parts, &part(2)))
                     } else {
                         position_number(dims, v, parts, &what)
                     }
@@ -604,7 +626,7 @@ unsafe fn read_sum(l: *mut ffi::lua_State, dims: &Dims, base: i64, v: i64, parts
             let read = match ffi::lua_type(l, -1) {
                 ffi::LUA_TNUMBER if ffi::lua_isinteger(l, -1) != 0 => {
                     let p = ffi::lua_tointegerx(l, -1, std::ptr::null_mut());
-                    if p < SUM_BASE / 2 { Err(format!("{} is itself a sum; list the parts instead", part())) } else { position_number(dims, p, parts, &part) }
+                    if p < SUM_POSITIONS { Err(format!("{} is itself a sum; list the parts instead", part())) } else { position_number(dims, p, parts, &part) }
                 }
                 ffi::LUA_TTABLE => position_list(l, dims, parts, &part),
                 _ => Err(format!("{} is {}, not a position", part(), describe(l, -1))),
@@ -613,5 +635,149 @@ unsafe fn read_sum(l: *mut ffi::lua_State, dims: &Dims, base: i64, v: i64, parts
             read?;
         }
         Ok(())
+    }
+}
+
+/// Stops a call into a script that runs too long, at no cost to calls that do not.
+///
+/// Lua stops a running interpreter by a hook: the count hook (every n instructions) would do,
+/// but Lua 5.4 then takes its slow path on every instruction, whatever n: 18% more time on the
+/// 1-3-9 stones and 30% on Lasker's Nim here (docs/scripts.md). Instead, as the `lua` interpreter stops a script on Ctrl-C, the hook is set
+/// only when needed, from a signal handler on the interpreter's own thread (the one place
+/// where `lua_sethook` may be called while Lua runs): a watchdog thread that sees a call run
+/// past its bound sends that thread `SIGURG`, whose handler sets a hook that raises an error at
+/// the next instruction. A call's start is one atomic store of the watchdog's clock (a tick
+/// every 50 ms), not a clock read.
+pub mod watchdog {
+    use mlua::ffi;
+    use std::cell::Cell;
+    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+    use std::sync::{Arc, Mutex, Once};
+    use std::time::Duration;
+
+    const TICK: Duration = Duration::from_millis(50);
+    /// Ticks since the watchdog started; a call records the tick it began in.
+    static CLOCK: AtomicU64 = AtomicU64::new(1);
+    static WATCHED: Mutex<Vec<Arc<Entry>>> = Mutex::new(Vec::new());
+    static START: Once = Once::new();
+
+    thread_local! {
+        /// The state this thread is running a call in, for the signal handler (null: none).
+        static RUNNING: Cell<*mut ffi::lua_State> = const { Cell::new(std::ptr::null_mut()) };
+    }
+
+    /// One interpreter's calls, as the watchdog sees them.
+    struct Entry {
+        thread: libc::pthread_t,
+        /// The tick its current call began in; 0 when no call runs.
+        since: AtomicU64,
+        /// Ticks a call may run.
+        most: u64,
+        /// Set when the watchdog stopped a call (until [`Watch::stopped`] reads it).
+        fired: AtomicBool,
+        /// The interpreter was dropped: the watchdog forgets it.
+        gone: AtomicBool,
+    }
+
+    /// A thread's registration with the watchdog; calls into Lua go through [`Watch::call`].
+    pub struct Watch {
+        entry: Arc<Entry>,
+        seconds: u64,
+    }
+
+    impl std::fmt::Debug for Watch {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            write!(f, "Watch({} s)", self.seconds)
+        }
+    }
+
+    impl Watch {
+        /// Watches calls made on this thread, stopping any that runs past `seconds`.
+        pub fn new(seconds: u64) -> Watch {
+            START.call_once(start);
+            // SAFETY: pthread_self has no preconditions.
+            let thread = unsafe { libc::pthread_self() };
+            let most = (seconds.saturating_mul(1000) / TICK.as_millis() as u64).max(1);
+            let entry = Arc::new(Entry { thread, since: AtomicU64::new(0), most, fired: AtomicBool::new(false), gone: AtomicBool::new(false) });
+            WATCHED.lock().unwrap_or_else(|e| e.into_inner()).push(entry.clone());
+            Watch { entry, seconds }
+        }
+
+        /// Runs `f`, a call into the interpreter whose main state is `state`, under watch.
+        pub fn call<T>(&self, state: *mut ffi::lua_State, f: impl FnOnce() -> T) -> T {
+            RUNNING.with(|r| r.set(state));
+            self.entry.since.store(CLOCK.load(Relaxed), Relaxed);
+            let out = f();
+            self.entry.since.store(0, Relaxed);
+            RUNNING.with(|r| r.set(std::ptr::null_mut()));
+            // SAFETY: the state is this thread's and no call runs on it: clear a hook the
+            // watchdog set (too late to stop the call that has just ended).
+            unsafe { ffi::lua_sethook(state, None, 0, 0) };
+            out
+        }
+
+        /// Why the last call was stopped, if the watchdog stopped it.
+        pub fn stopped(&self) -> Option<String> {
+            self.entry.fired.swap(false, Relaxed).then(|| {
+                format!("ran longer than {} s (an endless loop?); --lua-seconds raises the bound", self.seconds)
+            })
+        }
+    }
+
+    impl Drop for Watch {
+        fn drop(&mut self) {
+            self.entry.gone.store(true, Relaxed);
+        }
+    }
+
+    /// Installs the signal handler and starts the watchdog thread.
+    fn start() {
+        // SAFETY: a handler that only reads a thread-local pointer and calls lua_sethook, which
+        // Lua allows from a signal handler; SA_RESTART keeps system calls going.
+        unsafe {
+            let mut action: libc::sigaction = std::mem::zeroed();
+            action.sa_sigaction = on_signal as *const () as usize;
+            action.sa_flags = libc::SA_RESTART;
+            libc::sigemptyset(&mut action.sa_mask);
+            libc::sigaction(libc::SIGURG, &action, std::ptr::null_mut());
+        }
+        let spawned = std::thread::Builder::new().name("sgtab-lua-watchdog".into()).spawn(|| loop {
+            std::thread::sleep(TICK);
+            let now = CLOCK.fetch_add(1, Relaxed) + 1;
+            let mut watched = WATCHED.lock().unwrap_or_else(|e| e.into_inner());
+            watched.retain(|e| !e.gone.load(Relaxed));
+            for e in watched.iter() {
+                let since = e.since.load(Relaxed);
+                if since != 0 && now.saturating_sub(since) > e.most {
+                    e.fired.store(true, Relaxed);
+                    // SAFETY: the thread is alive: its Watch is not dropped (not `gone`), and a
+                    // Watch lives on the thread that made it.
+                    unsafe { libc::pthread_kill(e.thread, libc::SIGURG) };
+                }
+            }
+        });
+        // Without the watchdog (no thread could be started) calls run unbounded in time; the
+        // memory bound still holds.
+        drop(spawned);
+    }
+
+    extern "C" fn on_signal(_: libc::c_int) {
+        let state = RUNNING.with(|r| r.get());
+        if !state.is_null() {
+            // SAFETY: `state` runs on this very thread (the signal interrupted it), which is
+            // how Lua's own interpreter stops a script on Ctrl-C.
+            unsafe { ffi::lua_sethook(state, Some(stop), ffi::LUA_MASKCALL | ffi::LUA_MASKRET | ffi::LUA_MASKCOUNT, 1) };
+        }
+    }
+
+    /// The hook the handler sets: clears itself and raises an error in the running call.
+    unsafe extern "C-unwind" fn stop(l: *mut ffi::lua_State, _: *mut ffi::lua_Debug) {
+        // SAFETY: called by Lua inside the running call; the error unwinds to its lua_pcall.
+        // This frame owns nothing.
+        unsafe {
+            ffi::lua_sethook(l, None, 0, 0);
+            ffi::lua_pushstring(l, c"sgtab: the call was stopped".as_ptr());
+            ffi::lua_error(l);
+        }
     }
 }

@@ -63,15 +63,15 @@ struct ScriptArgs {
     /// Memory each Lua interpreter (one a thread) may hold, in MiB
     #[arg(long, default_value_t = 256, value_name = "MIB", value_parser = clap::value_parser!(u64).range(1..=1 << 20))]
     lua_memory: u64,
-    /// Lua instructions one call of a script's function may run before it is stopped
-    #[arg(long, default_value_t = 1 << 28, value_name = "N", value_parser = clap::value_parser!(u64).range(1 << 20..=1 << 50))]
-    lua_instructions: u64,
+    /// Seconds one call of a script's function may run before it is stopped (an endless loop)
+    #[arg(long, default_value_t = 10, value_name = "S", value_parser = clap::value_parser!(u64).range(1..=1 << 30))]
+    lua_seconds: u64,
 }
 
 impl ScriptArgs {
     #[cfg(feature = "lua")]
     fn limits(&self) -> sgtab::lua::Limits {
-        sgtab::lua::Limits { memory: self.lua_memory << 20, instructions: self.lua_instructions }
+        sgtab::lua::Limits { memory: self.lua_memory << 20, seconds: self.lua_seconds }
     }
 }
 
@@ -378,7 +378,8 @@ fn build(specs: &[String], from: &[PathBuf], script: ScriptArgs, backend: Backen
             Some(max) => sgtab::build::prove(&engines, &spec, max, &progress, &mut timings).map(|(b, p)| (b, Some(p))),
         };
         print_notes(&engines);
-        let (built, proof) = built.map_err(|e| format!("{spec}: {e}"))?;
+        // A script's errors name its game already.
+        let (built, proof) = built.map_err(|e| if e.0.starts_with(&spec.to_string()) { e.0 } else { format!("{spec}: {e}") })?;
         progress.finish();
         let (table, engine) = (built.table, built.engine);
         let spec = table.spec.clone();

@@ -388,12 +388,15 @@ fn by_index(pool: &mut Pool, table: &[AtomicU32], progress: &Progress) -> Result
             let (a, b) = (part_start(n, parts, part) as u64, part_start(n, parts, part + 1) as u64);
             tasks.push(Task::Block { positions: (lo + a..lo + b).collect(), known: lo, found: pool.found() });
         }
-        let mut entries = 0;
+        // The most entries one position kept: the next block is sized to it, so that a game
+        // whose positions have more options the larger they are (most) stays within bounds.
+        let mut most = 1;
         for reply in pool.round(tasks)? {
             let Reply::Found(positions, found) = reply else { unreachable!("a block gives Found") };
-            entries += found.values.len() + found.kept.len();
             let (mut v0, mut k0) = (0, 0);
             for (&p, &(v1, k1)) in positions.iter().zip(&found.ends) {
+                // Kept options hold their positions (8 bytes each) and a length: count them double.
+                most = most.max((v1 - v0) + 2 * (k1 - k0));
                 // Every position was checked below p, and p is the next one to be computed.
                 let v = fold(&found.values[v0..v1], &found.kept[k0..k1], table, &mut marks);
                 table[p as usize].store(v, Relaxed);
@@ -402,9 +405,9 @@ fn by_index(pool: &mut Pool, table: &[AtomicU32], progress: &Progress) -> Result
             pool.spare.push(found);
         }
         progress.tick(hi, count);
-        // The next block keeps about BLOCK_ENTRIES entries, at the rate this one kept them.
-        let per = (entries as u64).div_ceil(hi - lo).max(1);
-        block = (BLOCK_ENTRIES as u64 / per).clamp(1, MAX_BLOCK);
+        // The next block keeps about BLOCK_ENTRIES entries at the rate of this one's largest
+        // position, and at most doubles the positions done (options grow with positions).
+        block = (BLOCK_ENTRIES as u64 / most as u64).clamp(1, MAX_BLOCK).min(hi.max(FIRST_BLOCK));
         lo = hi;
     }
     Ok(())
