@@ -54,7 +54,7 @@ fn gen_refuses_sizes_outside_their_range() {
 #[test]
 fn show_rows_on_a_heap_table_is_refused_before_anything_is_printed() {
     let file = tables_dir().join("lasker-1024.sgt");
-    refused(&["show", file.to_str().unwrap(), "--rows", "2"], 1, &["--rows is for board games", "lasker:1024 is not one"]);
+    refused(&["show", file.to_str().unwrap(), "--rows", "2"], 1, &["--rows is for boards and games of several axes", "lasker:1024 is not one"]);
 }
 
 #[test]

@@ -235,7 +235,7 @@ fn defect_4_a_forged_header_cannot_force_an_allocation() {
     sparse_table(&chess, "chess:31", 1 << 31, 5);
     let out = run_with_limit(Command::new(SGQ).args(["chess", "--tables", dir.to_str().unwrap()]), Duration::from_secs(60));
     assert_refused(&out, "holds chess:31, not chess:20");
-    let e = format::read_expecting(&chess, &GameSpec::parse("chess").unwrap()).map(|_| ()).unwrap_err();
+    let e = format::read_expecting(&chess, &GameSpec::parse("chess").unwrap().canonical()).map(|_| ()).unwrap_err();
     assert!(matches!(e, format::ReadError::OtherGame(_)), "{e}");
     fs::remove_dir_all(&dir).unwrap();
 

@@ -13,8 +13,8 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 const USAGE: &str = "usage: sgq PROBLEM [--tables DIR] [--input FILE] [--threads N] < input
-       sgq value SPEC [--tables DIR] [--input FILE] [--threads N] < positions
-       sgq sum SPEC [--first WORD] [--second WORD] [--tables DIR] [--input FILE] [--threads N] < cases
+       sgq value SPEC|--table FILE [--tables DIR] [--input FILE] [--threads N] < positions
+       sgq sum SPEC|--table FILE [--first WORD] [--second WORD] [--tables DIR] [--input FILE] [--threads N] < cases
 
 Answers judge input on standard input, writing the judge's output on standard output.
 
@@ -28,9 +28,12 @@ PROBLEM is one of:
 value SPEC writes the value of each position on the input, one a line. sum SPEC reads T, then
 T cases of n and n positions, and writes one line a case: WORD of --first (default First) when
 the XOR of the values is not 0, WORD of --second (default Second) otherwise. SPEC is any game
-spec (`lasker`, `sub:1,3,9`, `chess:20`, `0.77`); its table is loaded. A position is a heap, a
-row bitmask, or a board square `x y`. Heaps past the table come from its stored rule (a rule
-that is only checked, not proven, says so once on stderr); with no rule they are refused.
+spec (`lasker`, `sub:1,3,9`, `chess:20`, `0.77`), a script `lua:PATH[:N=40,...]` (the script
+is read to name the table `sgtab build` made from it; nothing runs) or `import:NAME`; its table
+is loaded. --table FILE answers from that table file instead. A position is a heap, a row
+bitmask, a board square `x y`, or k numbers for a game of k axes. Heaps past the table come
+from its stored rule (a rule that is only checked, not proven, says so once on stderr); with
+no rule they are refused.
 
 The input is standard input, or FILE with --input. When it is a regular file, it is mapped
 and every problem, `sum` and `value` are answered on N threads (default: every core; N is cut
@@ -266,7 +269,7 @@ fn usage(why: &str) -> ExitCode {
 /// `sgq value SPEC ...` and `sgq sum SPEC ...`.
 fn query(kind: &str, tables: Option<PathBuf>, mut source: Source, mut args: impl Iterator<Item = std::ffi::OsString>) -> ExitCode {
     let mut tables = tables.map(|t| t.to_string_lossy().into_owned());
-    let (mut spec, mut first, mut second) = (None, None, None);
+    let (mut spec, mut first, mut second, mut file) = (None, None, None, None);
     while let Some(arg) = args.next() {
         let Some(arg) = arg.to_str().map(str::to_string) else {
             return usage(&format!("unexpected argument `{}`", arg.to_string_lossy()));
@@ -278,6 +281,7 @@ fn query(kind: &str, tables: Option<PathBuf>, mut source: Source, mut args: impl
                 return ExitCode::SUCCESS;
             }
             "--tables" => &mut tables,
+            "--table" => &mut file,
             "--input" | "--threads" => match source.set(&arg, args.next()) {
                 Ok(()) => continue,
                 Err(why) => return usage(&why),
@@ -295,11 +299,18 @@ fn query(kind: &str, tables: Option<PathBuf>, mut source: Source, mut args: impl
             Err(why) => return usage(&why),
         }
     }
-    let Some(spec) = spec else { return usage(&format!("sgq {kind} needs a game spec, e.g. sgq {kind} lasker")) };
-    let spec = match sgtab::spec::GameSpec::parse(&spec) {
-        Ok(s) => s,
-        Err(e) => return usage(&e.to_string()),
+    let spec = match (spec, &file) {
+        (Some(_), Some(_)) => return usage(&format!("sgq {kind} takes a game spec or --table FILE, not both")),
+        (Some(spec), None) => spec,
+        (None, Some(file)) => file.clone(),
+        (None, None) => return usage(&format!("sgq {kind} needs a game spec or --table FILE, e.g. sgq {kind} lasker")),
     };
+    // A family's spec is checked here, as a usage error; scripts and imports when loaded.
+    if !spec.starts_with("lua:") && !spec.starts_with("import:") && file.is_none() {
+        if let Err(e) = sgtab::spec::GameSpec::parse(&spec) {
+            return usage(&e.to_string());
+        }
+    }
     let (first, second) = (first.unwrap_or_else(|| "First".into()), second.unwrap_or_else(|| "Second".into()));
     for word in [&first, &second] {
         if word.is_empty() || word.chars().any(char::is_control) {
@@ -315,7 +326,11 @@ fn query(kind: &str, tables: Option<PathBuf>, mut source: Source, mut args: impl
     let mut out = io::BufWriter::with_capacity(1 << 16, stdout.lock());
     let mut note = |line: &str| eprintln!("sgq {kind}: {line}");
     let words = query::Words { first: &first, second: &second };
-    let result = judge::load_table(&tables, &spec).and_then(|table| match (kind, source.open()?) {
+    let loaded = match &file {
+        Some(path) => sgtab::table::format::read(Path::new(path)).map_err(|e| JudgeError::Table(format!("cannot use table {path}: {e}"))),
+        None => judge::load_any(&tables, &spec),
+    };
+    let result = loaded.and_then(|table| match (kind, source.open()?) {
         ("value", Input::Stream(r)) => query::value(&table, r, &mut out, &mut note),
         ("value", Input::Mapped(data, par)) => query::value_bytes(&table, &data, par, &mut out, &mut note),
         (_, Input::Stream(r)) => query::sum(&table, &words, r, &mut out, &mut note),

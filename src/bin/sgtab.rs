@@ -155,6 +155,22 @@ enum Command {
         #[arg(long)]
         font: Option<PathBuf>,
     },
+    /// Make a table of values another program computed: sgtab's rules, show, plot, export and
+    /// `sgq value import:NAME` then serve a game written in any language
+    #[command(after_help = "FILE holds one value a line in index order, or `index value` lines in any order (an OEIS b-file is of this form); blank lines and lines starting with # are skipped. A position (p1, ..., pk) of a shape D1x...xDk is index ((p1*D2 + p2)*D3 + p3)... Bad lines are refused with their line number; the table is written only when every line is good.")]
+    Import {
+        /// The values: a text file, or - for standard input
+        file: PathBuf,
+        /// The game's name (letters, digits, _ - .): the table is import:NAME, in NAME.sgt
+        #[arg(long)]
+        name: String,
+        /// The shape of the positions: N (0 to N-1) or D1xD2x... (default: N, as many as the values)
+        #[arg(long, value_parser = parse_shape)]
+        shape: Option<games::Dims>,
+        /// Directory to write the table into (created if missing)
+        #[arg(long, default_value = "tables")]
+        out: PathBuf,
+    },
     /// Write a large, legal judge input for `sgq` (deterministic for a given seed) to stdout
     Gen {
         /// snim, chess, lasker, stones or funny
@@ -201,6 +217,7 @@ fn main() -> ExitCode {
         Command::Dump { file } => dump(&file),
         Command::Export { file, lang, out, max_bytes } => export(&file, lang, out.as_deref(), max_bytes),
         Command::Plot { file, out, size, font } => plot(&file, &out, size, font.as_deref()),
+        Command::Import { file, name, shape, out } => import(&file, &name, shape, &out),
         Command::Gen { problem, seed, cases, per_case, chips } => generate(&problem, seed, Size { cases, per_case, chips }),
     };
     match result {
@@ -252,6 +269,7 @@ impl Command {
             Command::Verify { .. } => Some("the verdicts"),
             Command::Show { .. } => Some("the table's description"),
             Command::Dump { .. } => Some("the values"),
+            Command::Import { .. } => Some("the report of what was written"),
             Command::Export { out: None, .. } => Some("the source"),
             Command::Export { out: Some(_), .. } | Command::Plot { .. } => None,
             Command::Gen { .. } => Some("the judge input"),
@@ -469,8 +487,8 @@ fn verify(files: &[PathBuf], script: ScriptArgs, backend: Backend) -> Result<()>
 
 fn show(file: &Path, count: u64, rows: Option<u64>) -> Result<()> {
     let table = read(file)?;
-    if rows.is_some() && !matches!(table.spec.positions(), games::Positions::Board { .. }) {
-        return Err(format!("--rows is for board games (queen, rook, king); {} is not one", table.spec));
+    if rows.is_some() && !matches!(table.spec.positions(), games::Positions::Board { .. } | games::Positions::Grid(_)) {
+        return Err(format!("--rows is for boards and games of several axes (queen, rook, king, a script's k-D game); {} is not one", table.spec));
     }
     let size = std::fs::metadata(file).map(|m| m.len()).unwrap_or(0);
     let version = match format::version_of(file) {
@@ -480,6 +498,22 @@ fn show(file: &Path, count: u64, rows: Option<u64>) -> Result<()> {
     };
     out!("file:     {} ({size} bytes, {version})", file.display());
     out!("game:     {}", table.spec);
+    if let Some(stored) = table.spec.as_any().downcast_ref::<games::stored::Stored>() {
+        match stored.script() {
+            Some(script) => out!(
+                "script:   {}.lua, hash {} ({} bytes, stored in the file; `sgtab verify` runs it again), parameters: {}",
+                script.name,
+                script.hash(),
+                script.text.len(),
+                script.params_text()
+            ),
+            None => out!("import:   values imported by `sgtab import` (no definition to recompute them from)"),
+        }
+    }
+    if let games::Positions::Grid(dims) = table.spec.positions() {
+        let point: Vec<String> = (1..=dims.axes()).map(|i| format!("p{i}")).collect();
+        out!("shape:    {} (position ({}) is index {})", dims.sizes().iter().map(u64::to_string).collect::<Vec<_>>().join("×"), point.join(", "), dims.formula());
+    }
     out!("entries:  {}", table.values.len());
     out!("bits:     {} per value (largest value {})", table.values.bits(), table.values.max());
     out!("rule:     {}", describe_rule(&table));
@@ -554,14 +588,36 @@ fn describe_rare(table: &Table) -> String {
 
 /// The rule along each of the first `rows` rows of a board table.
 fn show_rows(table: &Table, rows: u64) -> Result<()> {
+    if let games::Positions::Grid(dims) = table.spec.positions() {
+        return show_axis_rules(table, dims, rows);
+    }
     let games::Positions::Board { n } = table.spec.positions() else {
-        return Err(format!("--rows is for board games (queen, rook, king); {} is not one", table.spec));
+        return Err(format!("--rows is for boards and games of several axes; {} is not one", table.spec));
     };
     out!("rows:     g(x, y + p) = g(x, y) + s for y >= pre, as found in each row x (checked for y < {n}, not proven beyond)");
     for row in games::corner::row_rules(&table.values, n, rows) {
         match row.rule {
             Some(r) => out!("  row {}: pre-period {}, period {}, saltus {}", row.x, r.pre, r.period, r.saltus),
             None => out!("  row {}: none within {n}", row.x),
+        }
+    }
+    Ok(())
+}
+
+/// The rule along the last axis of each of the first `rows` rows of a k-D table (a row: the
+/// first k − 1 coordinates fixed, the last one the heap).
+fn show_axis_rules(table: &Table, dims: games::Dims, rows: u64) -> Result<()> {
+    let k = dims.axes();
+    let across = dims.sizes()[k - 1];
+    out!("rows:     g(..., y + p) = g(..., y) + s for y >= pre along the last axis, as found in each row (checked for y < {across}, not proven beyond)");
+    let mut point = [0u64; games::MAX_AXES];
+    for row in 0..rows.min(dims.len() / across) {
+        dims.point(row * across, &mut point);
+        let at: Vec<String> = point[..k - 1].iter().map(u64::to_string).collect();
+        let rule = table::Rule::find(across, |y| table.values.get(row * across + y) as u64);
+        match rule {
+            Some(r) => out!("  row ({}, y): pre-period {}, period {}, saltus {}", at.join(", "), r.pre, r.period, r.saltus),
+            None => out!("  row ({}, y): none within {across}", at.join(", ")),
         }
     }
     Ok(())
@@ -602,6 +658,53 @@ fn write_output(path: Option<&Path>, bytes: &[u8]) -> Result<()> {
         return stdout.write_all(bytes).and_then(|_| stdout.flush()).map_err(stdout_error);
     };
     sgtab::output::write_bytes(path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+/// `N` or `D1xD2x...` (`×` too): the sizes of a shape.
+fn parse_shape(text: &str) -> std::result::Result<games::Dims, String> {
+    let sizes: std::result::Result<Vec<u64>, _> = text.split(['x', 'X', '×']).map(|s| s.trim().parse::<u64>()).collect();
+    let sizes = sizes.map_err(|_| format!("`{text}` is not a shape: N, or sizes joined by x (8x8, 3x4x5)"))?;
+    games::Dims::new(&sizes, games::stored::MAX_POSITIONS)
+}
+
+/// Reads another program's values into the table `import:NAME` and writes it to `out`.
+fn import(file: &Path, name: &str, shape: Option<games::Dims>, out: &Path) -> Result<()> {
+    let game = games::stored::Stored::imported(name, games::Dims::new(&[1], 1).expect("one position")).map_err(|e| format!("--name: {e}"))?;
+    let shown = if file == Path::new("-") { "standard input".to_string() } else { file.display().to_string() };
+    let imported = if file == Path::new("-") {
+        table::import::read_values(io::stdin().lock(), &shown, shape)
+    } else {
+        let (f, _) = sgtab::output::open_regular(file).map_err(|e| match e.kind() {
+            io::ErrorKind::InvalidInput => format!("cannot read {shown}: {e}; pipe values in with `sgtab import - ...`"),
+            _ => format!("cannot read {shown}: {e}"),
+        })?;
+        table::import::read_values(io::BufReader::with_capacity(1 << 16, f), &shown, shape)
+    }?;
+    let spec = GameSpec::new(games::stored::Stored { dims: imported.dims, ..game });
+    let table = Table::new(spec.clone(), imported.values);
+    std::fs::create_dir_all(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
+    let path = out.join(spec.file_name());
+    // A file of that name holding another game's table is that game's: keep it.
+    if path.exists() {
+        match format::read_expecting(&path, &spec.canonical()) {
+            Ok(_) => {}
+            Err(format::ReadError::OtherGame(other)) => {
+                return Err(format!("{} holds {other}, not {spec}; choose another --name or --out", path.display()))
+            }
+            Err(e) => return Err(format!("{} is there and is not a table of {spec} ({e}); move it away or choose another --out", path.display())),
+        }
+    }
+    format::write(&table, &path).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+    out!(
+        "wrote {} ({size} bytes, {spec}, shape {}, {} entries, {} bits each, {})",
+        path.display(),
+        imported.dims.text(),
+        table.values.len(),
+        table.values.bits(),
+        describe_rule(&table)
+    );
+    Ok(())
 }
 
 fn parse_size(text: &str) -> std::result::Result<(u32, u32), String> {

@@ -114,10 +114,34 @@ pub fn table_dir(flag: Option<PathBuf>) -> PathBuf {
 /// Loads the table `spec` from `dir`, checked, or says how to make it (once, at the end of the
 /// line). The file's header must name `spec` before any of its values is read.
 pub fn load_table(dir: &Path, spec: &GameSpec) -> Result<Table, JudgeError> {
-    let path = dir.join(spec.file_name());
     let out = if dir.as_os_str().is_empty() { ".".to_string() } else { shell_word(&dir.to_string_lossy()) };
     let fix = format!("build it with `sgtab build {spec} --out {out}`");
-    match format::read_expecting(&path, &spec.to_string()) {
+    load_named(dir, &spec.to_string(), &spec.file_name(), &fix)
+}
+
+/// The table of a game named by anything `sgq` accepts: a family's spec, `lua:PATH[:...]`
+/// (the script is read to name its table; nothing runs) or `import:NAME`.
+pub fn load_any(dir: &Path, text: &str) -> Result<Table, JudgeError> {
+    let out = if dir.as_os_str().is_empty() { ".".to_string() } else { shell_word(&dir.to_string_lossy()) };
+    if let Some(script) = crate::games::stored::Script::parse(text) {
+        let script = script.map_err(|e| JudgeError::Table(e.0))?;
+        let fix = format!("build it with `sgtab build {} --out {out}`", shell_word(text.trim()));
+        return load_named(dir, &script.canonical(), &script.file_name(), &fix);
+    }
+    if let Some(name) = text.trim().strip_prefix("import:") {
+        crate::games::stored::check_name(name, "import name").map_err(|e| JudgeError::Table(e.0))?;
+        let fix = format!("make it with `sgtab import FILE --name {name} --shape N --out {out}`");
+        return load_named(dir, &format!("import:{name}"), &format!("{name}.sgt"), &fix);
+    }
+    let spec = GameSpec::parse(text).map_err(|e| JudgeError::Table(e.0))?;
+    load_table(dir, &spec)
+}
+
+/// Loads the table of canonical spec `spec` from the file `name` in `dir`, checked; `fix` says
+/// how to make it.
+fn load_named(dir: &Path, spec: &str, name: &str, fix: &str) -> Result<Table, JudgeError> {
+    let path = dir.join(name);
+    match format::read_expecting(&path, spec) {
         Ok(table) => Ok(table),
         Err(format::ReadError::OtherGame(found)) => {
             Err(JudgeError::Table(format!("table {} holds {found}, not {spec}; {fix}", path.display())))
