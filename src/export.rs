@@ -118,6 +118,15 @@ impl<'a> Plan<'a> {
         let t = self.table;
         let len = t.values.len();
         let mut doc = vec![format!("Sprague-Grundy values of {}, exported by sgtab (the table holds n < {len}).", t.spec)];
+        if let Positions::Grid(dims) = t.spec.positions() {
+            let point: Vec<String> = (1..=dims.axes()).map(|i| format!("p{i}")).collect();
+            doc.push(format!(
+                "Positions form the box {}: position ({}) is n = {}, with 0 <= pi < the i-th size.",
+                dims.text(),
+                point.join(", "),
+                dims.formula()
+            ));
+        }
         match (self.rule, t.rule) {
             (Some((pre, period, saltus)), Some(r)) => {
                 doc.push(format!(

@@ -46,12 +46,9 @@ pub fn write(path: &Path, mut fill: impl FnMut(&mut dyn Write) -> io::Result<()>
     }
 }
 
-/// [`write()`] of bytes held in memory.
-/// Reads a small input file (a script, values to import): a regular file only, opened
-/// without blocking (a FIFO with no writer would hang the open), refused past `max` bytes
-/// before they are read.
-pub fn read_small(path: &Path, max: u64) -> io::Result<Vec<u8>> {
-    use std::io::Read;
+/// Opens an input file (a script, values to import): a regular file only, opened without
+/// blocking (a FIFO with no writer would hang the open). Returns it with its length.
+pub fn open_regular(path: &Path) -> io::Result<(fs::File, u64)> {
     let mut options = fs::OpenOptions::new();
     options.read(true);
     #[cfg(unix)]
@@ -62,10 +59,18 @@ pub fn read_small(path: &Path, max: u64) -> io::Result<Vec<u8>> {
         let kind = if meta.is_dir() { "a directory" } else { "not a regular file (a FIFO, socket or device)" };
         return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("it is {kind}")));
     }
-    if meta.len() > max {
-        return Err(io::Error::new(io::ErrorKind::InvalidData, format!("it is {} bytes long, more than {max}", meta.len())));
+    Ok((file, meta.len()))
+}
+
+/// Reads a small input file through [`open_regular`], refused past `max` bytes before they
+/// are read.
+pub fn read_small(path: &Path, max: u64) -> io::Result<Vec<u8>> {
+    use std::io::Read;
+    let (file, len) = open_regular(path)?;
+    if len > max {
+        return Err(io::Error::new(io::ErrorKind::InvalidData, format!("it is {len} bytes long, more than {max}")));
     }
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    let mut bytes = Vec::with_capacity(len as usize);
     file.take(max + 1).read_to_end(&mut bytes)?;
     if bytes.len() as u64 > max {
         return Err(io::Error::new(io::ErrorKind::InvalidData, format!("it grew past {max} bytes while being read")));
@@ -73,6 +78,7 @@ pub fn read_small(path: &Path, max: u64) -> io::Result<Vec<u8>> {
     Ok(bytes)
 }
 
+/// [`write()`] of bytes held in memory.
 pub fn write_bytes(path: &Path, bytes: &[u8]) -> io::Result<()> {
     write(path, |w| w.write_all(bytes))
 }

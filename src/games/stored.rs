@@ -234,6 +234,13 @@ impl Stored {
         Ok(Stored { origin, dims })
     }
 
+    /// The game of values computed elsewhere (by `sgtab import`, or by a Rust program's own
+    /// [`super::Moves`] through [`crate::engine::generic`]), named `import:NAME`.
+    pub fn imported(name: &str, dims: Dims) -> Result<Stored, SpecError> {
+        check_name(name, "import name")?;
+        Ok(Stored { origin: Origin::Import(name.to_string()), dims })
+    }
+
     /// The script, where the table was made from one.
     pub fn script(&self) -> Option<&Script> {
         match &self.origin {

@@ -2,6 +2,7 @@
 //! file format that stores them.
 
 pub mod format;
+pub mod import;
 pub mod packed;
 pub mod rule;
 
