@@ -26,12 +26,19 @@ pub struct Imported {
     pub values: Packed,
 }
 
+/// Lines numbered past this are refused: an indexed entry keeps its line in 34 bits.
+const MAX_LINES: u64 = 1 << 34;
+
 /// Reads values in either form from `input` (`name` says where they come from in messages),
 /// into `shape` when given. Errors are one line: `NAME:LINE: what is wrong`.
+///
+/// Memory grows with the input read, never with a number in it: indexed entries are kept as
+/// (index, line, value) and sorted, so one line naming index 10^9 costs one entry, not a table
+/// of 10^9 values.
 pub fn read_values(mut input: impl BufRead, name: &str, shape: Option<Dims>) -> Result<Imported, String> {
     let mut values: Vec<u32> = Vec::new();
-    // Indexed form: which indexes were given (a bit each), and how many.
-    let mut seen: Vec<u64> = Vec::new();
+    // Indexed form: index << 34 | line, and the value.
+    let mut indexed_entries: Vec<(u64, u32)> = Vec::new();
     let mut indexed: Option<bool> = None;
     let mut line = Vec::with_capacity(MAX_LINE + 1);
     let mut number = 0u64;
@@ -43,6 +50,9 @@ pub fn read_values(mut input: impl BufRead, name: &str, shape: Option<Dims>) -> 
         }
         number += 1;
         let at = |what: String| format!("{name}:{number}: {what}");
+        if number >= MAX_LINES {
+            return Err(at(format!("more than {MAX_LINES} lines")));
+        }
         if line.len() > MAX_LINE && !line.ends_with(b"\n") {
             return Err(at(format!("a line longer than {MAX_LINE} bytes; each line holds one value, or an index and a value")));
         }
@@ -58,38 +68,28 @@ pub fn read_values(mut input: impl BufRead, name: &str, shape: Option<Dims>) -> 
             return Err(at(format!("{} fields where {expected}", fields.len())));
         }
         let value = parse_value(fields[want - 1]).map_err(at)?;
+        let (count, limit) = (if form { indexed_entries.len() } else { values.len() } as u64, shape.map_or(MAX_POSITIONS, |d| d.len()));
+        if count >= limit {
+            return Err(at(match shape {
+                Some(d) => format!("more values than the {} positions of the shape {}", d.len(), d.text()),
+                None => format!("more values than the largest table, {MAX_POSITIONS} entries"),
+            }));
+        }
         if form {
             let i = parse_index(fields[0]).map_err(&at)?;
-            if let Some(dims) = shape.filter(|d| i >= d.len()) {
-                return Err(at(format!("index {i} is outside the shape {} (indexes 0 to {})", dims.text(), dims.len() - 1)));
+            if i >= limit {
+                return Err(at(match shape {
+                    Some(d) => format!("index {i} is outside the shape {} (indexes 0 to {})", d.text(), d.len() - 1),
+                    None => format!("index {i} is past the largest table, {MAX_POSITIONS} entries"),
+                }));
             }
-            if i >= MAX_POSITIONS {
-                return Err(at(format!("index {i} is past the largest table, {MAX_POSITIONS} entries")));
-            }
-            let need = usize::try_from(i + 1).map_err(|_| at("index too large for this machine".into()))?;
-            if values.len() < need {
-                grow(&mut values, need).map_err(&at)?;
-                seen.resize(need.div_ceil(64), 0);
-            }
-            let (word, bit) = ((i / 64) as usize, i % 64);
-            if seen[word] >> bit & 1 == 1 {
-                return Err(at(format!("index {i} is given a second time")));
-            }
-            seen[word] |= 1 << bit;
-            values[i as usize] = value;
+            push(&mut indexed_entries, (i << 34 | number, value)).map_err(at)?;
         } else {
-            if let Some(dims) = shape.filter(|d| values.len() as u64 >= d.len()) {
-                return Err(at(format!("more values than the {} positions of the shape {}", dims.len(), dims.text())));
-            }
-            if values.len() as u64 >= MAX_POSITIONS {
-                return Err(at(format!("more values than the largest table, {MAX_POSITIONS} entries")));
-            }
-            if values.len() == values.capacity() {
-                let more = values.len().clamp(1 << 12, 1 << 26);
-                crate::memory::reserve(&mut values, more, "the imported values").map_err(|e| at(e.0))?;
-            }
-            values.push(value);
+            push(&mut values, value).map_err(at)?;
         }
+    }
+    if indexed == Some(true) {
+        values = in_order(indexed_entries, shape.map(|d| d.len()), name)?;
     }
     if values.is_empty() {
         return Err(format!("{name}: no values (one a line, or `index value` lines)"));
@@ -101,14 +101,38 @@ pub fn read_values(mut input: impl BufRead, name: &str, shape: Option<Dims>) -> 
     if (values.len() as u64) < dims.len() {
         return Err(format!("{name}: {} values for the {} positions of the shape {}", values.len(), dims.len(), dims.text()));
     }
-    if indexed == Some(true) {
-        if let Some(i) = first_missing(&seen, values.len() as u64) {
-            return Err(format!("{name}: index {i} is missing (every index from 0 to {} is given once)", values.len() - 1));
-        }
-    }
-    let values = Packed::try_from_fn(values.len() as u64, super::packed::bits_for(values.iter().copied().max().unwrap_or(0) as u64), |i| values[i as usize])
-        .map_err(|_| format!("{name}: not enough memory for the table"))?;
+    let bits = super::packed::bits_for(values.iter().copied().max().unwrap_or(0) as u64);
+    let values = Packed::try_from_fn(values.len() as u64, bits, |i| values[i as usize]).map_err(|_| format!("{name}: not enough memory for the table"))?;
     Ok(Imported { dims, values })
+}
+
+/// Appends `item`, growing `v` fallibly by at most 2^26 entries at a time.
+fn push<T>(v: &mut Vec<T>, item: T) -> Result<(), String> {
+    if v.len() == v.capacity() {
+        let more = v.len().clamp(1 << 12, 1 << 26);
+        crate::memory::reserve(v, more, "the imported values").map_err(|e| e.0)?;
+    }
+    v.push(item);
+    Ok(())
+}
+
+/// Indexed entries (index << 34 | line, value) as the values of indexes 0..N, N the shape's
+/// length or the entries' count: every index once.
+fn in_order(mut entries: Vec<(u64, u32)>, len: Option<u64>, name: &str) -> Result<Vec<u32>, String> {
+    const LINE: u64 = (1 << 34) - 1;
+    entries.sort_unstable_by_key(|e| e.0);
+    let len = len.unwrap_or(entries.len() as u64);
+    // Twice the same index: name the later line. Sorted by index, then by line.
+    let twice = entries.windows(2).filter(|w| w[0].0 >> 34 == w[1].0 >> 34).min_by_key(|w| w[1].0 & LINE);
+    if let Some(w) = twice {
+        return Err(format!("{name}:{}: index {} is given a second time (first on line {})", w[1].0 & LINE, w[1].0 >> 34, w[0].0 & LINE));
+    }
+    let gap = (0..len).zip(entries.iter()).find(|&(i, e)| e.0 >> 34 != i).map(|(i, _)| i);
+    if let Some(i) = gap.or_else(|| ((entries.len() as u64) < len).then_some(entries.len() as u64)) {
+        let top = entries.last().map_or(0, |e| e.0 >> 34);
+        return Err(format!("{name}: index {i} is missing (every index from 0 to {} is given once; the largest given is {top})", len.saturating_sub(1)));
+    }
+    Ok(entries.into_iter().map(|e| e.1).collect())
 }
 
 /// A value: decimal digits, at most 2^32 − 1.
@@ -124,23 +148,6 @@ fn parse_index(text: &str) -> Result<u64, String> {
         return Err(format!("`{}` is not a non-negative decimal integer", shown.escape_debug()));
     }
     text.parse().map_err(|_| format!("`{text}` is too large"))
-}
-
-/// `values` grown to `len` (new entries 0), allocated fallibly in steps that at least double.
-fn grow(values: &mut Vec<u32>, len: usize) -> Result<(), String> {
-    let more = len - values.len();
-    if values.capacity() < len {
-        let step = more.max(values.len()).max(1 << 12);
-        let step = step.min(MAX_POSITIONS as usize - values.len()).max(more);
-        crate::memory::reserve(values, step, "the imported values").map_err(|e| e.0)?;
-    }
-    values.resize(len, 0);
-    Ok(())
-}
-
-/// The first index below `len` whose bit is clear.
-fn first_missing(seen: &[u64], len: u64) -> Option<u64> {
-    (0..len).find(|&i| seen[(i / 64) as usize] >> (i % 64) & 1 == 0)
 }
 
 #[cfg(test)]
@@ -169,7 +176,7 @@ mod tests {
             ("0\n4294967296\n", None, "in:2: the value 4294967296 is more than"),
             ("0\n1 2\n", None, "in:2: 2 fields where one value"),
             ("0 1\n1\n", None, "in:2: 1 fields where `index value`"),
-            ("0 1\n0 2\n", None, "in:2: index 0 is given a second time"),
+            ("0 1\n0 2\n1 1\n", None, "in:2: index 0 is given a second time (first on line 1)"),
             ("0 1\n2 2\n", None, "in: index 1 is missing"),
             ("0\n1\n2\n", Some(&[2]), "in:3: more values than the 2 positions"),
             ("0\n", Some(&[2]), "in: 1 values for the 2 positions"),
@@ -184,5 +191,7 @@ mod tests {
         assert!(read(&long, None).unwrap_err().starts_with("in:1: a line longer than 256 bytes"));
         assert_eq!(read_values(&b"0\n\xff\n"[..], "in", None).map(|_| ()).unwrap_err(), "in:2: not text (UTF-8)");
         assert!(read(&format!("{} 1\n", MAX_POSITIONS), None).unwrap_err().contains("past the largest table"));
+        // One line naming a far index costs one entry, and is a missing index 0.
+        assert!(read("1073741823 1\n", None).unwrap_err().starts_with("in: index 0 is missing"));
     }
 }
