@@ -35,3 +35,10 @@ fn take_and_break_codes() {
         agree(spec);
     }
 }
+
+#[test]
+fn chess_rows_and_boards() {
+    for spec in ["chess:1", "chess:10", "chess:14", "queen:1", "queen:60", "rook:45", "king:50"] {
+        agree(spec);
+    }
+}

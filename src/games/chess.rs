@@ -78,8 +78,25 @@ impl Game for Chess {
         Ok(Packed::from_values(&reference(self.width, progress)))
     }
 
+    fn moves(&self) -> Option<&dyn super::Moves> {
+        Some(self)
+    }
+
     fn as_any(&self) -> &dyn std::any::Any {
         self
+    }
+}
+
+/// A row as its options, the row bitmask its index: what the generic engine reads.
+impl super::Moves for Chess {
+    fn count(&self) -> u64 {
+        1 << self.width
+    }
+
+    fn options(&self, row: u64, f: &mut dyn FnMut(&[u64])) {
+        for next in options(row as u32) {
+            f(&[next as u64]);
+        }
     }
 }
 

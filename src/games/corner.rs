@@ -180,8 +180,26 @@ impl Game for Corner {
         false
     }
 
+    fn moves(&self) -> Option<&dyn super::Moves> {
+        Some(self)
+    }
+
     fn as_any(&self) -> &dyn std::any::Any {
         self
+    }
+}
+
+/// The board as its options, square (x, y) at index x·n + y: what the generic engine reads.
+impl super::Moves for Corner {
+    fn count(&self) -> u64 {
+        self.len()
+    }
+
+    fn options(&self, p: u64, f: &mut dyn FnMut(&[u64])) {
+        let n = self.n as u64;
+        for (x, y) in self.piece.options((p / n) as u32, (p % n) as u32) {
+            f(&[x as u64 * n + y as u64]);
+        }
     }
 }
 
