@@ -224,6 +224,10 @@ fn sgq_is_small_and_links_no_gpu_code() {
     for gpu in ["wgpu", "naga::", "ash::vk"] {
         assert!(!names.contains(gpu), "sgq links {gpu} code");
     }
+    // Nor Lua: a script's table is read back without running anything.
+    for lua in ["mlua::", "luaV_execute", "lua_pcall"] {
+        assert!(!names.contains(lua), "sgq links {lua} code");
+    }
     // Nor the plotting code that only `sgtab plot` uses.
     for plotting in ["plotters", "ab_glyph", "png::"] {
         assert!(!names.contains(plotting), "sgq links {plotting} code");
