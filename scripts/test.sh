@@ -44,5 +44,11 @@ export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-/tmp}"
 # big GPU/SIMD widths that are ignored in a plain `cargo test`.
 cargo test --release -- --include-ignored
 
+# The Rust example of a user's own game builds its tables and checks Kayles against sgtab's own
+# engine (it exits non-zero where they differ).
+example_out="$(mktemp -d)"
+cargo run --release --quiet --example custom_game -- "$example_out"
+rm -rf "$example_out"
+
 # The API docs build without a warning (a broken or private intra-doc link fails here).
 RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --quiet

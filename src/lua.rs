@@ -7,12 +7,13 @@
 //! the spec are set before it runs. `docs/scripts.md` is the user's guide.
 //!
 //! The game is handed to the generic engine ([`crate::engine::generic`]) as a [`Source`]: each
-//! engine thread gets its own interpreter ([`LuaWorker`]) running the same script, so options
+//! engine thread gets its own interpreter (`LuaWorker`) running the same script, so options
 //! are enumerated on every core. A worker calls `moves` through Lua's C API, one protected call
 //! a position inside one call into Lua a block, and reads the returned list in place (no
 //! conversion through Rust values): that per-call path is most of the cost for small games.
-//! `sum` is Lua code that appends its parts to a table and returns a marker integer, so a split
-//! allocates nothing.
+//! `sum` of two 1-D positions is a C function returning one marker integer that holds both
+//! (nothing allocated); any other sum is Lua code that appends its parts to a table and returns
+//! a marker integer pointing at them.
 //!
 //! Sandbox: the base, string, table, math and utf8 libraries only, less what loads code or
 //! reaches outside (`load`, `loadfile`, `dofile`, `string.dump`, `collectgarbage`) and what
