@@ -29,9 +29,7 @@ fn chess_gpu(c: &mut Criterion) {
                 b.iter(|| engine.chess(black_box(w), &Progress::silent(), &mut Timings::default()).unwrap())
             });
         }
-        group.bench_with_input(BenchmarkId::new("scalar", width), &width, |b, &w| {
-            b.iter(|| chess::reference(black_box(w), &Progress::silent()))
-        });
+        group.bench_with_input(BenchmarkId::new("scalar", width), &width, |b, &w| b.iter(|| chess::reference(black_box(w), &Progress::silent())));
     }
     group.finish();
 }

@@ -7,7 +7,7 @@
 //! wall time of each and the ratio of the medians to the reference's.
 
 use sgtab::engine::corner;
-use sgtab::games::corner::{reference, Piece};
+use sgtab::games::corner::{Piece, reference};
 use sgtab::progress::Progress;
 use sgtab::table::Packed;
 use std::time::{Duration, Instant};

@@ -18,7 +18,7 @@ use sgtab::games::stored::Stored;
 use sgtab::games::{Dims, Moves};
 use sgtab::progress::Progress;
 use sgtab::spec::GameSpec;
-use sgtab::table::{format, Packed, Table};
+use sgtab::table::{Packed, Table, format};
 use std::path::PathBuf;
 
 /// Kayles on rows of 0..count pins.

@@ -34,8 +34,7 @@ fn main() {
         let start = Instant::now();
         let scalar = Packed::with_bits(&chess::reference(width, &Progress::new(format!("scalar {width}"))), 5);
         let scalar_time = start.elapsed();
-        let gpu_total: f64 =
-            timings.phases.iter().filter(|(p, _)| p != "kernel (gpu timestamps)").map(|(_, t)| t.as_secs_f64()).sum();
+        let gpu_total: f64 = timings.phases.iter().filter(|(p, _)| p != "kernel (gpu timestamps)").map(|(_, t)| t.as_secs_f64()).sum();
         println!(
             "width {width}: gpu {gpu_total:.3} s, scalar {:.3} s, {}",
             scalar_time.as_secs_f64(),

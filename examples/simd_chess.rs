@@ -24,10 +24,5 @@ fn main() {
     }
     progress.finish();
     let table = table.expect("at least one run");
-    println!(
-        "chess:{width} on {threads} threads: {:.3} ms, {} values, {} payload bytes",
-        best.as_secs_f64() * 1e3,
-        table.len(),
-        table.payload().len()
-    );
+    println!("chess:{width} on {threads} threads: {:.3} ms, {} values, {} payload bytes", best.as_secs_f64() * 1e3, table.len(), table.payload().len());
 }

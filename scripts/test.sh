@@ -36,6 +36,16 @@ if [ ${#missing[@]} -gt 0 ]; then
     fi
 fi
 
+# Format and lints first: a quick failure before the long build. rustfmt and clippy come with
+# rustup's default profile; where they are missing, rustup adds them.
+for tool in rustfmt clippy; do
+    if ! cargo "${tool/rustfmt/fmt}" --version >/dev/null 2>&1 && command -v rustup >/dev/null; then
+        rustup component add "$tool"
+    fi
+done
+cargo fmt --check
+cargo clippy --release --all-targets --quiet -- -D warnings
+
 # Say which wgpu backend runs, and silence Mesa's harmless XDG_RUNTIME_DIR warning.
 export WGPU_BACKEND="${WGPU_BACKEND:-vulkan}"
 export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-/tmp}"

@@ -10,13 +10,13 @@
 //! step, looking for the rule at each: no step recomputes what an earlier one did, so proving
 //! at N costs one build to N plus a near-linear rule search per step.
 
-use crate::engine::{octal, simd, Backend, EngineError, Engines, Timings};
+use crate::engine::{Backend, EngineError, Engines, Timings, octal, simd};
 use crate::games::takebreak::{Code, TakeBreak};
+use crate::memory;
 use crate::progress::Progress;
 use crate::spec::GameSpec;
-use crate::memory;
 use crate::table::packed::{bits_for, payload_len};
-use crate::table::{find_rule, find_rule_in, Packed, Rule, Table};
+use crate::table::{Packed, Rule, Table, find_rule, find_rule_in};
 
 /// Shortest prefix tried first, and the factor between tries. Short, because a prefix costs
 /// the cube of its length for codes with three-heap moves (0.F: 3.3 s for 4096 heaps, a few
@@ -53,9 +53,7 @@ pub fn why_unprovable(spec: &GameSpec) -> Option<String> {
     }
     let plain = Rule { pre: 0, period: 1, saltus: 0, checked: 0, proven: false };
     Some(match spec.as_any().downcast_ref::<TakeBreak>() {
-        Some(game) => crate::games::takebreak::no_theorem(&game.code, &plain)
-            .unwrap_or("no theorem applies to this code")
-            .to_string(),
+        Some(game) => crate::games::takebreak::no_theorem(&game.code, &plain).unwrap_or("no theorem applies to this code").to_string(),
         None if !spec.has_rule() => format!("a {} table has no rule along its index to prove", spec.game()),
         None => format!("no theorem proves the rules of {} games here, so their rules are checked only", spec.game()),
     })
@@ -73,11 +71,11 @@ pub fn build(engines: &Engines, spec: &GameSpec, progress: &Progress, timings: &
             let Some(short) = resized(spec, n) else { break };
             progress.set_label(format!("building {short} (a prefix of {spec} that may prove its rule)"));
             let (values, engine) = engines.compute(&short, progress, timings)?;
-            if let Some(rule) = find_rule(&short, &values).filter(|r| r.proven) {
-                if let Some(full) = fill(values.len(), |i| values.get(i), &rule, len)? {
-                    let table = timings.time("rule search", || Table::new(spec.clone(), full));
-                    return Ok(Built { table, engine, filled_from: Some(n) });
-                }
+            if let Some(rule) = find_rule(&short, &values).filter(|r| r.proven)
+                && let Some(full) = fill(values.len(), |i| values.get(i), &rule, len)?
+            {
+                let table = timings.time("rule search", || Table::new(spec.clone(), full));
+                return Ok(Built { table, engine, filled_from: Some(n) });
             }
             n *= GROWTH;
         }
@@ -108,9 +106,7 @@ fn fill(have: u64, get: impl Fn(u64) -> u32, rule: &Rule, len: u64) -> Result<Op
         max = max.max(v);
     }
     let bits = bits_for(max as u64);
-    Packed::try_from_fn(len, bits, |n| value(n).unwrap_or(0))
-        .map(Some)
-        .map_err(|_| memory::short("its values", payload_len(len, bits), memory::room()))
+    Packed::try_from_fn(len, bits, |n| value(n).unwrap_or(0)).map(Some).map_err(|_| memory::short("its values", payload_len(len, bits), memory::room()))
 }
 
 /// How [`prove`] ended.
@@ -124,13 +120,7 @@ pub enum Proof {
 /// Grows `spec`'s table until its rule is proven (by its game's theorem) or its length reaches
 /// `max`. Each step goes straight to the length the theorem needs for the rule found so far,
 /// or doubles when there is none yet, so the work is at most a few times the last build's.
-pub fn prove(
-    engines: &Engines,
-    spec: &GameSpec,
-    max: u64,
-    progress: &Progress,
-    timings: &mut Timings,
-) -> Result<(Built, Proof), EngineError> {
+pub fn prove(engines: &Engines, spec: &GameSpec, max: u64, progress: &Progress, timings: &mut Timings) -> Result<(Built, Proof), EngineError> {
     if let Some(why) = why_unprovable(spec) {
         return Err(EngineError(format!("--prove cannot prove a rule of {spec}: {why}; build it without --prove")));
     }
@@ -174,13 +164,7 @@ fn rule_of(spec: &GameSpec, g: &octal::Growing) -> Option<Rule> {
 /// then the spec's length; a rule proven at a stop below it fills the rest. With `max`, past
 /// the spec's length each stop is the length the theorem needs for the rule found so far, or
 /// twice the last without one, up to `max`.
-fn grown(
-    spec: &GameSpec,
-    code: &Code,
-    max: Option<u64>,
-    progress: &Progress,
-    timings: &mut Timings,
-) -> Result<(Built, Option<Proof>), EngineError> {
+fn grown(spec: &GameSpec, code: &Code, max: Option<u64>, progress: &Progress, timings: &mut Timings) -> Result<(Built, Option<Proof>), EngineError> {
     let len = spec.len();
     let provable = can_prove(spec);
     let mut g = octal::Growing::code(code, simd::threads());
@@ -242,4 +226,3 @@ fn proven_by(spec: &GameSpec, rule: &Rule, len: u64) -> Proof {
 fn grown_spec(spec: &GameSpec, len: u64) -> Result<GameSpec, EngineError> {
     resized(spec, len).ok_or_else(|| EngineError(format!("{spec} cannot be grown to {len} entries")))
 }
-

@@ -76,9 +76,8 @@ impl<'a> Plan<'a> {
                 let stored = if bits == values.bits() {
                     Cow::Borrowed(values)
                 } else {
-                    let packed = Packed::try_from_fn(count, bits, |i| values.get(i)).map_err(|_| {
-                        format!("{}: no memory left to repack its {count} stored values; export on a machine with more memory", table.spec)
-                    })?;
+                    let packed = Packed::try_from_fn(count, bits, |i| values.get(i))
+                        .map_err(|_| format!("{}: no memory left to repack its {count} stored values; export on a machine with more memory", table.spec))?;
                     Cow::Owned(packed)
                 };
                 let first_over32 = match r.saltus {
@@ -129,23 +128,15 @@ impl<'a> Plan<'a> {
         }
         match (self.rule, t.rule) {
             (Some((pre, period, saltus)), Some(r)) => {
-                doc.push(format!(
-                    "Stores g(0..{}); the rest from the rule g(n+{period}) = g(n) + {saltus} for n >= {pre}.",
-                    pre + period
-                ));
+                doc.push(format!("Stores g(0..{}); the rest from the rule g(n+{period}) = g(n) + {saltus} for n >= {pre}.", pre + period));
                 if r.proven {
                     let theorem = t.spec.theorem(&r).map(|th| format!(" ({})", th.name)).unwrap_or_default();
                     doc.push(format!("The rule is PROVEN{theorem}: every value is exact."));
                 } else {
-                    doc.push(format!(
-                        "The rule was CHECKED up to n = {} only, NOT PROVEN: values for n >= {len} are a conjecture.",
-                        r.checked - 1
-                    ));
+                    doc.push(format!("The rule was CHECKED up to n = {} only, NOT PROVEN: values for n >= {len} are a conjecture.", r.checked - 1));
                 }
                 if let Some(n) = self.first_over32 {
-                    doc.push(format!(
-                        "{OVER32} first at n = {n}: the function stops the program for each n whose g(n) does not fit."
-                    ));
+                    doc.push(format!("{OVER32} first at n = {n}: the function stops the program for each n whose g(n) does not fit."));
                 }
             }
             _ => doc.push(format!("No rule is known past the table: for n >= {len} the function stops the program.")),

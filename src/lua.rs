@@ -22,8 +22,8 @@
 //! position it was given ([`watchdog`]). Errors are one line with the script's name and line.
 
 use crate::engine::generic;
-use crate::games::stored::{self, positions_of, Script, Stored, LUA};
-use crate::games::{Dims, Family, Game, GameError, Positions, Source, Worker, MAX_AXES};
+use crate::games::stored::{self, LUA, Script, Stored, positions_of};
+use crate::games::{Dims, Family, Game, GameError, MAX_AXES, Positions, Source, Worker};
 use crate::progress::Progress;
 use crate::spec::MAX_LEN;
 use crate::table::Packed;
@@ -259,11 +259,9 @@ impl State {
         match self.watch.stopped() {
             Some(why) => self.error(format!("{} {place}: {why}", self.file)),
             None => match e {
-                mlua::Error::MemoryError(_) => self.error(format!(
-                    "{} {place}: ran out of its {} MiB of memory; --lua-memory raises the bound",
-                    self.file,
-                    self.limits.memory >> 20
-                )),
+                mlua::Error::MemoryError(_) => {
+                    self.error(format!("{} {place}: ran out of its {} MiB of memory; --lua-memory raises the bound", self.file, self.limits.memory >> 20))
+                }
                 _ => self.error(format!("{place}: {}", lua_message(e))),
             },
         }
@@ -588,7 +586,7 @@ unsafe fn position_list(l: *mut ffi::lua_State, dims: &Dims, parts: &mut Vec<u64
             return Err(format!("{} is a list of {len} numbers; a position of this game is {k}", what()));
         }
         let mut point = [0u64; MAX_AXES];
-        for j in 0..k {
+        for (j, (slot, &size)) in point[..k].iter_mut().zip(dims.sizes()).enumerate() {
             ffi::lua_rawgeti(l, -1, j as i64 + 1);
             let ok = ffi::lua_isinteger(l, -1) != 0;
             let v = ffi::lua_tointegerx(l, -1, std::ptr::null_mut());
@@ -597,10 +595,10 @@ unsafe fn position_list(l: *mut ffi::lua_State, dims: &Dims, parts: &mut Vec<u64
             if !ok {
                 return Err(format!("coordinate {} of {} is {shown}, not an integer", j + 1, what()));
             }
-            if v < 0 || v as u64 >= dims.sizes()[j] {
-                return Err(format!("{} has coordinate {} = {v}, outside 0..{}", what(), j + 1, dims.sizes()[j] - 1));
+            if v < 0 || v as u64 >= size {
+                return Err(format!("{} has coordinate {} = {v}, outside 0..{}", what(), j + 1, size - 1));
             }
-            point[j] = v as u64;
+            *slot = v as u64;
         }
         parts.push(dims.index(&point[..k]).expect("checked coordinates"));
         Ok(())
@@ -705,7 +703,7 @@ pub mod watchdog {
         }
 
         /// Runs `f`, a call into the interpreter whose main state is `state`, under watch.
-        pub fn call<T>(&self, state: *mut ffi::lua_State, f: impl FnOnce() -> T) -> T {
+        pub(crate) fn call<T>(&self, state: *mut ffi::lua_State, f: impl FnOnce() -> T) -> T {
             RUNNING.with(|r| r.set(state));
             self.entry.since.store(CLOCK.load(Relaxed), Relaxed);
             let out = f();
@@ -719,9 +717,7 @@ pub mod watchdog {
 
         /// Why the last call was stopped, if the watchdog stopped it.
         pub fn stopped(&self) -> Option<String> {
-            self.entry.fired.swap(false, Relaxed).then(|| {
-                format!("ran longer than {} s (an endless loop?); --lua-seconds raises the bound", self.seconds)
-            })
+            self.entry.fired.swap(false, Relaxed).then(|| format!("ran longer than {} s (an endless loop?); --lua-seconds raises the bound", self.seconds))
         }
     }
 
@@ -742,18 +738,20 @@ pub mod watchdog {
             libc::sigemptyset(&mut action.sa_mask);
             libc::sigaction(libc::SIGURG, &action, std::ptr::null_mut());
         }
-        let spawned = std::thread::Builder::new().name("sgtab-lua-watchdog".into()).spawn(|| loop {
-            std::thread::sleep(TICK);
-            let now = CLOCK.fetch_add(1, Relaxed) + 1;
-            let mut watched = WATCHED.lock().unwrap_or_else(|e| e.into_inner());
-            watched.retain(|e| !e.gone.load(Relaxed));
-            for e in watched.iter() {
-                let since = e.since.load(Relaxed);
-                if since != 0 && now.saturating_sub(since) > e.most {
-                    e.fired.store(true, Relaxed);
-                    // SAFETY: the thread is alive: its Watch is not dropped (not `gone`), and a
-                    // Watch lives on the thread that made it.
-                    unsafe { libc::pthread_kill(e.thread, libc::SIGURG) };
+        let spawned = std::thread::Builder::new().name("sgtab-lua-watchdog".into()).spawn(|| {
+            loop {
+                std::thread::sleep(TICK);
+                let now = CLOCK.fetch_add(1, Relaxed) + 1;
+                let mut watched = WATCHED.lock().unwrap_or_else(|e| e.into_inner());
+                watched.retain(|e| !e.gone.load(Relaxed));
+                for e in watched.iter() {
+                    let since = e.since.load(Relaxed);
+                    if since != 0 && now.saturating_sub(since) > e.most {
+                        e.fired.store(true, Relaxed);
+                        // SAFETY: the thread is alive: its Watch is not dropped (not `gone`), and a
+                        // Watch lives on the thread that made it.
+                        unsafe { libc::pthread_kill(e.thread, libc::SIGURG) };
+                    }
                 }
             }
         });

@@ -32,13 +32,7 @@ fn rlimit_room() -> Option<u64> {
     // "Max address space   unlimited   unlimited   bytes": the soft limit is the first number.
     let soft = |name: &str| -> Option<u64> { limits.lines().find(|l| l.starts_with(name))?[name.len()..].split_whitespace().next()?.parse().ok() };
     let left = |limit: Option<u64>, used: Option<u64>| Some(limit?.saturating_sub(used.unwrap_or(0)));
-    [
-        left(soft("Max address space"), kib_field(&status, "VmSize:")),
-        left(soft("Max data size"), kib_field(&status, "VmData:")),
-    ]
-    .into_iter()
-    .flatten()
-    .min()
+    [left(soft("Max address space"), kib_field(&status, "VmSize:")), left(soft("Max data size"), kib_field(&status, "VmData:"))].into_iter().flatten().min()
 }
 
 /// What the memory cgroups of this process leave.
@@ -79,11 +73,7 @@ fn cgroup_room() -> Option<u64> {
 
 /// Bytes in GiB with one decimal, or MiB below 1 GiB.
 pub fn size(bytes: u64) -> String {
-    if bytes >= 1 << 30 {
-        format!("{:.1} GiB", bytes as f64 / (1u64 << 30) as f64)
-    } else {
-        format!("{:.1} MiB", bytes as f64 / (1u64 << 20) as f64)
-    }
+    if bytes >= 1 << 30 { format!("{:.1} GiB", bytes as f64 / (1u64 << 30) as f64) } else { format!("{:.1} MiB", bytes as f64 / (1u64 << 20) as f64) }
 }
 
 /// The error for `need` bytes of `what` that do not fit in `room` (unknown: `None`); sgtab
@@ -93,10 +83,7 @@ pub fn short(what: &str, need: u64, room: Option<u64>) -> EngineError {
         Some(r) => format!("only {} fits here", size(r)),
         None => "the allocation failed".to_string(),
     };
-    EngineError(format!(
-        "needs about {} for {what}, but {fits} (ulimit -v / cgroup memory.max / MemAvailable); build a shorter table",
-        size(need)
-    ))
+    EngineError(format!("needs about {} for {what}, but {fits} (ulimit -v / cgroup memory.max / MemAvailable); build a shorter table", size(need)))
 }
 
 /// Refuses, before any work, `need` bytes of `what` where they do not fit.

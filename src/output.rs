@@ -156,14 +156,10 @@ fn same_file(a: &fs::Metadata, b: &fs::Metadata) -> bool {
 fn open_through(path: &Path) -> io::Result<File> {
     use std::os::fd::AsRawFd;
     use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
-    let file = fs::OpenOptions::new()
-        .write(true)
-        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
-        .open(path)
-        .map_err(|e| match e.raw_os_error() {
-            Some(libc::ENXIO) => refused("nothing is reading from it (a FIFO with no reader, or a socket)"),
-            _ => e,
-        })?;
+    let file = fs::OpenOptions::new().write(true).custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY).open(path).map_err(|e| match e.raw_os_error() {
+        Some(libc::ENXIO) => refused("nothing is reading from it (a FIFO with no reader, or a socket)"),
+        _ => e,
+    })?;
     let kind = file.metadata()?.file_type();
     if !(kind.is_char_device() || kind.is_fifo()) {
         // A block device, or the path changed under us: never write into those.
@@ -420,7 +416,7 @@ mod tests {
     #[cfg(unix)]
     #[test]
     fn links_are_followed_and_kept_and_modes_kept() {
-        use std::os::unix::fs::{symlink, PermissionsExt};
+        use std::os::unix::fs::{PermissionsExt, symlink};
         let dir = scratch("links");
         fs::create_dir(dir.join("sub")).unwrap();
         fs::write(dir.join("sub/real"), b"old").unwrap();

@@ -135,10 +135,7 @@ pub fn plot(table: &Table, format: Format, size: (u32, u32)) -> Result<Vec<u8>, 
             let mut encoder = png::Encoder::new(&mut file, w, h);
             encoder.set_color(png::ColorType::Rgb);
             encoder.set_depth(png::BitDepth::Eight);
-            encoder
-                .write_header()
-                .and_then(|mut writer| writer.write_image_data(&rgb))
-                .map_err(|e| format!("cannot encode the PNG: {e}"))?;
+            encoder.write_header().and_then(|mut writer| writer.write_image_data(&rgb)).map_err(|e| format!("cannot encode the PNG: {e}"))?;
             Ok(file)
         }
     }

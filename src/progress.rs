@@ -55,12 +55,7 @@ impl Progress {
         let pct = if total == 0 { 100.0 } else { done as f64 * 100.0 / total as f64 };
         // A line that cannot be printed (stderr full or closed) is dropped: progress is not
         // worth failing, let alone panicking, for.
-        let _ = writeln!(
-            std::io::stderr().lock(),
-            "{}: {pct:5.1}% ({done}/{total}) after {:.1}s",
-            self.label(),
-            now.duration_since(self.start).as_secs_f64()
-        );
+        let _ = writeln!(std::io::stderr().lock(), "{}: {pct:5.1}% ({done}/{total}) after {:.1}s", self.label(), now.duration_since(self.start).as_secs_f64());
     }
 
     /// Prints the closing line, if anything was printed before.

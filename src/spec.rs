@@ -50,11 +50,7 @@ impl GameSpec {
             }
         }
         let word: String = text.chars().take_while(|c| c.is_alphanumeric()).take(32).collect();
-        Err(SpecError(format!(
-            "bad game spec `{}`: unknown game `{word}` (expected one of: {})",
-            text.escape_debug(),
-            games::grammar()
-        )))
+        Err(SpecError(format!("bad game spec `{}`: unknown game `{word}` (expected one of: {})", text.escape_debug(), games::grammar())))
     }
 
     /// Wraps a game built in code.
@@ -162,8 +158,23 @@ mod tests {
 
     #[test]
     fn bad_specs_say_why() {
-        for bad in ["", "chess:0", "chess:33", "chess:x", "sub", "sub:", "sub:0", "sub:1,,2", "sub:1:0",
-            "funny:22", "lasker:-1", "go", "chess:99999999999999999999999", "chessy", "lasker:"] {
+        for bad in [
+            "",
+            "chess:0",
+            "chess:33",
+            "chess:x",
+            "sub",
+            "sub:",
+            "sub:0",
+            "sub:1,,2",
+            "sub:1:0",
+            "funny:22",
+            "lasker:-1",
+            "go",
+            "chess:99999999999999999999999",
+            "chessy",
+            "lasker:",
+        ] {
             let e = GameSpec::parse(bad).unwrap_err();
             assert!(e.0.starts_with("bad game spec"), "{bad}: {e}");
         }

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{sgtab, text, tables_dir};
+use common::{sgtab, tables_dir, text};
 
 /// A refusal in one line, no panic, with the exit status `code`.
 fn refused(args: &[&str], code: i32, needles: &[&str]) {

@@ -5,7 +5,7 @@ mod common;
 
 use common::{CornerPieces, Search};
 use sgtab::engine::corner;
-use sgtab::games::corner::{reference, row_rules, Piece};
+use sgtab::games::corner::{Piece, reference, row_rules};
 use sgtab::progress::Progress;
 use sgtab::table::Packed;
 

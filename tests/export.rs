@@ -7,11 +7,11 @@ mod common;
 use common::{sgtab, tables_dir, text};
 use sgtab::progress::Progress;
 use sgtab::spec::GameSpec;
-use sgtab::table::{format, Table};
+use sgtab::table::{Table, format};
 use std::fs;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::io::Write;
 
 fn scratch(name: &str) -> PathBuf {
     common::scratch("export", name)
@@ -122,7 +122,17 @@ fn sub_and_lasker_past_their_tables() {
         // Far out: sub:1,3,9 is n mod 2; Lasker's Nim swaps 4k+3 and 4k+4.
         let far = [1u64 << 31, (1 << 32) - 5, (1 << 32) - 4, 4_000_000_001, 4_000_000_003];
         queries.extend(far);
-        expect.extend(far.map(|n| if file.starts_with("sub") { n % 2 } else { match n % 4 { 0 => n - 1, 3 => n + 1, _ => n } }));
+        expect.extend(far.map(|n| {
+            if file.starts_with("sub") {
+                n % 2
+            } else {
+                match n % 4 {
+                    0 => n - 1,
+                    3 => n + 1,
+                    _ => n,
+                }
+            }
+        }));
         agree(&tables_dir().join(file), &queries, &expect);
     }
 }

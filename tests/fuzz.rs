@@ -19,12 +19,12 @@ mod common;
 use proptest::prelude::*;
 use proptest::sample::Index;
 use sgtab::games::stored::{Origin, Script, Stored};
-use sgtab::games::{sub, Dims};
-use sgtab::judge::input::{InputError, Scanner, BUFFER};
+use sgtab::games::{Dims, sub};
+use sgtab::judge::input::{BUFFER, InputError, Scanner};
 use sgtab::judge::{self, JudgeError};
 use sgtab::progress::Progress;
 use sgtab::spec::GameSpec;
-use sgtab::table::{find_rule, format, Packed, Rule, Table};
+use sgtab::table::{Packed, Rule, Table, find_rule, format};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::io::{self, Read};
@@ -91,12 +91,7 @@ fn tables() -> &'static Tables {
     static TABLES: OnceLock<Tables> = OnceLock::new();
     TABLES.get_or_init(|| {
         let read = |name: &str| format::read(&common::tables_dir().join(name)).unwrap();
-        Tables {
-            chess: read("chess-20.sgt"),
-            lasker: read("lasker-1024.sgt"),
-            stones: read("sub-1_3_9-1024.sgt"),
-            funny: read("funny-32.sgt"),
-        }
+        Tables { chess: read("chess-20.sgt"), lasker: read("lasker-1024.sgt"), stones: read("sub-1_3_9-1024.sgt"), funny: read("funny-32.sgt") }
     })
 }
 
@@ -326,8 +321,11 @@ const SEPS: [&[u8]; 8] = [b" ", b"\n", b"\t", b"\r\n", b"  ", b"\x0b", b"\x0c", 
 
 fn spacing() -> impl Strategy<Value = Spacing> {
     let zeros = prop_oneof![12 => Just(0u16), 3 => 1..4u16, 1 => 14..40u16, 1 => 4090..4200u16];
-    (prop::collection::vec(0..SEPS.len() as u8, 1..8), prop::collection::vec(zeros, 1..8), 0..3u8)
-        .prop_map(|(seps, zeros, trailing)| Spacing { seps, zeros, trailing })
+    (prop::collection::vec(0..SEPS.len() as u8, 1..8), prop::collection::vec(zeros, 1..8), 0..3u8).prop_map(|(seps, zeros, trailing)| Spacing {
+        seps,
+        zeros,
+        trailing,
+    })
 }
 
 fn write_numbers(numbers: &[u64], layout: &Spacing) -> Vec<u8> {
@@ -442,17 +440,7 @@ enum Damage {
 }
 
 fn interesting_byte() -> impl Strategy<Value = u8> {
-    prop_oneof![
-        Just(b'0'),
-        b'0'..=b'9',
-        Just(b' '),
-        Just(b'\n'),
-        Just(b'-'),
-        Just(b'+'),
-        Just(0xff),
-        Just(0),
-        any::<u8>(),
-    ]
+    prop_oneof![Just(b'0'), b'0'..=b'9', Just(b' '), Just(b'\n'), Just(b'-'), Just(b'+'), Just(0xff), Just(0), any::<u8>(),]
 }
 
 fn damage() -> impl Strategy<Value = Damage> {
@@ -573,10 +561,8 @@ proptest! {
 fn valid_tables() -> &'static Vec<Vec<u8>> {
     static FILES: OnceLock<Vec<Vec<u8>>> = OnceLock::new();
     FILES.get_or_init(|| {
-        let mut files: Vec<Vec<u8>> = ["lasker-1024.sgt", "sub-1_3_9-1024.sgt", "funny-32.sgt"]
-            .iter()
-            .map(|name| std::fs::read(common::tables_dir().join(name)).unwrap())
-            .collect();
+        let mut files: Vec<Vec<u8>> =
+            ["lasker-1024.sgt", "sub-1_3_9-1024.sgt", "funny-32.sgt"].iter().map(|name| std::fs::read(common::tables_dir().join(name)).unwrap()).collect();
         for spec in ["chess:5", "chess:9", "sub:2,5:300", "sub:1:1", "lasker:64", "funny:23", "sub:3,7,11,19:500"] {
             let spec = GameSpec::parse(spec).unwrap();
             let values = spec.reference(&Progress::silent()).unwrap();
@@ -621,13 +607,57 @@ enum Forgery {
 
 fn forgery() -> impl Strategy<Value = Forgery> {
     let value = prop_oneof![
-        prop::sample::select(vec![0u64, 1, 2, 3, 4, 5, 8, 11, 31, 32, 33, 64, 255, 1023, 1024, 1025, 65535, 1 << 20, 1 << 31, 1 << 32, 1 << 40, 1 << 62, u64::MAX, u64::MAX - 3]),
+        prop::sample::select(vec![
+            0u64,
+            1,
+            2,
+            3,
+            4,
+            5,
+            8,
+            11,
+            31,
+            32,
+            33,
+            64,
+            255,
+            1023,
+            1024,
+            1025,
+            65535,
+            1 << 20,
+            1 << 31,
+            1 << 32,
+            1 << 40,
+            1 << 62,
+            u64::MAX,
+            u64::MAX - 3
+        ]),
         any::<u64>(),
     ];
     let spec = prop::sample::select(vec![
-        "chess:20", "chess:32", "chess:1", "lasker:1024", "lasker:1073741824", "sub:1,3,9:1024", "sub:1:1", "funny:32", "funny:4096",
-        "Chess:20", "chess:020", "sub:9,3,1:1024", "lasker", "", "\u{ff}", "sub:1,3,9:1024\0",
-        "import:mine", "import:grid", "import:../x", "lua:grid@00000000:N=6", "lua:grid:N=6", "lua:mine@12345678",
+        "chess:20",
+        "chess:32",
+        "chess:1",
+        "lasker:1024",
+        "lasker:1073741824",
+        "sub:1,3,9:1024",
+        "sub:1:1",
+        "funny:32",
+        "funny:4096",
+        "Chess:20",
+        "chess:020",
+        "sub:9,3,1:1024",
+        "lasker",
+        "",
+        "\u{ff}",
+        "sub:1,3,9:1024\0",
+        "import:mine",
+        "import:grid",
+        "import:../x",
+        "lua:grid@00000000:N=6",
+        "lua:grid:N=6",
+        "lua:mine@12345678",
     ]);
     prop_oneof![
         2 => (0..FIELDS.len(), value).prop_map(|(f, v)| Forgery::Field(f, v)),
@@ -681,13 +711,7 @@ fn check_table(bytes: &[u8]) -> Result<(), TestCaseError> {
             // A version 1 file: exactly the bytes that writer made, with a rule that held, and
             // the rule found again from its values.
             let field = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap());
-            let stored = (bytes[13] == 1).then(|| Rule {
-                pre: field(24),
-                period: field(32),
-                saltus: field(40),
-                checked: field(48),
-                proven: bytes[56] == 1,
-            });
+            let stored = (bytes[13] == 1).then(|| Rule { pre: field(24), period: field(32), saltus: field(40), checked: field(48), proven: bytes[56] == 1 });
             let mut old = format::encode(&Table { rule: stored, ..table.clone() });
             old[8] = 1;
             fix_crc(&mut old);

@@ -12,7 +12,7 @@ mod common;
 use common::gpu::engine;
 use sgtab::engine::Timings;
 use sgtab::engine::gpu::GpuEngine;
-use sgtab::games::corner::{reference, Piece};
+use sgtab::games::corner::{Piece, reference};
 use sgtab::progress::Progress;
 use std::process::Command;
 
@@ -91,12 +91,7 @@ fn sgtab_gpu_tables_equal_simd_tables() {
     let out = std::env::temp_dir().join(format!("sgtab-gpu-corner-{}", std::process::id()));
     let specs = ["queen:500", "rook:500", "king:500"];
     for backend in ["gpu", "simd"] {
-        let run = Command::new(env!("CARGO_BIN_EXE_sgtab"))
-            .args(["build", "--backend", backend, "--out"])
-            .arg(out.join(backend))
-            .args(specs)
-            .output()
-            .unwrap();
+        let run = Command::new(env!("CARGO_BIN_EXE_sgtab")).args(["build", "--backend", backend, "--out"]).arg(out.join(backend)).args(specs).output().unwrap();
         assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
         assert!(String::from_utf8_lossy(&run.stdout).contains(&format!("with {backend} in")));
     }

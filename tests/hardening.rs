@@ -9,7 +9,7 @@ mod common;
 use common::{run, sgtab, tables_dir, text};
 use sgtab::judge::{self, Problem};
 use sgtab::spec::GameSpec;
-use sgtab::table::{format, Packed, Table};
+use sgtab::table::{Packed, Table, format};
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -138,8 +138,20 @@ fn defect_2_a_rule_that_contradicts_the_values_is_refused() {
 
     // The other forgeries the fuzzing run found accepted: field offset, value.
     let forgeries: &[(usize, u64)] = &[
-        (32, 3), (32, 5), (32, 8), (32, 1000), (32, 1023), (32, 0), (24, 0), (24, 1020),
-        (40, u64::MAX), (40, u64::MAX - 3), (40, 1 << 62), (48, 1025), (48, 5), (48, u64::MAX),
+        (32, 3),
+        (32, 5),
+        (32, 8),
+        (32, 1000),
+        (32, 1023),
+        (32, 0),
+        (24, 0),
+        (24, 1020),
+        (40, u64::MAX),
+        (40, u64::MAX - 3),
+        (40, 1 << 62),
+        (48, 1025),
+        (48, 5),
+        (48, u64::MAX),
     ];
     for &(at, v) in forgeries {
         let mut bytes = lasker_bytes();
@@ -314,12 +326,8 @@ fn defect_7_a_killed_build_leaves_nothing_behind() {
     let dir = scratch("killed");
     let out_dir = dir.to_str().unwrap();
     for delay_ms in [5u64, 20, 50, 100, 200, 400] {
-        let mut child = Command::new(SGTAB)
-            .args(["build", "chess:26", "--backend", "simd", "--out", out_dir])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
+        let mut child =
+            Command::new(SGTAB).args(["build", "chess:26", "--backend", "simd", "--out", out_dir]).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
         std::thread::sleep(Duration::from_millis(delay_ms));
         child.kill().unwrap(); // SIGKILL
         child.wait().unwrap();
@@ -394,14 +402,8 @@ fn a_reader_that_goes_away_fails_quietly() {
     let heaps: String = (0..400_000).map(|i| format!("{}\n", i % 1000 + 1)).collect();
     let lasker = format!("1\n400000\n{heaps}");
     for (args, input) in [(&["lasker"][..], lasker.as_bytes()), (&["value", "lasker"][..], heaps.as_bytes()), (&["sum", "lasker"][..], lasker.as_bytes())] {
-        let mut child = Command::new(SGQ)
-            .args(args)
-            .env("SGTAB_TABLES", tables_dir())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
+        let mut child =
+            Command::new(SGQ).args(args).env("SGTAB_TABLES", tables_dir()).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
         let mut stdin = child.stdin.take().unwrap();
         let data = input.to_vec();
         let writer = std::thread::spawn(move || {

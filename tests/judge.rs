@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{sgq, text, Board, LaskerHeaps, Piles, Rng, Search, SubHeaps};
+use common::{Board, LaskerHeaps, Piles, Rng, Search, SubHeaps, sgq, text};
 
 fn answer(problem: &str, input: &str) -> String {
     let out = sgq(problem, input.as_bytes());
@@ -114,7 +114,11 @@ fn lasker_agrees_with_heap_search() {
 #[test]
 fn lasker_far_beyond_the_table_follows_the_rule() {
     // g(4k+1) = 4k+1, g(4k+2) = 4k+2, g(4k+3) = 4k+4, g(4k+4) = 4k+3 (Lasker's Nim).
-    let g = |n: u64| match n % 4 { 0 => n - 1, 3 => n + 1, _ => n };
+    let g = |n: u64| match n % 4 {
+        0 => n - 1,
+        3 => n + 1,
+        _ => n,
+    };
     let heaps = [2147483647u64, 2147483646, 2147483645, 2147483644, 1_000_000_003, 999_999_999];
     let mut input = format!("{}\n", heaps.len() * heaps.len());
     let mut want = String::new();

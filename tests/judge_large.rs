@@ -5,8 +5,8 @@
 mod common;
 
 use common::{sgq, tables_dir, text};
-use sgtab::judge::generate::{generate, Size};
 use sgtab::judge::Problem;
+use sgtab::judge::generate::{Size, generate};
 use sgtab::spec::GameSpec;
 use sgtab::table::format;
 

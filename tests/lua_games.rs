@@ -9,10 +9,10 @@
 
 mod common;
 
-use common::{run, scratch, text, Position, Search};
+use common::{Position, Search, run, scratch, text};
 use sgtab::progress::Progress;
 use sgtab::spec::GameSpec;
-use sgtab::table::{format, Table};
+use sgtab::table::{Table, format};
 use std::fs;
 use std::path::{Path, PathBuf};
 

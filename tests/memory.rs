@@ -6,7 +6,7 @@ mod common;
 
 use common::{scratch, text};
 use sgtab::spec::GameSpec;
-use sgtab::table::{format, Packed, Rule, Table};
+use sgtab::table::{Packed, Rule, Table, format};
 use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};

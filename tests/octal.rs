@@ -6,7 +6,7 @@
 //! results/0.161), Kayles and Dawson's Kayles, and the first values of Grundy's game.
 
 use sgtab::engine::octal::{self, Moves, Par};
-use sgtab::games::takebreak::{parse_code, reference, Code};
+use sgtab::games::takebreak::{Code, parse_code, reference};
 use sgtab::progress::Progress;
 use sgtab::table::Packed;
 
@@ -25,8 +25,7 @@ fn assert_engine_matches(code: &Code, lens: &[u64], threads: usize) {
         let expect = Packed::from_values(&want[..len as usize]);
         if got != expect {
             let at = got.first_difference(&expect);
-            panic!("{code} len {len} threads {threads}: differs at {at:?} (engine {:?}, reference {:?})",
-                at.map(|i| got.get(i)), at.map(|i| expect.get(i)));
+            panic!("{code} len {len} threads {threads}: differs at {at:?} (engine {:?}, reference {:?})", at.map(|i| got.get(i)), at.map(|i| expect.get(i)));
         }
     }
 }
@@ -77,17 +76,12 @@ fn random_longer_codes_with_and_without_tails() {
         let digit = |rng: &mut Rng| if hexadecimal { rng.below(16) as u8 } else { rng.below(8) as u8 };
         let d0 = ["0", "0", "0", "4", "8", "C"][rng.below(6) as usize];
         let finite: String = (0..1 + rng.below(8)).map(|_| hex(digit(&mut rng))).collect();
-        let tail: String = if rng.below(3) == 0 {
-            format!("[{}]", (0..1 + rng.below(3)).map(|_| hex(digit(&mut rng))).collect::<String>())
-        } else {
-            String::new()
-        };
+        let tail: String =
+            if rng.below(3) == 0 { format!("[{}]", (0..1 + rng.below(3)).map(|_| hex(digit(&mut rng))).collect::<String>()) } else { String::new() };
         let code = parse_code(&format!("{d0}.{finite}{tail}")).unwrap();
         let text = code.to_string();
         // Three-heap splits and splitting tails are cubic in the reference.
-        let slow = text.chars().any(|c| matches!(c, '8'..='9' | 'A'..='F'))
-            || code.tail.iter().any(|&d| d & 4 != 0)
-            || code.d0 != 0;
+        let slow = text.chars().any(|c| matches!(c, '8'..='9' | 'A'..='F')) || code.tail.iter().any(|&d| d & 4 != 0) || code.d0 != 0;
         let lens: &[u64] = if slow { &[1, 9, 33, 150] } else { &[1, 4, 100, 1000, 2500] };
         assert_engine_matches(&code, lens, 1 + i % 3);
     }
@@ -96,8 +90,30 @@ fn random_longer_codes_with_and_without_tails() {
 #[test]
 fn codes_with_tails_and_splits_without_removal() {
     for text in [
-        "0.[3]", "0.[2]", "0.[1]", "0.3[3]", "0.[12]", "0.1[23]", "0.[7]", "0.[6]", "0.[4]", "0.0[37]", "0.7[0123]",
-        "4.[3]", "4.[2]", "4.", "4.0[1]", "8.", "8.1", "C.", "C.1", "C.[3]", "0.[8]", "0.1[F]", "4.07", "4.77",
+        "0.[3]",
+        "0.[2]",
+        "0.[1]",
+        "0.3[3]",
+        "0.[12]",
+        "0.1[23]",
+        "0.[7]",
+        "0.[6]",
+        "0.[4]",
+        "0.0[37]",
+        "0.7[0123]",
+        "4.[3]",
+        "4.[2]",
+        "4.",
+        "4.0[1]",
+        "8.",
+        "8.1",
+        "C.",
+        "C.1",
+        "C.[3]",
+        "0.[8]",
+        "0.1[F]",
+        "4.07",
+        "4.77",
     ] {
         let code = parse_code(text).unwrap();
         let splits_in_tail = code.tail.iter().any(|&d| d & 12 != 0);

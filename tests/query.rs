@@ -5,10 +5,10 @@
 
 mod common;
 
-use common::{run, tables_dir, text, Rng};
+use common::{Rng, run, tables_dir, text};
 use sgtab::progress::Progress;
 use sgtab::spec::GameSpec;
-use sgtab::table::{format, Table};
+use sgtab::table::{Table, format};
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
@@ -80,7 +80,11 @@ fn lasker_past_its_table_from_the_checked_rule_says_so_once() {
     let input = "1024 1025 5000 2147483647 18446744073709551612\n";
     let out = sgq(&["value", "lasker"], &tables_dir(), input);
     // g(4k+1) = 4k+1, g(4k+2) = 4k+2, g(4k+3) = 4k+4, g(4k+4) = 4k+3.
-    let g = |n: u64| match n % 4 { 0 => n - 1, 3 => n + 1, _ => n };
+    let g = |n: u64| match n % 4 {
+        0 => n - 1,
+        3 => n + 1,
+        _ => n,
+    };
     assert_eq!(ok(&out), [1024u64, 1025, 5000, 2147483647, u64::MAX - 3].map(|n| format!("{}\n", g(n))).concat());
     let err = text(&out.stderr);
     assert_eq!(err.lines().count(), 1, "{err}");
@@ -121,16 +125,30 @@ fn refuses(args: &[&str], input: &str, stdout: &str, needle: &str) {
 
 #[test]
 fn refusals_are_one_clear_line() {
-    refuses(&["value", "funny"], "3\n32\n", &format!("{}\n", reference("funny:32")[3]),
-        "line 2, column 1 (byte 2): position 2 `32` is past the table: funny:32 has 32 entries (0..=31) and no rule for positions past them; `sgtab build funny:33` would cover it");
+    refuses(
+        &["value", "funny"],
+        "3\n32\n",
+        &format!("{}\n", reference("funny:32")[3]),
+        "line 2, column 1 (byte 2): position 2 `32` is past the table: funny:32 has 32 entries (0..=31) and no rule for positions past them; `sgtab build funny:33` would cover it",
+    );
     refuses(&["value", "funny"], "5000\n", "", "no table that sgtab builds for this game covers it");
-    refuses(&["value", "chess"], "1048576\n", "", "is not a row of chess:20: a row is a bitmask of 20 bits (0..=1048575); `sgtab build chess:21` would cover it");
+    refuses(
+        &["value", "chess"],
+        "1048576\n",
+        "",
+        "is not a row of chess:20: a row is a bitmask of 20 bits (0..=1048575); `sgtab build chess:21` would cover it",
+    );
     refuses(&["value", "chess"], "3 x\n", "0\n", "expected position 2"); // 3: columns 19 and 20, no move
     refuses(&["sum", "funny"], "2\n1\n3\n2\n1 40\n", "First\n", "line 5, column 3 (byte 10): a position in case 2 `40` is past the table");
     refuses(&["sum", "lasker"], "1\n2\n5\n", "", "input ends where a position in case 1 was expected");
     refuses(&["sum", "lasker"], "1\n1\n5 6\n", "First\n", "extra input `6` after the 1 cases");
     // g(2^64 − 1) = 2^64 does not fit 64 bits; 2^64 − 4 is the last position whose value does.
-    refuses(&["value", "lasker"], "18446744073709551613\n", "", "past the reach of the rule of lasker:1024: its value would not fit 64 bits (positions up to 18446744073709551612 do)");
+    refuses(
+        &["value", "lasker"],
+        "18446744073709551613\n",
+        "",
+        "past the reach of the rule of lasker:1024: its value would not fit 64 bits (positions up to 18446744073709551612 do)",
+    );
     refuses(&["value", "lasker"], "99999999999999999999\n", "", "`99999999999999999999` is out of reach: lasker:1024 answers 0..=18446744073709551612");
     refuses(&["value", "lasker:4096"], "1\n", "", "table"); // not built: says what to build
     let out = sgq(&["value", "lasker:4096"], &tables_dir(), "1\n");

@@ -194,10 +194,7 @@ fn show_lists_the_rare_values_of_the_mask_with_fewest_rare_entries() {
     // Every mask over the bits of the largest value, straight from the definition.
     let max = *values.iter().max().unwrap();
     let rare = |m: u32, v: u32| (v & m).count_ones().is_multiple_of(2);
-    let (entries, mask) = (1..(max + 1).next_power_of_two())
-        .map(|m| (values.iter().filter(|&&v| rare(m, v)).count(), m))
-        .min()
-        .unwrap();
+    let (entries, mask) = (1..(max + 1).next_power_of_two()).map(|m| (values.iter().filter(|&&v| rare(m, v)).count(), m)).min().unwrap();
     let mut kinds: Vec<u32> = values.iter().copied().filter(|&v| rare(mask, v)).collect();
     kinds.sort_unstable();
     kinds.dedup();

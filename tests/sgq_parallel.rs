@@ -7,8 +7,8 @@
 //! The streaming path reads a pipe; the mapped one reads `--input FILE` (and stdin redirected
 //! from the file, once).
 
-use sgtab::judge::generate::{generate, Size};
 use sgtab::judge::Problem;
+use sgtab::judge::generate::{Size, generate};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -200,8 +200,24 @@ fn lasker_alike_in_pieces_that_shrink() {
 #[test]
 fn randomly_damaged_inputs_alike() {
     const ODD: [&[u8]; 18] = [
-        b"x", b"-1", b"0", b"99999999999999999999999", b"000000000012", b"", b"1 2", b"4294967296", b"2147483647", b"2147483648", b"65536",
-        b"\t", b"\r\n", b"\x0b", b"+5", b"0x10", b"\x00", b"\xff",
+        b"x",
+        b"-1",
+        b"0",
+        b"99999999999999999999999",
+        b"000000000012",
+        b"",
+        b"1 2",
+        b"4294967296",
+        b"2147483647",
+        b"2147483648",
+        b"65536",
+        b"\t",
+        b"\r\n",
+        b"\x0b",
+        b"+5",
+        b"0x10",
+        b"\x00",
+        b"\xff",
     ];
     let mut x = 0x2545_F491_4F6C_DD1Du64;
     let mut rng = move |n: usize| {
@@ -221,7 +237,10 @@ fn randomly_damaged_inputs_alike() {
             5 => (&["sum", "lasker"], sum_input(1 + rng(40) as u64, [100, 5000, 1 << 31][rng(3)])),
             6 => (&["sum", "chess"], sum_input(1 + rng(40) as u64, 1 << 20)),
             7 => (&["sum", "funny"], sum_input(1 + rng(40) as u64, 40)),
-            _ => (&["value", "lasker"], (0..1 + rng(400)).map(|i| format!("{}{}", rng(3000), if i % 7 == 6 { "\n" } else { " " })).collect::<String>().into_bytes()),
+            _ => (
+                &["value", "lasker"],
+                (0..1 + rng(400)).map(|i| format!("{}{}", rng(3000), if i % 7 == 6 { "\n" } else { " " })).collect::<String>().into_bytes(),
+            ),
         };
         let edits = if rng(7) == 0 { 0 } else { 1 + rng(3) };
         for _ in 0..edits {
@@ -556,7 +575,7 @@ fn value_alike_on_heaps_and_rows() {
 fn queen_table(what: &str) -> PathBuf {
     use sgtab::progress::Progress;
     use sgtab::spec::GameSpec;
-    use sgtab::table::{format, Table};
+    use sgtab::table::{Table, format};
     let dir = std::env::temp_dir().join(format!("sgq-parallel-{what}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let spec = GameSpec::parse("queen:40").unwrap();

@@ -1,7 +1,7 @@
 //! What the sgq benches share: the generated `lasker` input.
 
-use sgtab::judge::generate::{generate, Size};
 use sgtab::judge::Problem;
+use sgtab::judge::generate::{Size, generate};
 use std::fs::File;
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};

@@ -5,7 +5,7 @@
 
 use sgtab::judge::parallel::Parallel;
 use sgtab::judge::read_ahead::ReadAhead;
-use sgtab::judge::{self, query, JudgeError, Problem};
+use sgtab::judge::{self, JudgeError, Problem, query};
 use std::io::{self, Read, Seek, Write};
 use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
@@ -306,10 +306,12 @@ fn query(kind: &str, tables: Option<PathBuf>, mut source: Source, mut args: impl
         (None, None) => return usage(&format!("sgq {kind} needs a game spec or --table FILE, e.g. sgq {kind} lasker")),
     };
     // A family's spec is checked here, as a usage error; scripts and imports when loaded.
-    if !spec.starts_with("lua:") && !spec.starts_with("import:") && file.is_none() {
-        if let Err(e) = sgtab::spec::GameSpec::parse(&spec) {
-            return usage(&e.to_string());
-        }
+    if !spec.starts_with("lua:")
+        && !spec.starts_with("import:")
+        && file.is_none()
+        && let Err(e) = sgtab::spec::GameSpec::parse(&spec)
+    {
+        return usage(&e.to_string());
     }
     let (first, second) = (first.unwrap_or_else(|| "First".into()), second.unwrap_or_else(|| "Second".into()));
     for word in [&first, &second] {

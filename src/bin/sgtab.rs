@@ -3,12 +3,12 @@
 use clap::{Parser, Subcommand, ValueEnum};
 use sgtab::build::Proof;
 use sgtab::engine::{Backend, Engines, Timings};
-use sgtab::judge::generate::Size;
-use sgtab::judge::Problem;
-use sgtab::progress::Progress;
 use sgtab::games;
+use sgtab::judge::Problem;
+use sgtab::judge::generate::Size;
+use sgtab::progress::Progress;
 use sgtab::spec::GameSpec;
-use sgtab::table::{self, format, Table};
+use sgtab::table::{self, Table, format};
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -126,7 +126,9 @@ enum Command {
     /// Print every value, one decimal per line, in index order
     Dump { file: PathBuf },
     /// Write a table as one source file defining sg(n), values bit-packed in a string literal
-    #[command(after_help = "Where the table has a rule, only g(0..pre+period) is stored and the rule gives the rest; the function's comment says whether the rule is proven. Without a rule, every value is stored and sg stops the program past the table.")]
+    #[command(
+        after_help = "Where the table has a rule, only g(0..pre+period) is stored and the rule gives the rest; the function's comment says whether the rule is proven. Without a rule, every value is stored and sg stops the program past the table."
+    )]
     Export {
         /// The .sgt table file
         file: PathBuf,
@@ -141,7 +143,9 @@ enum Command {
         max_bytes: u64,
     },
     /// Draw a table as an SVG or PNG picture: g(n) against n, or a heat map of rows
-    #[command(after_help = "A heap game: points (a bar per pixel column, least to largest value, when the table is longer than twice the plot's width in pixels), the pre-period ended by a red line and one period shaded. A row game (chess): a heat map, high bits of the row down, low bits across, each cell the mean value of the rows it covers. Text uses a TrueType font: --font, $SGTAB_FONT, DejaVu Sans or Liberation Sans where they usually are, or what fc-match names.")]
+    #[command(
+        after_help = "A heap game: points (a bar per pixel column, least to largest value, when the table is longer than twice the plot's width in pixels), the pre-period ended by a red line and one period shaded. A row game (chess): a heat map, high bits of the row down, low bits across, each cell the mean value of the rows it covers. Text uses a TrueType font: --font, $SGTAB_FONT, DejaVu Sans or Liberation Sans where they usually are, or what fc-match names."
+    )]
     Plot {
         /// The .sgt table file
         file: PathBuf,
@@ -157,7 +161,9 @@ enum Command {
     },
     /// Make a table of values another program computed: sgtab's rules, show, plot, export and
     /// `sgq value import:NAME` then serve a game written in any language
-    #[command(after_help = "FILE holds one value a line in index order, or `index value` lines in any order (an OEIS b-file is of this form); blank lines and lines starting with # are skipped. A position (p1, ..., pk) of a shape D1x...xDk is index ((p1*D2 + p2)*D3 + p3)... Bad lines are refused with their line number; the table is written only when every line is good.")]
+    #[command(
+        after_help = "FILE holds one value a line in index order, or `index value` lines in any order (an OEIS b-file is of this form); blank lines and lines starting with # are skipped. A position (p1, ..., pk) of a shape D1x...xDk is index ((p1*D2 + p2)*D3 + p3)... Bad lines are refused with their line number; the table is written only when every line is good."
+    )]
     Import {
         /// The values: a text file, or - for standard input
         file: PathBuf,
@@ -419,9 +425,7 @@ fn build(specs: &[String], from: &[PathBuf], script: ScriptArgs, backend: Backen
             out!("{spec}: the first {n} values proved the rule; the rest were filled from it");
         }
         let path = out.join(spec.file_name());
-        timings
-            .time("file write", || format::write(&table, &path))
-            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        timings.time("file write", || format::write(&table, &path)).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
         let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
         out!(
             "wrote {} ({size} bytes, {} entries, {} bits each, {}) with {engine} in {:.3} s",
@@ -470,7 +474,11 @@ fn verify(files: &[PathBuf], script: ScriptArgs, backend: Backend) -> Result<()>
             }
             let fresh = Table::new(table.spec.clone(), fresh);
             if fresh.rule != table.rule || fresh.values.bits() != table.values.bits() {
-                return Err(format!("{}: MISMATCH: values agree but the stored rule or width differs from a fresh build ({})", file.display(), describe_rule(&fresh)));
+                return Err(format!(
+                    "{}: MISMATCH: values agree but the stored rule or width differs from a fresh build ({})",
+                    file.display(),
+                    describe_rule(&fresh)
+                ));
             }
             Ok((table, engine))
         })();
@@ -512,7 +520,12 @@ fn show(file: &Path, count: u64, rows: Option<u64>) -> Result<()> {
     }
     if let games::Positions::Grid(dims) = table.spec.positions() {
         let point: Vec<String> = (1..=dims.axes()).map(|i| format!("p{i}")).collect();
-        out!("shape:    {} (position ({}) is index {})", dims.sizes().iter().map(u64::to_string).collect::<Vec<_>>().join("×"), point.join(", "), dims.formula());
+        out!(
+            "shape:    {} (position ({}) is index {})",
+            dims.sizes().iter().map(u64::to_string).collect::<Vec<_>>().join("×"),
+            point.join(", "),
+            dims.formula()
+        );
     }
     out!("entries:  {}", table.values.len());
     out!("bits:     {} per value (largest value {})", table.values.bits(), table.values.max());
@@ -688,9 +701,7 @@ fn import(file: &Path, name: &str, shape: Option<games::Dims>, out: &Path) -> Re
     if path.exists() {
         match format::read_expecting(&path, &spec.canonical()) {
             Ok(_) => {}
-            Err(format::ReadError::OtherGame(other)) => {
-                return Err(format!("{} holds {other}, not {spec}; choose another --name or --out", path.display()))
-            }
+            Err(format::ReadError::OtherGame(other)) => return Err(format!("{} holds {other}, not {spec}; choose another --name or --out", path.display())),
             Err(e) => return Err(format!("{} is there and is not a table of {spec} ({e}); move it away or choose another --out", path.display())),
         }
     }

@@ -115,8 +115,7 @@ impl Lines {
 
     /// Bytes all sets of an n×n board take in units of `unit_bits`, without keeping the layout.
     pub fn bytes(piece: Piece, n: u64, unit_bits: u64) -> u64 {
-        (0..Lines::count(piece, n)).map(|line| Lines::bits(piece, n, line).div_ceil(unit_bits)).sum::<u64>() * unit_bits
-            / 8
+        (0..Lines::count(piece, n)).map(|line| Lines::bits(piece, n, line).div_ceil(unit_bits)).sum::<u64>() * unit_bits / 8
     }
 }
 
@@ -165,15 +164,7 @@ pub fn corner(piece: Piece, n: u32, threads: usize, progress: &Progress) -> Resu
     let lines = Lines::new(piece, n64, VECTOR * 8);
     let mut sets = crate::memory::filled((lines.total() * VECTOR) as usize, 0u8, "its line sets")?;
     let mut floors = crate::memory::filled(Lines::count(piece, n64) as usize, 0u32, "its line floors")?;
-    let board = Board {
-        piece,
-        n,
-        bits,
-        out: out.as_mut_ptr(),
-        sets: sets.as_mut_ptr(),
-        offsets: &lines.offsets,
-        floors: floors.as_mut_ptr(),
-    };
+    let board = Board { piece, n, bits, out: out.as_mut_ptr(), sets: sets.as_mut_ptr(), offsets: &lines.offsets, floors: floors.as_mut_ptr() };
     let tiles = n.div_ceil(TILE);
     let diagonals = 2 * tiles - 1;
     let claimed: Vec<AtomicUsize> = (0..diagonals).map(|_| AtomicUsize::new(0)).collect();

@@ -88,11 +88,9 @@ impl Stop {
         EngineError(match self {
             Stop::NotBelow(p, q) => format!("position {} has an option {} not below it", name(p), name(q)),
             Stop::Outside(p, q) => format!("position {} has an option at index {q}, outside the table's {} positions", name(p), source.count()),
-            Stop::Rank(p, q, rp, rq) => format!(
-                "position {} (rank {rp}) has an option {} of rank {rq}: every option's positions must have a smaller rank",
-                name(p),
-                name(q)
-            ),
+            Stop::Rank(p, q, rp, rq) => {
+                format!("position {} (rank {rp}) has an option {} of rank {rq}: every option's positions must have a smaller rank", name(p), name(q))
+            }
             Stop::Cycle(cycle) => {
                 let shown: Vec<String> = cycle.iter().take(8).map(|&p| name(p)).collect();
                 let more = if cycle.len() > 8 { " → ..." } else { "" };
@@ -651,12 +649,12 @@ mod tests {
             impl<F: Fn(u64, &mut dyn FnMut(&[u64])) + Sync, R: Fn(u64) -> i64 + Sync> Worker for W<'_, F, R> {
                 fn options(&mut self, positions: &[u64], f: &mut dyn FnMut(u64, &[u64])) -> Result<(), GameError> {
                     for &p in positions {
-                        (self.0 .1)(p, &mut |o| f(p, o));
+                        (self.0.1)(p, &mut |o| f(p, o));
                     }
                     Ok(())
                 }
                 fn ranks(&mut self, positions: &[u64], out: &mut Vec<i64>) -> Result<(), GameError> {
-                    out.extend(positions.iter().map(|&p| (self.0 .2)(p)));
+                    out.extend(positions.iter().map(|&p| (self.0.2)(p)));
                     Ok(())
                 }
             }
@@ -664,9 +662,12 @@ mod tests {
         }
     }
 
+    /// A game's options as a closure: position, then a callback for each option.
+    type Options<'a> = &'a dyn Fn(u64, &mut dyn FnMut(&[u64]));
+
     /// Straight from the definition, by recursion with a memo: the judge of the three orders.
-    fn brute(count: u64, options: &dyn Fn(u64, &mut dyn FnMut(&[u64]))) -> Vec<u32> {
-        fn value(p: u64, options: &dyn Fn(u64, &mut dyn FnMut(&[u64])), memo: &mut Vec<Option<u32>>) -> u32 {
+    fn brute(count: u64, options: Options) -> Vec<u32> {
+        fn value(p: u64, options: Options, memo: &mut Vec<Option<u32>>) -> u32 {
             if let Some(v) = memo[p as usize] {
                 return v;
             }
@@ -691,7 +692,11 @@ mod tests {
 
     #[test]
     fn an_option_outside_the_table_is_refused_naming_it() {
-        let outside = Closure(10, |p, f| if p == 7 { f(&[3, 12]) });
+        let outside = Closure(10, |p, f| {
+            if p == 7 {
+                f(&[3, 12])
+            }
+        });
         let e = compute(&outside, 1, &Progress::silent()).unwrap_err();
         assert!(e.0.starts_with("position 7 has an option at index 12, outside the table's 10 positions"), "{e}");
     }
@@ -776,8 +781,16 @@ mod tests {
     #[test]
     fn positions_without_options_between_others_are_worth_zero() {
         // Only odd positions have options (to every even one below).
-        let g = Closure(50, |p, f| if p % 2 == 1 { (0..p).filter(|q| q % 2 == 0).for_each(|q| f(&[q])) });
-        let want = brute(50, &|p, f| if p % 2 == 1 { (0..p).filter(|q| q % 2 == 0).for_each(|q| f(&[q])) });
+        let g = Closure(50, |p, f| {
+            if p % 2 == 1 {
+                (0..p).filter(|q| q % 2 == 0).for_each(|q| f(&[q]))
+            }
+        });
+        let want = brute(50, &|p, f| {
+            if p % 2 == 1 {
+                (0..p).filter(|q| q % 2 == 0).for_each(|q| f(&[q]))
+            }
+        });
         for threads in 1..4 {
             assert_eq!(compute(&g, threads, &Progress::silent()).unwrap(), want);
         }

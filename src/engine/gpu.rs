@@ -131,13 +131,7 @@ impl GpuEngine {
         schedule::split(width, per_binding, &limited_by)
     }
 
-    fn build(
-        &self,
-        width: u32,
-        split: Split,
-        progress: &Progress,
-        timings: &mut Timings,
-    ) -> Result<Vec<u8>, EngineError> {
+    fn build(&self, width: u32, split: Split, progress: &Progress, timings: &mut Timings) -> Result<Vec<u8>, EngineError> {
         let start = Instant::now();
         let table = Chunks {
             chunks: split.chunks as u64,

@@ -14,19 +14,19 @@
 
 pub mod corner;
 pub mod generic;
+#[cfg(feature = "gpu")]
+pub mod gpu;
 pub mod octal;
 pub mod scalar;
 pub mod simd;
 pub mod textbook;
-#[cfg(feature = "gpu")]
-pub mod gpu;
 
-use crate::progress::Progress;
 use crate::games::FastEngines;
+use crate::progress::Progress;
 use crate::spec::GameSpec;
-use std::sync::OnceLock;
 use crate::table::Packed;
 use std::fmt;
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 /// Which engine to build with.
@@ -226,14 +226,12 @@ impl Engines {
     #[cfg(feature = "gpu")]
     fn hardware_gpu(&self) -> Result<(), String> {
         self.hardware
-            .get_or_init(|| {
-                match gpu::GpuEngine::probe() {
-                    Ok((name, true)) => Err(format!(
-                        "the only GPU adapter, {name}, is a software driver and slower than simd (use --backend gpu to run it anyway)"
-                    )),
-                    Ok(_) => Ok(()),
-                    Err(e) => Err(e.0),
+            .get_or_init(|| match gpu::GpuEngine::probe() {
+                Ok((name, true)) => {
+                    Err(format!("the only GPU adapter, {name}, is a software driver and slower than simd (use --backend gpu to run it anyway)"))
                 }
+                Ok(_) => Ok(()),
+                Err(e) => Err(e.0),
             })
             .clone()
     }
@@ -269,12 +267,7 @@ impl Engines {
 
     /// Computes the values of `spec`, packed at the fewest bits that hold them, and says which
     /// engine computed them.
-    pub fn compute(
-        &self,
-        spec: &GameSpec,
-        progress: &Progress,
-        timings: &mut Timings,
-    ) -> Result<(Packed, Backend), EngineError> {
+    pub fn compute(&self, spec: &GameSpec, progress: &Progress, timings: &mut Timings) -> Result<(Packed, Backend), EngineError> {
         let chosen = self.choose(spec);
         if let Some(need) = memory_needed(spec, chosen) {
             crate::memory::check("its values", need)?;

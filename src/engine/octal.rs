@@ -47,8 +47,8 @@ use super::EngineError;
 use crate::games::takebreak::Code;
 use crate::memory;
 use crate::progress::Progress;
-use crate::table::packed::bits_for;
 use crate::table::Packed;
+use crate::table::packed::bits_for;
 use std::ops::BitXor;
 
 /// The moves of a heap game as the engine uses them.
@@ -600,8 +600,7 @@ impl Engine {
         by_pair.sort_by_key(|&p| (std::cmp::Reverse(self.counts[p]), p));
         let mut values: Vec<usize> = (0..self.cap).filter(|&v| self.counts[2 * v] + self.counts[2 * v + 1] > 0).collect();
         values.sort_by_key(|&v| (std::cmp::Reverse(self.counts[2 * v] + self.counts[2 * v + 1]), v));
-        let by_value: Vec<usize> =
-            values.iter().flat_map(|&v| [2 * v, 2 * v + 1]).filter(|&p| self.counts[p] > 0).collect();
+        let by_value: Vec<usize> = values.iter().flat_map(|&v| [2 * v, 2 * v + 1]).filter(|&p| self.counts[p] > 0).collect();
         let mut rare = 0;
         for c in &mut self.classes {
             let a = c.greedy(&by_pair, &self.counts);
@@ -827,15 +826,7 @@ impl Marks {
 /// Removes from `want` every value g(a) ⊕ g(s−a) for a in lo..hi, stopping once none is left;
 /// on `par.threads` threads when the range is longer than `par.from`.
 #[inline(always)]
-fn scan<T: Word>(
-    g: &[T],
-    s: usize,
-    lo: usize,
-    hi: usize,
-    want: &mut Vec<u32>,
-    par: Par,
-    marks: &mut Marks,
-) {
+fn scan<T: Word>(g: &[T], s: usize, lo: usize, hi: usize, want: &mut Vec<u32>, par: Par, marks: &mut Marks) {
     let threads = par.threads;
     if threads > 1 && hi > lo + par.from {
         // A first stretch alone: most scans end in it.
@@ -933,14 +924,7 @@ const MANY: usize = 8;
 /// From `*a`, the first chunk of `lanes` splits with a wanted value (`*a` left at its start), or
 /// None (`*a` left where whole chunks end).
 #[inline(always)]
-fn find_chunk<T: Word, const K: usize>(
-    g: &[T],
-    s: usize,
-    a: &mut usize,
-    hi: usize,
-    lanes: usize,
-    want: &[u32],
-) -> Option<usize> {
+fn find_chunk<T: Word, const K: usize>(g: &[T], s: usize, a: &mut usize, hi: usize, lanes: usize, want: &[u32]) -> Option<usize> {
     let w: [T; K] = std::array::from_fn(|i| T::new(want[i.min(want.len() - 1)]));
     while *a + lanes <= hi {
         let front = &g[*a..*a + lanes];

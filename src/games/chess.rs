@@ -6,8 +6,8 @@
 //! The successor is numerically smaller, keeps the popcount and lowers the sum of the set bits'
 //! indices, which is what the layered engines rely on.
 
-use super::{parse, FastEngines, Family, Game, Positions};
-use crate::engine::{simd, Backend, EngineError, Engines, Timings};
+use super::{Family, FastEngines, Game, Positions, parse};
+use crate::engine::{Backend, EngineError, Engines, Timings, simd};
 use crate::progress::Progress;
 use crate::spec::SpecError;
 use crate::table::Packed;
@@ -24,19 +24,15 @@ pub static FAMILY: Family = Family { name: "chess", grammar: GRAMMAR, parse: par
 
 fn parse_spec(spec: &str) -> Option<Result<Arc<dyn Game>, SpecError>> {
     let rest = parse::named(spec, "chess")?;
-    Some(parse::bounded(spec, "chess width", rest, DEFAULT_WIDTH as u64, (1, MAX_WIDTH as u64), GRAMMAR)
-        .map(|w| Arc::new(Chess { width: w as u32 }) as Arc<dyn Game>))
+    Some(
+        parse::bounded(spec, "chess width", rest, DEFAULT_WIDTH as u64, (1, MAX_WIDTH as u64), GRAMMAR)
+            .map(|w| Arc::new(Chess { width: w as u32 }) as Arc<dyn Game>),
+    )
 }
 
 pub static FAST: FastEngines = FastEngines { family: &FAMILY, engines: &[Backend::Simd, Backend::Gpu], compute: fast };
 
-fn fast(
-    game: &dyn Game,
-    backend: Backend,
-    engines: &Engines,
-    progress: &Progress,
-    timings: &mut Timings,
-) -> Result<Packed, EngineError> {
+fn fast(game: &dyn Game, backend: Backend, engines: &Engines, progress: &Progress, timings: &mut Timings) -> Result<Packed, EngineError> {
     let Some(&Chess { width }) = game.as_any().downcast_ref::<Chess>() else {
         return Err(EngineError("not a chess game".into()));
     };

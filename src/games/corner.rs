@@ -7,8 +7,8 @@
 //! of one anti-diagonal are independent: the fast engines (`crate::engine::corner`, and the GPU)
 //! compute the board anti-diagonal by anti-diagonal.
 
-use super::{parse, FastEngines, Family, Game, MexSet, Positions};
-use crate::engine::{corner as engine, Backend, EngineError, Engines, Timings};
+use super::{Family, FastEngines, Game, MexSet, Positions, parse};
+use crate::engine::{Backend, EngineError, Engines, Timings, corner as engine};
 use crate::progress::Progress;
 use crate::spec::SpecError;
 use crate::table::packed::bits_for;
@@ -108,10 +108,7 @@ pub static KING: Family = Family { name: "king", grammar: KING_GRAMMAR, parse: |
 fn parse_spec(spec: &str, piece: Piece) -> Option<Result<Arc<dyn Game>, SpecError>> {
     let rest = parse::named(spec, piece.name())?;
     let grammar = piece.family().grammar;
-    Some(
-        parse::bounded(spec, "board side", rest, DEFAULT_N, (1, MAX_N), grammar)
-            .map(|n| Arc::new(Corner { piece, n: n as u32 }) as Arc<dyn Game>),
-    )
+    Some(parse::bounded(spec, "board side", rest, DEFAULT_N, (1, MAX_N), grammar).map(|n| Arc::new(Corner { piece, n: n as u32 }) as Arc<dyn Game>))
 }
 
 const ENGINES: &[Backend] = &[Backend::Simd, Backend::Gpu];
@@ -119,13 +116,7 @@ pub static QUEEN_FAST: FastEngines = FastEngines { family: &QUEEN, engines: ENGI
 pub static ROOK_FAST: FastEngines = FastEngines { family: &ROOK, engines: ENGINES, compute: fast };
 pub static KING_FAST: FastEngines = FastEngines { family: &KING, engines: ENGINES, compute: fast };
 
-fn fast(
-    game: &dyn Game,
-    backend: Backend,
-    engines: &Engines,
-    progress: &Progress,
-    timings: &mut Timings,
-) -> Result<Packed, EngineError> {
+fn fast(game: &dyn Game, backend: Backend, engines: &Engines, progress: &Progress, timings: &mut Timings) -> Result<Packed, EngineError> {
     let Some(&Corner { piece, n }) = game.as_any().downcast_ref::<Corner>() else {
         return Err(EngineError("not a corner game".into()));
     };
@@ -274,9 +265,7 @@ pub struct RowRule {
 /// a heap game's rule, with y as the heap. Wythoff's rows are known to become additively
 /// periodic (saltus = period), but only from some y on, so a short row may show none.
 pub fn row_rules(values: &Packed, n: u64, rows: u64) -> Vec<RowRule> {
-    (0..rows.min(n))
-        .map(|x| RowRule { x, rule: Rule::find(n, |y| values.get(x * n + y) as u64) })
-        .collect()
+    (0..rows.min(n)).map(|x| RowRule { x, rule: Rule::find(n, |y| values.get(x * n + y) as u64) }).collect()
 }
 
 #[cfg(test)]

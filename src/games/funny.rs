@@ -5,7 +5,7 @@
 //! to its right: entry r of the table is a stone with r piles to its right. Its options are
 //! pairs of stones with fewer piles to their right, worth the XOR of their two values.
 
-use super::{heap_family, MexSet};
+use super::{MexSet, heap_family};
 
 /// Entries when the spec names no count (the judge needs 23).
 pub const DEFAULT_LEN: u64 = 32;

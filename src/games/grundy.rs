@@ -1,7 +1,7 @@
 //! Grundy's game: a move splits one heap into two unequal non-empty heaps.
 
-use super::{heap_family, FastEngines, Game, MexSet};
-use crate::engine::{octal, Backend, EngineError, Engines, Timings};
+use super::{FastEngines, Game, MexSet, heap_family};
+use crate::engine::{Backend, EngineError, Engines, Timings, octal};
 use crate::progress::Progress;
 use crate::spec::MAX_LEN;
 use crate::table::Packed;

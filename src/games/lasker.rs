@@ -1,7 +1,7 @@
 //! Lasker's Nim (HDU 3032, "Nim or not Nim?"): a move takes any positive number of stones from
 //! one heap, or splits a heap into two non-empty heaps.
 
-use super::{heap_family, MexSet};
+use super::{MexSet, heap_family};
 
 /// Entries when the spec names no count.
 pub const DEFAULT_LEN: u64 = 1024;

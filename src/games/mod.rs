@@ -471,14 +471,7 @@ pub mod parse {
     }
 
     /// A number in `min` to `max`, or `default` when absent.
-    pub fn bounded(
-        spec: &str,
-        what: &str,
-        text: Option<&str>,
-        default: u64,
-        (min, max): (u64, u64),
-        grammar: &str,
-    ) -> Result<u64, SpecError> {
+    pub fn bounded(spec: &str, what: &str, text: Option<&str>, default: u64, (min, max): (u64, u64), grammar: &str) -> Result<u64, SpecError> {
         let Some(text) = text else { return Ok(default) };
         let n = num(spec, what, text, grammar)?;
         if n < min || n > max {
@@ -490,10 +483,6 @@ pub mod parse {
     /// `name` or `name:REST`: `Some(REST)` (None when bare) if `spec` starts with the name.
     pub fn named<'a>(spec: &'a str, name: &str) -> Option<Option<&'a str>> {
         let rest = spec.strip_prefix(name)?;
-        if rest.is_empty() {
-            Some(None)
-        } else {
-            rest.strip_prefix(':').map(Some)
-        }
+        if rest.is_empty() { Some(None) } else { rest.strip_prefix(':').map(Some) }
     }
 }

@@ -13,7 +13,7 @@
 
 use super::{Dims, Family, Game, GameError, Positions};
 use crate::progress::Progress;
-use crate::spec::{SpecError, MAX_LEN};
+use crate::spec::{MAX_LEN, SpecError};
 use crate::table::Packed;
 use std::path::Path;
 use std::sync::Arc;
@@ -47,24 +47,21 @@ fn parse_lua(spec: &str) -> Option<Result<Arc<dyn Game>, SpecError>> {
 fn parse_import(spec: &str) -> Option<Result<Arc<dyn Game>, SpecError>> {
     let name = spec.strip_prefix("import:")?;
     Some(check_name(name, "import name").and_then(|_| {
-        Err(SpecError(format!("`import:{name}` is an imported table: make it with `sgtab import FILE --name {name} --shape N`, query it with `sgq value import:{name}`")))
+        Err(SpecError(format!(
+            "`import:{name}` is an imported table: make it with `sgtab import FILE --name {name} --shape N`, query it with `sgq value import:{name}`"
+        )))
     }))
 }
 
 /// A name as sgtab keeps it: letters, digits, `_`, `-` and `.`, not starting with `.` or `-`,
 /// at most 40 characters.
 pub fn check_name(name: &str, what: &str) -> Result<(), SpecError> {
-    let ok = !name.is_empty()
-        && name.len() <= MAX_NAME
-        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b"_-.".contains(&b))
-        && !name.starts_with(['.', '-']);
+    let ok =
+        !name.is_empty() && name.len() <= MAX_NAME && name.bytes().all(|b| b.is_ascii_alphanumeric() || b"_-.".contains(&b)) && !name.starts_with(['.', '-']);
     if ok {
         Ok(())
     } else {
-        Err(SpecError(format!(
-            "bad {what} `{}`: use 1 to {MAX_NAME} letters, digits, `_`, `-` or `.`, not starting with `.` or `-`",
-            name.escape_debug()
-        )))
+        Err(SpecError(format!("bad {what} `{}`: use 1 to {MAX_NAME} letters, digits, `_`, `-` or `.`, not starting with `.` or `-`", name.escape_debug())))
     }
 }
 
@@ -98,9 +95,9 @@ impl Script {
         if path.is_empty() {
             return Err(bad("no script path (expected lua:PATH[:NAME=VALUE,...])".into()));
         }
-        let params = parse_params(params).map_err(|e| bad(e))?;
+        let params = parse_params(params).map_err(&bad)?;
         let file = Path::new(path);
-        let text = read_script(file).map_err(|e| bad(e))?;
+        let text = read_script(file).map_err(bad)?;
         let stem = file.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
         Ok(Script { name: sanitize(&stem), text, params })
     }

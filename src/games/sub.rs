@@ -1,9 +1,9 @@
 //! Subtraction games with a finite move set: a move takes s stones from one heap, s in the set,
 //! when the heap holds at least s. Used by `stones` (S = {1, 3, 9}) and `snim` (S from input).
 
-use super::{parse, Family, Game, MexSet, Theorem};
+use super::{Family, Game, MexSet, Theorem, parse};
 use crate::progress::Progress;
-use crate::spec::{SpecError, MAX_LEN};
+use crate::spec::{MAX_LEN, SpecError};
 use crate::table::{Packed, Rule};
 use std::sync::Arc;
 
@@ -67,10 +67,7 @@ impl Game for Sub {
     /// move), so a period p that holds (with saltus 0) on t consecutive n ≥ pre holds for ever.
     fn theorem(&self, rule: &Rule) -> Option<Theorem> {
         let t = self.moves.iter().copied().max().unwrap_or(0) as u64;
-        (rule.saltus == 0).then_some(Theorem {
-            name: "the subtraction-game window (as long as the largest move)",
-            needs: rule.pre + rule.period + t,
-        })
+        (rule.saltus == 0).then_some(Theorem { name: "the subtraction-game window (as long as the largest move)", needs: rule.pre + rule.period + t })
     }
 
     fn moves(&self) -> Option<&dyn super::Moves> {

@@ -16,10 +16,10 @@
 //! at its shortest period with as much of the finite part folded into it as repeats it
 //! (`0.3[3]` and `0.[33]` are `0.[3]`), a tail of zeros dropped, then `:N`.
 
-use super::{parse, Family, FastEngines, Game, MexSet, Theorem};
-use crate::engine::{octal, simd, Backend, EngineError, Engines, Timings};
+use super::{Family, FastEngines, Game, MexSet, Theorem, parse};
+use crate::engine::{Backend, EngineError, Engines, Timings, octal, simd};
 use crate::progress::Progress;
-use crate::spec::{SpecError, MAX_LEN};
+use crate::spec::{MAX_LEN, SpecError};
 use crate::table::{Packed, Rule};
 use std::fmt;
 use std::sync::Arc;
@@ -37,13 +37,7 @@ pub static FAMILY: Family = Family { name: "code", grammar: GRAMMAR, parse: pars
 /// The fast CPU engine: [`crate::engine::octal`] (rare/common split, all cores).
 pub static FAST: FastEngines = FastEngines { family: &FAMILY, engines: &[Backend::Simd], compute: fast };
 
-fn fast(
-    game: &dyn Game,
-    backend: Backend,
-    _engines: &Engines,
-    progress: &Progress,
-    timings: &mut Timings,
-) -> Result<Packed, EngineError> {
+fn fast(game: &dyn Game, backend: Backend, _engines: &Engines, progress: &Progress, timings: &mut Timings) -> Result<Packed, EngineError> {
     let Some(game) = game.as_any().downcast_ref::<TakeBreak>() else {
         return Err(EngineError("not a take-and-break game".into()));
     };
@@ -165,10 +159,7 @@ pub fn parse_code(text: &str) -> Result<Code, String> {
         "8" => 8,
         "C" | "c" => 12,
         other => {
-            return Err(format!(
-                "the digit before the point is `{}`; it must be 0, 4, 8 or C (splitting a heap without removing any)",
-                other.escape_debug()
-            ));
+            return Err(format!("the digit before the point is `{}`; it must be 0, 4, 8 or C (splitting a heap without removing any)", other.escape_debug()));
         }
     };
     let (mut digits, mut tail) = (Vec::new(), Vec::new());
@@ -189,7 +180,11 @@ pub fn parse_code(text: &str) -> Result<Code, String> {
             }
             c if c.is_ascii_hexdigit() => {
                 let d = c.to_digit(16).unwrap_or(0) as u8;
-                if in_tail { tail.push(d) } else { digits.push(d) }
+                if in_tail {
+                    tail.push(d)
+                } else {
+                    digits.push(d)
+                }
                 if digits.len() + tail.len() > MAX_DIGITS {
                     return Err(format!("the code has more than {MAX_DIGITS} digits"));
                 }
@@ -305,9 +300,7 @@ pub fn no_theorem(code: &Code, rule: &Rule) -> Option<&'static str> {
         return Some("a code with a repeating tail (take-any moves) has no periodicity theorem here");
     }
     if rule.saltus != 0 {
-        return Some(
-            "the Guy-Smith theorem covers plain periods only, not a saltus (no arithmetic-periodicity theorem is applied here)",
-        );
+        return Some("the Guy-Smith theorem covers plain periods only, not a saltus (no arithmetic-periodicity theorem is applied here)");
     }
     None
 }

@@ -1,9 +1,9 @@
 //! Chess (HDU 5724): rows of 20 columns, answered from the `chess:20` table.
 
+use super::JudgeError;
 use super::input::{Buf, Scanner};
 use super::parallel::Parallel;
-use super::tokens::{self, Walked, END};
-use super::JudgeError;
+use super::tokens::{self, END, Walked};
 use crate::games::chess::row_from_columns;
 use crate::table::Table;
 use std::io::{Read, Write};

@@ -1,10 +1,10 @@
 //! A Funny Stone Game (UVa 1378): each stone is worth the `funny` table's value for the number
 //! of piles to its right; the answer is the lexicographically first winning move.
 
+use super::JudgeError;
 use super::input::{Buf, Scanner};
 use super::parallel::Parallel;
-use super::tokens::{self, Walked, END};
-use super::JudgeError;
+use super::tokens::{self, END, Walked};
 use crate::table::Table;
 use std::io::{Read, Write};
 
@@ -20,9 +20,7 @@ pub fn winning_move(counts: &[u64], g: &[u64]) -> Option<(usize, usize, usize)> 
     if total == 0 {
         return None;
     }
-    (0..n).filter(|&i| counts[i] > 0).find_map(|i| {
-        (i + 1..n).find_map(|j| (j..n).find(|&k| total ^ right(i) ^ right(j) ^ right(k) == 0).map(|k| (i, j, k)))
-    })
+    (0..n).filter(|&i| counts[i] > 0).find_map(|i| (i + 1..n).find_map(|j| (j..n).find(|&k| total ^ right(i) ^ right(j) ^ right(k) == 0).map(|k| (i, j, k))))
 }
 
 /// The stone values g(0..MAX_PILES) of the table, or why it cannot give them.

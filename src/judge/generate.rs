@@ -18,10 +18,13 @@ pub struct Size {
 /// Most cases `gen` writes for the problems whose format sets no bound on them.
 pub const MAX_CASES: u64 = 1_000_000_000;
 
+/// A size's legal range, inclusive; `None` where the option does not apply.
+type Range = Option<(u64, u64)>;
+
 impl Size {
     /// The legal range of each size for `problem`: (cases, per case, chips), `None` where the
     /// option does not apply.
-    pub fn ranges(problem: Problem) -> (Option<(u64, u64)>, Option<(u64, u64)>, Option<(u64, u64)>) {
+    pub fn ranges(problem: Problem) -> (Range, Range, Range) {
         match problem {
             Problem::Lasker => (Some((1, 100)), Some((1, 1_000_000)), None),
             Problem::Chess => (Some((1, MAX_CASES)), Some((1, 1000)), Some((0, 20))),
@@ -36,11 +39,7 @@ impl Size {
     pub fn check(&self, problem: Problem) -> Result<(), String> {
         let (cases, per_case, chips) = Size::ranges(problem);
         let name = problem.name();
-        for (flag, given, range) in [
-            ("--cases", self.cases, cases),
-            ("--per-case", self.per_case, per_case),
-            ("--chips", self.chips.map(u64::from), chips),
-        ] {
+        for (flag, given, range) in [("--cases", self.cases, cases), ("--per-case", self.per_case, per_case), ("--chips", self.chips.map(u64::from), chips)] {
             let Some(v) = given else { continue };
             match range {
                 None => return Err(format!("{flag} does not apply to {name}")),

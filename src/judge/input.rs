@@ -184,17 +184,7 @@ impl<'a> Scanner<io::Empty, &'a [u8]> {
     /// whose first byte is at offset `line_start` (for positions in messages; all 0 for input
     /// that starts there).
     pub fn over(input: &'a [u8], at: u64, lines: u64, line_start: u64) -> Self {
-        Scanner {
-            src: io::empty(),
-            end: input.len(),
-            buf: input,
-            pos: 0,
-            eof: true,
-            base: at,
-            lines,
-            line_start,
-            slow_token: (u64::MAX, u64::MAX),
-        }
+        Scanner { src: io::empty(), end: input.len(), buf: input, pos: 0, eof: true, base: at, lines, line_start, slow_token: (u64::MAX, u64::MAX) }
     }
 
     /// A scanner over `data[at..]` that names places as in the whole of `data` (the newlines
@@ -338,11 +328,11 @@ impl<R: Read, B: Buf> Scanner<R, B> {
         if !self.skip_space()? {
             return Ok(None);
         }
-        if let Some((value, len)) = self.fast_digits() {
-            if (min..=max).contains(&value) {
-                self.pos += len;
-                return Ok(Some(value));
-            }
+        if let Some((value, len)) = self.fast_digits()
+            && (min..=max).contains(&value)
+        {
+            self.pos += len;
+            return Ok(Some(value));
         }
         self.slow_number(min, max, what, beyond).map(Some)
     }
@@ -421,7 +411,16 @@ impl<R: Read, B: Buf> Scanner<R, B> {
     /// [`fold`](Scanner::fold), with `beyond` writing the message for a number past `max`.
     #[allow(clippy::too_many_arguments)]
     #[inline]
-    pub fn fold_or<A>(&mut self, count: u64, min: u64, max: u64, what: &dyn fmt::Display, beyond: Beyond, acc: A, f: impl FnMut(A, u64) -> A) -> Result<A, InputError> {
+    pub fn fold_or<A>(
+        &mut self,
+        count: u64,
+        min: u64,
+        max: u64,
+        what: &dyn fmt::Display,
+        beyond: Beyond,
+        acc: A,
+        f: impl FnMut(A, u64) -> A,
+    ) -> Result<A, InputError> {
         match self.fold_some(count, min, max, what, beyond, acc, f) {
             (acc, _, None) => Ok(acc),
             (_, _, Some(Halt::End)) => self.error(self.pos, format!("input ends where {what} was expected")),
@@ -434,7 +433,16 @@ impl<R: Read, B: Buf> Scanner<R, B> {
     /// The parallel path ([`super::parallel`]) folds a piece this way and steps over bad tokens.
     #[allow(clippy::too_many_arguments)]
     #[inline]
-    pub fn fold_some<A>(&mut self, count: u64, min: u64, max: u64, what: &dyn fmt::Display, beyond: Beyond, mut acc: A, mut f: impl FnMut(A, u64) -> A) -> (A, u64, Option<Halt>) {
+    pub fn fold_some<A>(
+        &mut self,
+        count: u64,
+        min: u64,
+        max: u64,
+        what: &dyn fmt::Display,
+        beyond: Beyond,
+        mut acc: A,
+        mut f: impl FnMut(A, u64) -> A,
+    ) -> (A, u64, Option<Halt>) {
         let mut left = count;
         while left > 0 {
             let mut pos = self.pos;
@@ -512,11 +520,7 @@ impl<R: Read, B: Buf> Scanner<R, B> {
             start -= 1;
         }
         let (slow_start, slow_end) = self.slow_token;
-        let at = if start == 0 && slow_end == self.offset() && slow_start < self.base {
-            self.position_of(slow_start)
-        } else {
-            self.position(start)
-        };
+        let at = if start == 0 && slow_end == self.offset() && slow_start < self.base { self.position_of(slow_start) } else { self.position(start) };
         InputError::Format { at, message }
     }
 }
@@ -564,11 +568,7 @@ impl Kernel {
         static CHOSEN: OnceLock<Kernel> = OnceLock::new();
         *CHOSEN.get_or_init(|| {
             let forced = std::env::var_os("SGQ_KERNEL").is_some_and(|k| k == "portable");
-            if !forced && Kernel::Avx2.available() {
-                Kernel::Avx2
-            } else {
-                Kernel::Portable
-            }
+            if !forced && Kernel::Avx2.available() { Kernel::Avx2 } else { Kernel::Portable }
         })
     }
 
@@ -595,7 +595,7 @@ const PREFETCH: usize = 1024;
 fn prefetch(window: &[u8], pos: usize) {
     #[cfg(target_arch = "x86_64")]
     if let Some(ahead) = window.get(pos + PREFETCH) {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
         // SAFETY: a prefetch is only a hint: it reads nothing into the program, and it cannot
         // fault even where the address were not mapped (this one is: it is in `window`).
         unsafe { _mm_prefetch::<_MM_HINT_T0>((ahead as *const u8).cast()) };
@@ -724,7 +724,7 @@ static KEEP: [[u8; 16]; 64] = {
 /// and pairs of those by multiply-adds.
 #[inline(always)]
 fn digits_before(bytes: &[u8; 16], len: usize) -> u64 {
-    use wide::{bytemuck::cast, i16x8, i32x4, u64x2, u8x16};
+    use wide::{bytemuck::cast, i16x8, i32x4, u8x16, u64x2};
     let digits = (u8x16::new(*bytes) & u8x16::new(KEEP[len & 63])).saturating_sub(u8x16::splat(b'0'));
     // Lane = d0 + 256·d1 (d0 the higher digit); · (1 + 256·10) puts 10·d0 + d1 in the high byte.
     let pairs: i16x8 = (cast::<u8x16, i16x8>(digits) * i16x8::splat(1 + 256 * 10)) >> 8_i32;
@@ -934,7 +934,12 @@ mod tests {
             for split in [0usize, 1, 5, 1000, 2999, 3000] {
                 let mut s = Scanner::with_capacity(text.as_bytes(), cap);
                 let mut got = Vec::new();
-                got = s.fold(split as u64, 0, u64::MAX, &"n", got, |mut v, x| { v.push(x); v }).unwrap();
+                got = s
+                    .fold(split as u64, 0, u64::MAX, &"n", got, |mut v, x| {
+                        v.push(x);
+                        v
+                    })
+                    .unwrap();
                 while let Some(v) = s.next_in(0, u64::MAX, &"n").unwrap() {
                     got.push(v);
                 }

@@ -2,10 +2,10 @@
 //! rule stored with the `lasker` table (g(n + p) = g(n) + s for n ≥ pre) by the same
 //! [`Lookup`] as `sgq sum` (Lasker's Nim, period 4 and saltus 4, takes its offset table).
 
-use super::input::{Buf, Scanner};
-use super::lookup::{with_value, Lookup};
-use super::parallel::{self, Body, Cases, Parallel, Sum, Walked};
 use super::JudgeError;
+use super::input::{Buf, Scanner};
+use super::lookup::{Lookup, with_value};
+use super::parallel::{self, Body, Cases, Parallel, Sum, Walked};
 use crate::table::Table;
 use std::io::{Read, Write};
 
@@ -59,4 +59,3 @@ pub fn answer_bytes(table: &Table, data: &[u8], par: Parallel, out: &mut impl Wr
         Walked::Resume { at: Some((cases, from)), offset } => answer_from(&g, &mut Scanner::resume(data, offset), out, cases, from),
     }
 }
-

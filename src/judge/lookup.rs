@@ -104,7 +104,7 @@ pub(crate) fn offset_value(n: u64, offset: &[u64; 64]) -> u64 {
 /// in it matches on the kind once, not once a number.
 macro_rules! with_value {
     ($lookup:expr, |$g:ident| $body:expr) => {{
-        use $crate::judge::lookup::{offset_value, Lookup, Split};
+        use $crate::judge::lookup::{Lookup, Split, offset_value};
         let lookup: &Lookup = $lookup;
         // The closures copy what they read (`move`, of numbers and references): a loop over
         // them then keeps more of it in registers instead of loading it again once a number.
@@ -173,9 +173,7 @@ impl<'a> Lookup<'a> {
                 s => {
                     let top = (rule.pre..rule.pre + rule.period).map(|i| values.get(i)).max().unwrap_or(0);
                     let kmax = (u64::MAX - top as u64) / s;
-                    kmax.checked_mul(rule.period)
-                        .and_then(|x| x.checked_add(rule.pre + rule.period - 1))
-                        .unwrap_or(u64::MAX)
+                    kmax.checked_mul(rule.period).and_then(|x| x.checked_add(rule.pre + rule.period - 1)).unwrap_or(u64::MAX)
                 }
             }
             .max(len - 1);
@@ -209,10 +207,7 @@ impl<'a> Lookup<'a> {
     /// The note written (once) when a position past the table is answered from a checked rule.
     pub(crate) fn note(&self) -> String {
         let rule = self.table.rule.expect("a rule answers past the table");
-        format!(
-            "note: positions past the {} entries of {} are answered from its rule {rule}",
-            self.len, self.table.spec
-        )
+        format!("note: positions past the {} entries of {} are answered from its rule {rule}", self.len, self.table.spec)
     }
 
     /// Range of one number read: a heap or a row up to the limit, a board coordinate below n.
@@ -232,10 +227,9 @@ impl<'a> Lookup<'a> {
         let spec = &self.table.spec;
         let why = match (self.positions, n) {
             (_, None) => format!("out of reach: {spec} answers 0..={max}"),
-            (Positions::Heap, Some(_)) if self.ext.is_some() => format!(
-                "past the reach of the rule of {spec}: its value would not fit 64 bits (positions up to {} do)",
-                self.limit
-            ),
+            (Positions::Heap, Some(_)) if self.ext.is_some() => {
+                format!("past the reach of the rule of {spec}: its value would not fit 64 bits (positions up to {} do)", self.limit)
+            }
             (Positions::Heap, Some(n)) => format!(
                 "past the table: {spec} has {} entries (0..={max}) and no rule for positions past them; {}",
                 self.len,
@@ -281,7 +275,6 @@ fn cover(spec: &GameSpec, fits: impl Fn(&GameSpec) -> bool, size: Option<u64>) -
     }
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -300,8 +293,20 @@ mod tests {
         // is (4, 0, 4)), shifts (a power of two with another saltus, or past 64), multiplies
         // (any other period, exact below 2^32 and divided above).
         let cases = [
-            (1u64, 0u64, 1u64), (2, 3, 2), (4, 0, 4), (8, 1, 8), (64, 5, 64), (4, 2, 3), (128, 2, 128),
-            (1, 0, 0), (3, 0, 2), (5, 7, 5), (12, 1, 0), (1000, 3, 9), (65537, 0, 1), ((1 << 32) + 1, 0, 2),
+            (1u64, 0u64, 1u64),
+            (2, 3, 2),
+            (4, 0, 4),
+            (8, 1, 8),
+            (64, 5, 64),
+            (4, 2, 3),
+            (128, 2, 128),
+            (1, 0, 0),
+            (3, 0, 2),
+            (5, 7, 5),
+            (12, 1, 0),
+            (1000, 3, 9),
+            (65537, 0, 1),
+            ((1 << 32) + 1, 0, 2),
         ];
         for (period, pre, saltus) in cases {
             // Values below and above n (g(n) < n makes the offsets wrap).
@@ -322,7 +327,13 @@ mod tests {
                 Split::Pow2 { .. } => "shift",
                 Split::Magic { .. } => "multiply",
             };
-            let want = if period.is_power_of_two() && period <= 64 && saltus == period { "offset" } else if period.is_power_of_two() { "shift" } else { "multiply" };
+            let want = if period.is_power_of_two() && period <= 64 && saltus == period {
+                "offset"
+            } else if period.is_power_of_two() {
+                "shift"
+            } else {
+                "multiply"
+            };
             assert_eq!(kind, want, "period {period}, saltus {saltus}");
             let far = [(1 << 31) - 1, (1 << 32) - 1, 1 << 32, (1 << 32) + 7, 1 << 45, 1 << 50];
             for n in (pre..pre + 3 * period + 500).chain(far) {
@@ -382,4 +393,3 @@ mod tests {
         assert_eq!(got, values);
     }
 }
-

@@ -8,8 +8,8 @@ pub mod chess;
 pub mod funny;
 pub mod generate;
 pub mod input;
-pub mod lookup;
 pub mod lasker;
+pub mod lookup;
 pub mod parallel;
 pub mod query;
 pub mod read_ahead;
@@ -18,7 +18,7 @@ pub mod stones;
 pub mod tokens;
 
 use crate::spec::GameSpec;
-use crate::table::{format, Table};
+use crate::table::{Table, format};
 use input::{InputError, Scanner};
 use std::fmt;
 use std::io::{self, Read, Write};
@@ -143,9 +143,7 @@ fn load_named(dir: &Path, spec: &str, name: &str, fix: &str) -> Result<Table, Ju
     let path = dir.join(name);
     match format::read_expecting(&path, spec) {
         Ok(table) => Ok(table),
-        Err(format::ReadError::OtherGame(found)) => {
-            Err(JudgeError::Table(format!("table {} holds {found}, not {spec}; {fix}", path.display())))
-        }
+        Err(format::ReadError::OtherGame(found)) => Err(JudgeError::Table(format!("table {} holds {found}, not {spec}; {fix}", path.display()))),
         Err(format::ReadError::Io(e)) if e.kind() == io::ErrorKind::NotFound => {
             Err(JudgeError::Table(format!("table {} not found; {fix} (or point --tables / SGTAB_TABLES at it)", path.display())))
         }

@@ -549,10 +549,12 @@ impl<'d, 'b, F: Fn(u64) -> Sum> Walk<'d, 'b, F> {
         let piece = &self.pieces[p];
         let local = i - self.first[p];
         let mut mark = piece.marks[piece.marks.partition_point(|m| m.token <= local) - 1];
-        if let Some((cp, c)) = self.cursor {
-            if cp == p && c.token <= local && c.token > mark.token {
-                mark = c;
-            }
+        if let Some((cp, c)) = self.cursor
+            && cp == p
+            && c.token <= local
+            && c.token > mark.token
+        {
+            mark = c;
         }
         let mut scan = Scanner::over(&self.data[mark.offset..piece.range.end], mark.offset as u64, 0, 0);
         let body = self.body;

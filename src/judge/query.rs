@@ -8,11 +8,11 @@
 //! position. Values are never computed past 64 bits: the rule's reach is cut where its values
 //! would overflow.
 
+use super::JudgeError;
 use super::input::{Beyond, Buf, Halt, Scanner};
-use super::lookup::{with_value, Lookup};
+use super::lookup::{Lookup, with_value};
 use super::parallel::{self, Body, Cases, Parallel, Sum, Walked};
 use super::tokens::{self, Token};
-use super::JudgeError;
 use crate::games::{Dims, Positions};
 use crate::table::Table;
 use std::io::{Read, Write};
@@ -174,7 +174,14 @@ struct Piece {
 
 /// Positions from number `from` on, to the end; `noted`: the note on a checked rule is written
 /// (or not needed).
-fn value_from(g: &Lookup, input: &mut Scanner<impl Read, impl Buf>, out: &mut impl Write, note: &mut dyn FnMut(&str), from: u64, mut noted: bool) -> Result<(), JudgeError> {
+fn value_from(
+    g: &Lookup,
+    input: &mut Scanner<impl Read, impl Buf>,
+    out: &mut impl Write,
+    note: &mut dyn FnMut(&str),
+    from: u64,
+    mut noted: bool,
+) -> Result<(), JudgeError> {
     let max = g.number_range();
     let mut buf = itoa::Buffer::new();
     for i in from.. {
@@ -209,7 +216,13 @@ fn value_from(g: &Lookup, input: &mut Scanner<impl Read, impl Buf>, out: &mut im
 
 /// A point of a grid, its k coordinates each within its axis: its index; `None` where the input
 /// ends before it starts (`optional`), an error where it ends inside it.
-fn grid_position(g: &Lookup, dims: &Dims, input: &mut Scanner<impl Read, impl Buf>, what: &dyn std::fmt::Display, optional: bool) -> Result<Option<u64>, JudgeError> {
+fn grid_position(
+    g: &Lookup,
+    dims: &Dims,
+    input: &mut Scanner<impl Read, impl Buf>,
+    what: &dyn std::fmt::Display,
+    optional: bool,
+) -> Result<Option<u64>, JudgeError> {
     let mut index = 0;
     for (axis, &size) in dims.sizes().iter().enumerate() {
         let what = format_args!("coordinate {} of {what}", axis + 1);
@@ -360,7 +373,16 @@ fn board_sum(summer: &mut Summer, n: u64, data: &[u8], par: Parallel, out: &mut 
 /// tokens stored as `T`: `None` when every case is answered and nothing follows, else the case
 /// where the walk stopped and the byte where it starts.
 #[allow(clippy::too_many_arguments)]
-fn board_walk<T: Token>(summer: &mut Summer, n: u64, data: &[u8], par: Parallel, out: &mut impl Write, cases: u64, (from, start): (u64, usize), squares: &mut Vec<u64>) -> Result<Option<(u64, usize)>, JudgeError> {
+fn board_walk<T: Token>(
+    summer: &mut Summer,
+    n: u64,
+    data: &[u8],
+    par: Parallel,
+    out: &mut impl Write,
+    cases: u64,
+    (from, start): (u64, usize),
+    squares: &mut Vec<u64>,
+) -> Result<Option<(u64, usize)>, JudgeError> {
     let g = summer.g;
     let bound = T::MAX_BOUND.get();
     let side = n.min(bound + 1);
@@ -386,7 +408,9 @@ fn board_walk<T: Token>(summer: &mut Summer, n: u64, data: &[u8], par: Parallel,
                 let rest = t.rest();
                 let pairs = (rest.len() / 2).min(left).min(SQUARES);
                 let before = squares.len();
-                squares.extend(rest[..2 * pairs].chunks_exact(2).map(|p| (p[0].get(), p[1].get())).take_while(|&(a, b)| a < side && b < side).map(|(a, b)| a * n + b));
+                squares.extend(
+                    rest[..2 * pairs].chunks_exact(2).map(|p| (p[0].get(), p[1].get())).take_while(|&(a, b)| a < side && b < side).map(|(a, b)| a * n + b),
+                );
                 let done = squares.len() - before;
                 t.skip(2 * done);
                 left -= done;
@@ -505,7 +529,10 @@ mod tests {
         assert_eq!(r.unwrap(), "0\n6\n0\n7\n");
         let (r, _) = run_value(&t, "1 2\n8 0\n");
         let e = r.unwrap_err();
-        assert_eq!(e, "bad input: line 2, column 1 (byte 4): the x of position 2 `8` is off the board: fakeboard:8 is 8×8, coordinates 0..=7; no table that sgtab builds for this game covers it");
+        assert_eq!(
+            e,
+            "bad input: line 2, column 1 (byte 4): the x of position 2 `8` is off the board: fakeboard:8 is 8×8, coordinates 0..=7; no table that sgtab builds for this game covers it"
+        );
         let (r, _) = run_value(&t, "1 2\n3");
         assert!(r.unwrap_err().contains("input ends where the y of position 2 was expected"));
         let mut out = Vec::new();

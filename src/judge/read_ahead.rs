@@ -219,7 +219,9 @@ mod tests {
 
     #[test]
     fn gives_every_byte_in_order_then_the_end_or_the_error() {
-        for (len, steps) in [(0, vec![1]), (1, vec![1]), (5 * CHUNK + 17, vec![65536, 1, 4096, 300_000]), (CHUNK * CHUNKS * 3, vec![CHUNK]), (100_000, vec![3, 1000])] {
+        for (len, steps) in
+            [(0, vec![1]), (1, vec![1]), (5 * CHUNK + 17, vec![65536, 1, 4096, 300_000]), (CHUNK * CHUNKS * 3, vec![CHUNK]), (100_000, vec![3, 1000])]
+        {
             let data: Vec<u8> = (0..len).map(|i| (i * 7 + i / 1000) as u8).collect();
             for fail in [false, true] {
                 for out_size in [1usize, 4096, 256 * 1024] {

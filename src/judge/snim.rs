@@ -3,10 +3,10 @@
 //! builds it with a bit set for the mex (a value is at most k ≤ 100, so 128 bits hold the
 //! values seen), held equal to the scalar reference `sgtab` uses for `sub:` tables by a test.
 
+use super::JudgeError;
 use super::input::{Buf, Scanner};
 use super::parallel::Parallel;
-use super::tokens::{self, Walked, END};
-use super::JudgeError;
+use super::tokens::{self, END, Walked};
 use std::io::{Read, Write};
 
 const MAX_K: u64 = 100;
@@ -22,11 +22,7 @@ const MAX_HEAP: u64 = 10_000;
 pub fn table(moves: &mut Vec<u32>) -> Vec<u8> {
     moves.sort_unstable();
     moves.dedup();
-    if moves.len() < 64 {
-        table_in::<u64>(moves)
-    } else {
-        table_in::<u128>(moves)
-    }
+    if moves.len() < 64 { table_in::<u64>(moves) } else { table_in::<u128>(moves) }
 }
 
 /// A bit set of values below its width.
@@ -112,10 +108,14 @@ struct Case {
 fn answer_case(mut case: Case) -> Vec<u8> {
     let table = table(&mut case.moves);
     let mut heaps = case.heaps.iter();
-    let mut line: Vec<u8> = case.counts.iter().map(|&l| {
-        let x = heaps.by_ref().take(l as usize).fold(0, |x, &h| x ^ table[h as usize]);
-        if x != 0 { b'W' } else { b'L' }
-    }).collect();
+    let mut line: Vec<u8> = case
+        .counts
+        .iter()
+        .map(|&l| {
+            let x = heaps.by_ref().take(l as usize).fold(0, |x, &h| x ^ table[h as usize]);
+            if x != 0 { b'W' } else { b'L' }
+        })
+        .collect();
     line.push(b'\n');
     line
 }

@@ -2,10 +2,10 @@
 //! input, answered from the `sub:1,3,9` table. Messages count pairs, not lines (a pair may span
 //! lines, or share one), and the position before each says the line.
 
+use super::JudgeError;
 use super::input::{Buf, Scanner};
 use super::parallel::Parallel;
-use super::tokens::{self, Walked, END};
-use super::JudgeError;
+use super::tokens::{self, END, Walked};
 use crate::table::Table;
 use std::io::{Read, Write};
 
@@ -17,9 +17,7 @@ pub fn answer(table: &Table, input: &mut Scanner<impl Read, impl Buf>, out: &mut
 
 /// Pairs from `from` on, to the end of the input.
 fn answer_from(table: &Table, input: &mut Scanner<impl Read, impl Buf>, out: &mut impl Write, from: u64) -> Result<(), JudgeError> {
-    let value = |n: u64| {
-        table.value(n).ok_or_else(|| JudgeError::Table(format!("table {} holds no value for a heap of {n}", table.spec)))
-    };
+    let value = |n: u64| table.value(n).ok_or_else(|| JudgeError::Table(format!("table {} holds no value for a heap of {n}", table.spec)));
     for case in from.. {
         let Some(n1) = input.next_in(1, MAX_HEAP, &format_args!("the first heap n1 of pair {case}"))? else {
             return Ok(());

@@ -27,9 +27,9 @@
 //! ([`Tokens::offset_of`], which reads that one piece again to find it), so the message (text,
 //! line, column, byte) and exit status are the streaming path's own.
 
+use super::JudgeError;
 use super::input::{self, Halt, Scanner};
 use super::parallel::{self, Parallel};
-use super::JudgeError;
 use std::collections::VecDeque;
 use std::ops::Range;
 use std::sync::{Condvar, Mutex};
@@ -373,7 +373,13 @@ pub type Stop = Option<(u64, u64)>;
 
 /// Reads the tokens of `data[start..]` in parallel (each a number in `0..=max`) and runs `walk`
 /// over them in order; turns where it stopped into a byte offset for the streaming path.
-pub fn walk<T: Token>(data: &[u8], start: usize, par: Parallel, max: T, walk: impl FnOnce(&mut Tokens<T>) -> Result<Stop, JudgeError>) -> Result<Walked, JudgeError> {
+pub fn walk<T: Token>(
+    data: &[u8],
+    start: usize,
+    par: Parallel,
+    max: T,
+    walk: impl FnOnce(&mut Tokens<T>) -> Result<Stop, JudgeError>,
+) -> Result<Walked, JudgeError> {
     let ranges: Vec<Range<usize>> = parallel::cut(&data[start..], par.piece, par.threads).into_iter().map(|r| r.start + start..r.end + start).collect();
     let read = |r: Range<usize>| {
         par.fault_in(&data[r.clone()]);
@@ -505,7 +511,10 @@ mod tests {
         .unwrap();
         assert_eq!(got, [9, 2, 7]);
         assert_eq!(w, Walked::Resume { case: 1, offset: 9 });
-        assert_eq!(walk(b"   ", 0, Parallel { threads: 3, piece: 1, ..Parallel::new(1) }, 10, |t| Ok((t.read() != END).then_some((1, 0)))).unwrap(), Walked::Done);
+        assert_eq!(
+            walk(b"   ", 0, Parallel { threads: 3, piece: 1, ..Parallel::new(1) }, 10, |t| Ok((t.read() != END).then_some((1, 0)))).unwrap(),
+            Walked::Done
+        );
     }
 
     #[test]

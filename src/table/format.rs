@@ -40,10 +40,10 @@
 //! file was written by a finder that took the smallest period, and by a proof that took n0 = pre
 //! where it must be max(pre, 1): its values are read as they are and its rule is found again.
 
+use super::Table;
 use super::packed::Packed;
 use super::rule::Rule;
-use super::Table;
-use crate::games::stored::{Stored, MAX_POSITIONS, MAX_SCRIPT};
+use crate::games::stored::{MAX_POSITIONS, MAX_SCRIPT, Stored};
 use crate::games::{Dims, MAX_AXES};
 use crate::spec::GameSpec;
 use std::fs::File;
@@ -222,8 +222,10 @@ fn read_checked(mut r: impl Read, file_len: u64, want: Option<&str>) -> Result<T
         return if expect.is_some_and(|e| file_len < e) {
             bad(format!("file is truncated (or its header damaged): the header says {} bytes, the file has {file_len}", expect.unwrap()))
         } else {
-            bad(format!("damaged header or trailing data: the header implies {} bytes, the file has {file_len}",
-                expect.map_or("more than 2^64".to_string(), |e| e.to_string())))
+            bad(format!(
+                "damaged header or trailing data: the header implies {} bytes, the file has {file_len}",
+                expect.map_or("more than 2^64".to_string(), |e| e.to_string())
+            ))
         };
     }
     let payload = payload.unwrap();
@@ -232,8 +234,7 @@ fn read_checked(mut r: impl Read, file_len: u64, want: Option<&str>) -> Result<T
     let mut spec_bytes = vec![0u8; h - FIXED];
     r.read_exact(&mut spec_bytes).map_err(|e| io(e, "header"))?;
     crc.update(&spec_bytes);
-    let text = std::str::from_utf8(&spec_bytes[..spec_len])
-        .map_err(|_| ReadError::Bad("damaged header: the game spec is not UTF-8".into()))?;
+    let text = std::str::from_utf8(&spec_bytes[..spec_len]).map_err(|_| ReadError::Bad("damaged header: the game spec is not UTF-8".into()))?;
     // At most 48 characters of a spec that may be 4 KiB of anything.
     let shown = || {
         let cut: String = text.chars().take(48).collect();
@@ -244,8 +245,7 @@ fn read_checked(mut r: impl Read, file_len: u64, want: Option<&str>) -> Result<T
     }
     // A family's game is known from its spec alone; a stored game once its block is read.
     let family_spec = if block_kind == 0 {
-        let spec = GameSpec::parse(text)
-            .map_err(|_| ReadError::Bad(format!("damaged header: the game spec {} is not one this sgtab reads", shown())))?;
+        let spec = GameSpec::parse(text).map_err(|_| ReadError::Bad(format!("damaged header: the game spec {} is not one this sgtab reads", shown())))?;
         if spec.to_string() != text {
             return bad(format!("damaged header: the game spec {} is not in canonical form", shown()));
         }
@@ -259,9 +259,7 @@ fn read_checked(mut r: impl Read, file_len: u64, want: Option<&str>) -> Result<T
     if want.is_some_and(|w| w != text) {
         return Err(ReadError::OtherGame(text.to_string()));
     }
-    let too_big = || {
-        ReadError::Io(io::Error::new(io::ErrorKind::OutOfMemory, format!("its {payload} bytes of values do not fit in memory here")))
-    };
+    let too_big = || ReadError::Io(io::Error::new(io::ErrorKind::OutOfMemory, format!("its {payload} bytes of values do not fit in memory here")));
     let want_bytes = usize::try_from(payload).ok().and_then(|p| p.checked_add(8)).ok_or_else(too_big)?;
     let mut values = Vec::new();
     values.try_reserve_exact(want_bytes).map_err(|_| too_big())?;
@@ -298,8 +296,7 @@ fn read_checked(mut r: impl Read, file_len: u64, want: Option<&str>) -> Result<T
         if !spec.has_rule() {
             return bad(format!("damaged header: a rule is stored, but {spec} has none (its index is not a heap)"));
         }
-        check_rule(&rule, count, |i| values.get(i) as u64)
-            .map_err(|why| ReadError::Bad(format!("the stored rule contradicts the stored values: {why}")))?;
+        check_rule(&rule, count, |i| values.get(i) as u64).map_err(|why| ReadError::Bad(format!("the stored rule contradicts the stored values: {why}")))?;
         if version < RULES_AS_TODAY {
             // An older writer chose this rule by an older finder and proof: find it again.
         } else if rule.proven && spec.theorem(&rule).is_none_or(|t| rule.checked < t.needs) {

@@ -12,8 +12,8 @@
 //! and as long as the input; with one, the input must fill it exactly.
 
 use super::Packed;
-use crate::games::stored::MAX_POSITIONS;
 use crate::games::Dims;
+use crate::games::stored::MAX_POSITIONS;
 use std::io::BufRead;
 
 /// Longest line read, in bytes: two 20-digit numbers and spaces fit many times over. A longer

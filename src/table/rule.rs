@@ -164,11 +164,7 @@ impl fmt::Display for Rule {
             write!(f, " + {}", self.saltus)?;
         }
         write!(f, " for n >= {}", self.pre)?;
-        if self.proven {
-            write!(f, " (proven)")
-        } else {
-            write!(f, " (checked up to n = {}, not proven beyond)", self.checked - 1)
-        }
+        if self.proven { write!(f, " (proven)") } else { write!(f, " (checked up to n = {}, not proven beyond)", self.checked - 1) }
     }
 }
 
@@ -194,12 +190,20 @@ mod tests {
         assert_eq!((r.pre, r.period, r.saltus), (0, 2, 0));
 
         let lasker: Vec<u64> = (0..200u64)
-            .map(|n| match n % 4 { 0 if n > 0 => n - 1, 3 => n + 1, _ => n })
+            .map(|n| match n % 4 {
+                0 if n > 0 => n - 1,
+                3 => n + 1,
+                _ => n,
+            })
             .collect();
         let r = Rule::find(200, |i| lasker[i as usize]).unwrap();
         assert_eq!((r.pre, r.period, r.saltus), (1, 4, 4));
         for n in [1u64, 2, 3, 4, 5, 1000, (1 << 31) - 1] {
-            let want = match n % 4 { 0 => n - 1, 3 => n + 1, _ => n };
+            let want = match n % 4 {
+                0 => n - 1,
+                3 => n + 1,
+                _ => n,
+            };
             assert_eq!(r.extend(n, |i| lasker[i as usize]), want);
         }
     }
@@ -281,11 +285,16 @@ mod tests {
                 v[at] += 1;
             }
             let mut found: Option<Rule> = None;
-            each_in(len, |i| v[i as usize], window, |r| {
-                if found.is_none_or(|b| r.pre < b.pre) {
-                    found = Some(r)
-                }
-            });
+            each_in(
+                len,
+                |i| v[i as usize],
+                window,
+                |r| {
+                    if found.is_none_or(|b| r.pre < b.pre) {
+                        found = Some(r)
+                    }
+                },
+            );
             assert_eq!(found, slow_find_where(&v, window, |_| true), "case {case}, window {window}: {v:?}");
         }
     }

@@ -12,9 +12,9 @@ pub mod gpu;
 
 use std::collections::HashMap;
 use std::hash::Hash;
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
-use std::io::Write;
 
 /// A position of a game, with its literal moves.
 pub trait Position: Clone + Eq + Hash {
@@ -230,14 +230,8 @@ pub fn tables_dir() -> PathBuf {
 
 /// Runs one of the package's binaries with `args` and `stdin`.
 pub fn run(bin: &str, args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(bin)
-        .args(args)
-        .env_remove("SGTAB_TABLES")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn");
+    let mut child =
+        Command::new(bin).args(args).env_remove("SGTAB_TABLES").stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("spawn");
     let mut input = child.stdin.take().unwrap();
     let data = stdin.to_vec();
     let writer = std::thread::spawn(move || {

@@ -18,8 +18,8 @@
 //! and the readback is their concatenation). A board that does not fit is refused before any
 //! work, naming the limit and the widest board that fits.
 
-use super::kernel::{in_mib, Chunks, Kernel, VALUE_BINDINGS};
 use super::GpuEngine;
+use super::kernel::{Chunks, Kernel, VALUE_BINDINGS, in_mib};
 use crate::engine::corner::Lines;
 use crate::engine::{EngineError, Timings};
 use crate::games::corner::Piece;
@@ -72,9 +72,7 @@ fn plan(piece: Piece, n: u64, per_binding: u64, max_buffer: u64, stride: u64) ->
     let words = |w: u64| (w * 4).max(4);
     let (row_set_bytes, diag_set_bytes) = (words(row_words), words(lines.total() - row_words));
     let state_bytes = words(2 * count + 1);
-    for (what, bytes) in
-        [("row and column sets", row_set_bytes), ("diagonal sets", diag_set_bytes), ("floors", state_bytes)]
-    {
+    for (what, bytes) in [("row and column sets", row_set_bytes), ("diagonal sets", diag_set_bytes), ("floors", state_bytes)] {
         if bytes > per_binding {
             return Err((format!("{} of {what} in one storage buffer", in_mib(bytes)), bytes));
         }
@@ -171,16 +169,7 @@ impl GpuEngine {
         let params: Vec<DiagonalParams> = (0..2 * n - 1)
             .map(|s| {
                 let x_lo = s.saturating_sub(n - 1);
-                DiagonalParams {
-                    s,
-                    x_lo,
-                    count: s.min(n - 1) - x_lo + 1,
-                    n,
-                    bits,
-                    rows_per_chunk: plan.rows_per_chunk as u32,
-                    lines: count as u32,
-                    pad: 0,
-                }
+                DiagonalParams { s, x_lo, count: s.min(n - 1) - x_lo + 1, n, bits, rows_per_chunk: plan.rows_per_chunk as u32, lines: count as u32, pad: 0 }
             })
             .collect();
         let (params_buffer, stride) = self.params_buffer("anti-diagonal params", &params);

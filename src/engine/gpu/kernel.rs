@@ -7,7 +7,7 @@
 //! Every kernel binds the same way: binding 0 is its parameters (a uniform at a dynamic offset,
 //! one slot per dispatch), bindings 1, 2, … its storage buffers, the table's bindings last.
 
-use super::{one_line, GpuEngine};
+use super::{GpuEngine, one_line};
 use crate::engine::{EngineError, Timings};
 use std::time::{Duration, Instant};
 use wgpu::util::DeviceExt;
@@ -41,29 +41,19 @@ impl<const K: usize> Kernel<K> {
             count: None,
         };
         let mut entries = vec![entry(0, wgpu::BufferBindingType::Uniform, wgpu::BufferSize::new(size_of::<P>() as u64))];
-        entries.extend(
-            (read_only.iter().zip(1..)).map(|(&read_only, b)| entry(b, wgpu::BufferBindingType::Storage { read_only }, None)),
-        );
+        entries.extend((read_only.iter().zip(1..)).map(|(&read_only, b)| entry(b, wgpu::BufferBindingType::Storage { read_only }, None)));
         let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: Some(name), entries: &entries });
-        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some(name),
-            bind_group_layouts: &[Some(&layout)],
-            immediate_size: 0,
-        });
-        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some(&format!("{name}.wgsl")),
-            source: wgpu::ShaderSource::Wgsl(source.into()),
-        });
+        let pipeline_layout =
+            device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor { label: Some(name), bind_group_layouts: &[Some(&layout)], immediate_size: 0 });
+        let module =
+            device.create_shader_module(wgpu::ShaderModuleDescriptor { label: Some(&format!("{name}.wgsl")), source: wgpu::ShaderSource::Wgsl(source.into()) });
         let pipelines = variants.map(|(label, value)| {
             device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                 label: Some(label),
                 layout: Some(&pipeline_layout),
                 module: &module,
                 entry_point: Some("main"),
-                compilation_options: wgpu::PipelineCompilationOptions {
-                    constants: &[(constant, value)],
-                    ..Default::default()
-                },
+                compilation_options: wgpu::PipelineCompilationOptions { constants: &[(constant, value)], ..Default::default() },
                 cache: None,
             })
         });
@@ -101,10 +91,7 @@ impl GpuEngine {
     /// limits that set it, for messages.
     pub(super) fn binding_limit(&self) -> (u64, String) {
         let limits = self.device.limits();
-        let mut limited_by = format!(
-            "max_storage_buffer_binding_size {}, max_buffer_size {}",
-            limits.max_storage_buffer_binding_size, limits.max_buffer_size
-        );
+        let mut limited_by = format!("max_storage_buffer_binding_size {}, max_buffer_size {}", limits.max_storage_buffer_binding_size, limits.max_buffer_size);
         let mut per_binding = limits.max_storage_buffer_binding_size.min(limits.max_buffer_size);
         if let Some(cap) = self.binding_cap.filter(|&cap| cap < per_binding) {
             limited_by += &format!(", capped by the caller to {cap}");
@@ -116,8 +103,7 @@ impl GpuEngine {
     /// Runs `build` inside out-of-memory and validation error scopes: an error the device
     /// reports there fails the build of `what` with one line.
     pub(super) fn scoped<T>(&self, what: &str, build: impl FnOnce() -> Result<T, EngineError>) -> Result<T, EngineError> {
-        let scopes =
-            [wgpu::ErrorFilter::OutOfMemory, wgpu::ErrorFilter::Validation].map(|f| self.device.push_error_scope(f));
+        let scopes = [wgpu::ErrorFilter::OutOfMemory, wgpu::ErrorFilter::Validation].map(|f| self.device.push_error_scope(f));
         let built = build();
         for scope in scopes.into_iter().rev() {
             if let Some(e) = pollster::block_on(scope.pop()) {
@@ -156,11 +142,7 @@ impl GpuEngine {
         (0..VALUE_BINDINGS as u64)
             .map(|i| {
                 let size = if i < table.chunks { table.chunk_bytes } else { 8 };
-                self.buffer(
-                    "values",
-                    size,
-                    wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
-                )
+                self.buffer("values", size, wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST)
             })
             .collect()
     }
@@ -176,20 +158,10 @@ impl GpuEngine {
 
     /// A bind group of a kernel's `layout`: one `P` of `params` at binding 0 (the dispatch
     /// picks which by its dynamic offset), then `storage` at bindings 1, 2, ….
-    pub(super) fn bind_group<P>(
-        &self,
-        label: &str,
-        layout: &wgpu::BindGroupLayout,
-        params: &wgpu::Buffer,
-        storage: &[&wgpu::Buffer],
-    ) -> wgpu::BindGroup {
+    pub(super) fn bind_group<P>(&self, label: &str, layout: &wgpu::BindGroupLayout, params: &wgpu::Buffer, storage: &[&wgpu::Buffer]) -> wgpu::BindGroup {
         let mut entries = vec![wgpu::BindGroupEntry {
             binding: 0,
-            resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                buffer: params,
-                offset: 0,
-                size: wgpu::BufferSize::new(size_of::<P>() as u64),
-            }),
+            resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding { buffer: params, offset: 0, size: wgpu::BufferSize::new(size_of::<P>() as u64) }),
         }];
         entries.extend(storage.iter().zip(1..).map(|(b, binding)| wgpu::BindGroupEntry { binding, resource: b.as_entire_binding() }));
         self.device.create_bind_group(&wgpu::BindGroupDescriptor { label: Some(label), layout, entries: &entries })
@@ -240,11 +212,7 @@ impl GpuEngine {
 
     /// A query set for the pass's start and end, the buffer it resolves into and a readable copy.
     fn stamp_buffers(&self) -> (wgpu::QuerySet, wgpu::Buffer, wgpu::Buffer) {
-        let set = self.device.create_query_set(&wgpu::QuerySetDescriptor {
-            label: Some("kernel"),
-            ty: wgpu::QueryType::Timestamp,
-            count: 2,
-        });
+        let set = self.device.create_query_set(&wgpu::QuerySetDescriptor { label: Some("kernel"), ty: wgpu::QueryType::Timestamp, count: 2 });
         let resolved = self.buffer("timestamps", 16, wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC);
         let readable = self.buffer("timestamps read", 16, wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST);
         (set, resolved, readable)
@@ -261,8 +229,7 @@ impl GpuEngine {
     /// The table's bytes from its storage buffers, one binding at a time through one staging
     /// buffer: the `used` bytes of each, concatenated, up to `total`.
     pub(super) fn read_table(&self, values: &[wgpu::Buffer], table: Chunks) -> Result<Vec<u8>, EngineError> {
-        let staging =
-            self.buffer("values read", table.chunk_bytes, wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST);
+        let staging = self.buffer("values read", table.chunk_bytes, wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST);
         let total = table.total as usize;
         let mut bytes = Vec::with_capacity(total);
         for buffer in &values[..table.chunks as usize] {

@@ -14,7 +14,7 @@
 //! chips on bits [0, n−1) with excess d − (n − c).
 
 use super::EngineError;
-use super::kernel::{in_mib, VALUE_BINDINGS};
+use super::kernel::{VALUE_BINDINGS, in_mib};
 
 /// Bits a value takes.
 pub const VALUE_BITS: u64 = 5;
@@ -123,8 +123,7 @@ fn fit(width: u32, per_binding: u64) -> Option<Split> {
         shift -= 1;
     }
     let chunks = 1u64 << (width - shift);
-    (words_for(shift) * 4 <= per_binding && chunks <= VALUE_BINDINGS as u64)
-        .then_some(Split { chunk_shift: shift, chunks: chunks as u32 })
+    (words_for(shift) * 4 <= per_binding && chunks <= VALUE_BINDINGS as u64).then_some(Split { chunk_shift: shift, chunks: chunks as u32 })
 }
 
 #[cfg(test)]

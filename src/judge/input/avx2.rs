@@ -144,12 +144,7 @@ fn classify(block: &[u8; 64]) -> Option<u64> {
 fn two(a: &[u8; 16], l0: usize, b: &[u8; 16], l1: usize) -> (u64, u64) {
     let (ka, kb) = (&KEEP[l0], &KEEP[l1]);
     // SAFETY: each pointer is to 16 bytes, and each unaligned load reads exactly those.
-    let (x, keep) = unsafe {
-        (
-            _mm256_loadu2_m128i(b.as_ptr().cast(), a.as_ptr().cast()),
-            _mm256_loadu2_m128i(kb.as_ptr().cast(), ka.as_ptr().cast()),
-        )
-    };
+    let (x, keep) = unsafe { (_mm256_loadu2_m128i(b.as_ptr().cast(), a.as_ptr().cast()), _mm256_loadu2_m128i(kb.as_ptr().cast(), ka.as_ptr().cast())) };
     let digits = _mm256_and_si256(_mm256_subs_epu8(x, _mm256_set1_epi8(b'0' as i8)), keep);
     // Byte pairs (d0 the higher digit) as 10·d0 + d1, then [100, 1] and [10^4, 1].
     let pairs = _mm256_maddubs_epi16(digits, _mm256_set1_epi16(0x010A));
