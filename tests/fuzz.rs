@@ -12,7 +12,7 @@
 //! - reading a table never allocates more than the file's own length (a counting allocator).
 //!
 //! `cargo test --release --test fuzz` runs a modest number of cases; `SGTAB_FUZZ_SCALE=100`
-//! runs 100 times as many of each (see the README's Hardening section for the figures).
+//! runs 100 times as many of each (docs/hardening.md has the figures).
 
 mod common;
 

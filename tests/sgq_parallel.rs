@@ -1,4 +1,4 @@
-//! The mapped, threaded path of `sgq` (issue 12) held to the streaming path, byte for byte:
+//! The mapped, threaded path of `sgq` held to the streaming path, byte for byte:
 //! stdout, the one error line on stderr and the exit status. Every problem and `sgq sum` /
 //! `sgq value` answer generated inputs, then the same inputs broken in the first piece, a middle
 //! piece, the last piece and exactly at a piece boundary, on 1, 2 and 7 threads. Pieces are a

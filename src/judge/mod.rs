@@ -1,4 +1,4 @@
-//! Answers for the five judge problems (`../shared/PROBLEMS.md`), read from a stream and
+//! Answers for the five judge problems (`docs/problems.md`), read from a stream and
 //! answered from table files: what the `sgq` binary runs.
 //!
 //! Each problem has its own module holding its input format and its answer. They write whole

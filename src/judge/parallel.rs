@@ -1,4 +1,4 @@
-//! `sgq` on every core (issue 12): an input that is all in memory (a mapped file) is cut into
+//! `sgq` on every core: an input that is all in memory (a mapped file) is cut into
 //! pieces at whitespace, the pieces are folded on all cores, and the per-piece results are
 //! combined per case, in order. The output is byte for byte what the streaming path writes, and
 //! any error is the streaming path's own: the parallel path never writes an error itself.

@@ -1,4 +1,4 @@
-//! A reader thread for a pipe (issue 12, item 3): while the scanner parses one chunk of the
+//! A reader thread for a pipe: while the scanner parses one chunk of the
 //! input, a thread of its own reads the next ones, so the pipe's copies into the process (the
 //! `read(2)` system calls, a third of `sgq`'s time on a pipe) run beside the parse instead of
 //! between its steps. Memory stays bounded: `CHUNKS` buffers of `CHUNK` bytes, used in turn.

@@ -1,4 +1,4 @@
-//! The second parallel path of `sgq` (issue 12): **tokenize in parallel, walk in order**, for
+//! The second parallel path of `sgq`: **tokenize in parallel, walk in order**, for
 //! formats whose structure is not "a header and n tokens that each count on their own" (see
 //! [`parallel`] for that one): a chess row is a count and that many columns
 //! combined into one mask, an S-Nim case starts with the move set its table is built from, a
