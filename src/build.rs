@@ -33,11 +33,9 @@ pub struct Built {
     pub filled_from: Option<u64>,
 }
 
-/// The same game with `len` entries, for families whose canonical text ends in `:N`.
+/// The same heap game with `len` entries, where its family has that size.
 pub fn resized(spec: &GameSpec, len: u64) -> Option<GameSpec> {
-    let text = spec.to_string();
-    let (head, _) = text.rsplit_once(':')?;
-    GameSpec::parse(&format!("{head}:{len}")).ok().filter(|s| s.len() == len && s.family().name == spec.family().name)
+    spec.with_size(len).filter(|s| s.len() == len)
 }
 
 /// Whether the game has a theorem that can prove a plain period at all.

@@ -8,6 +8,7 @@ pub mod build;
 pub mod engine;
 pub mod export;
 pub mod games;
+pub mod isa;
 pub mod judge;
 #[cfg(feature = "lua")]
 pub mod lua;

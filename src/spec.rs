@@ -58,6 +58,11 @@ impl GameSpec {
         GameSpec(Arc::new(game))
     }
 
+    /// The same game at another size ([`Game::with_size`]).
+    pub fn with_size(&self, size: u64) -> Option<GameSpec> {
+        self.0.with_size(size).map(GameSpec)
+    }
+
     /// The game's family name (`chess`, `sub`, ...).
     pub fn game(&self) -> &'static str {
         self.0.family().name

@@ -74,7 +74,7 @@ fn one_value_short_of_the_theorem_is_checked_not_proven() {
     assert_eq!(line(&short, "rule:"), Some("rule:     g(n+34) = g(n) for n >= 53 (checked up to n = 174, not proven beyond)"));
     let why = line(&short, "proof:").unwrap_or_else(|| panic!("{short}"));
     assert!(why.contains("Guy-Smith periodicity theorem proves this rule once it is checked to n = 175"), "{why}");
-    assert!(why.contains("`sgtab build 0.07 --prove`"), "{why}");
+    assert!(why.contains("`sgtab build 0.07:175 --prove`"), "{why}");
     let enough = show(&out.join("0.07-176.sgt"));
     assert!(line(&enough, "rule:").unwrap().ends_with("(proven by the Guy-Smith periodicity theorem)"), "{enough}");
     fs::remove_dir_all(&out).unwrap();

@@ -14,6 +14,44 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
+/// Why a command failed.
+enum Failure {
+    /// One line for stderr.
+    Line(String),
+    /// Nothing more to say: the details were printed already, or the reader of stdout went away.
+    Said,
+}
+
+impl From<String> for Failure {
+    fn from(line: String) -> Failure {
+        Failure::Line(line)
+    }
+}
+
+impl From<&str> for Failure {
+    fn from(line: &str) -> Failure {
+        Failure::Line(line.to_string())
+    }
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Failure::Line(line) => f.write_str(line),
+            Failure::Said => Ok(()),
+        }
+    }
+}
+
+type Result<T> = std::result::Result<T, Failure>;
+
+/// `Err(fail!(...))`: a failure of one formatted line.
+macro_rules! fail {
+    ($($arg:tt)*) => {
+        Failure::Line(format!($($arg)*))
+    };
+}
+
 #[derive(Parser)]
 #[command(name = "sgtab", version, about = "Sprague-Grundy tables of impartial games: build them (GPU, SIMD or scalar), check them, look inside them", long_about = None)]
 struct Cli {
@@ -228,8 +266,8 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
-        Err(e) if e.is_empty() => ExitCode::FAILURE,
-        Err(e) => {
+        Err(Failure::Said) => ExitCode::FAILURE,
+        Err(Failure::Line(e)) => {
             say_error(&e);
             ExitCode::FAILURE
         }
@@ -295,8 +333,8 @@ macro_rules! out {
 /// pipe, `sgtab dump T | head`) ends it with status 1 and no message, as `sgq` does: what was
 /// not written is lost, but saying so would only be noise. Anything else (a full disk) is one
 /// line.
-fn stdout_error(e: io::Error) -> String {
-    if e.kind() == io::ErrorKind::BrokenPipe { String::new() } else { format!("cannot write output: {e}") }
+fn stdout_error(e: io::Error) -> Failure {
+    if e.kind() == io::ErrorKind::BrokenPipe { Failure::Said } else { fail!("cannot write output: {e}") }
 }
 
 /// Prints `sgtab: error: {e}` on stderr. A stderr that cannot be written to is ignored: the
@@ -304,9 +342,6 @@ fn stdout_error(e: io::Error) -> String {
 fn say_error(e: &str) {
     let _ = writeln!(io::stderr().lock(), "sgtab: error: {e}");
 }
-
-/// Errors are one line of text; an empty one means the details were already printed.
-type Result<T> = std::result::Result<T, String>;
 
 /// Prints what the engines chose and opened since the last call, on stderr.
 fn print_notes(engines: &Engines) {
@@ -339,12 +374,12 @@ fn parse_specs(specs: &[String], from: &[PathBuf], script: ScriptArgs) -> Result
 /// A script's game, ready to build.
 #[cfg(feature = "lua")]
 fn script_game(script: games::stored::Script, args: ScriptArgs) -> Result<GameSpec> {
-    sgtab::lua::LuaGame::open(script, args.limits()).map(GameSpec::new).map_err(|e| e.0)
+    Ok(sgtab::lua::LuaGame::open(script, args.limits()).map(GameSpec::new).map_err(|e| e.0)?)
 }
 
 #[cfg(not(feature = "lua"))]
 fn script_game(script: games::stored::Script, _: ScriptArgs) -> Result<GameSpec> {
-    Err(format!("{}: this sgtab was built without the `lua` feature, so it cannot run scripts", script.canonical()))
+    Err(fail!("{}: this sgtab was built without the `lua` feature, so it cannot run scripts", script.canonical()))
 }
 
 /// A table's game as one that can be computed again: a script's game runs its stored script;
@@ -357,11 +392,11 @@ fn runnable(spec: &GameSpec, args: ScriptArgs) -> Result<GameSpec> {
             let now = game.stored().map(|s| s.dims);
             if now != Some(stored.dims) {
                 let shape = now.map_or("no shape".to_string(), |d| format!("the shape {}", d.text()));
-                return Err(format!("its script now gives {shape}, the table has {}", stored.dims.text()));
+                return Err(fail!("its script now gives {shape}, the table has {}", stored.dims.text()));
             }
             Ok(game)
         }
-        None => Err(format!("{spec} holds values imported from another program; sgtab cannot recompute them (only its checksum and header were checked)")),
+        None => Err(fail!("{spec} holds values imported from another program; sgtab cannot recompute them (only its checksum and header were checked)")),
     }
 }
 
@@ -380,12 +415,12 @@ fn build(specs: &[String], from: &[PathBuf], script: ScriptArgs, backend: Backen
     let specs = parse_specs(specs, from, script)?;
     // Where no theorem can prove a game's rules, growing its table could never end in a proof.
     if let Some((spec, why)) = prove.and_then(|_| specs.iter().find_map(|s| sgtab::build::why_unprovable(s).map(|w| (s, w)))) {
-        return Err(format!("--prove cannot prove a rule of {spec}: {why}; build it without --prove"));
+        return Err(fail!("--prove cannot prove a rule of {spec}: {why}; build it without --prove"));
     }
     // A --max below a table's own length would build the table and then report a limit it
     // already passed: refuse it before any work.
     if let Some((spec, max)) = prove.and_then(|max| specs.iter().find(|s| s.len() > max).map(|s| (s, max))) {
-        return Err(format!(
+        return Err(fail!(
             "--max {max} is below the {} entries of {spec}: --prove grows a table from its own length; give --max {} or more, or a shorter table",
             spec.len(),
             spec.len()
@@ -446,10 +481,10 @@ fn build(specs: &[String], from: &[PathBuf], script: ScriptArgs, backend: Backen
 }
 
 fn read(file: &Path) -> Result<Table> {
-    format::read(file).map_err(|e| match e {
+    Ok(format::read(file).map_err(|e| match e {
         format::ReadError::Bad(_) => format!("{}: {e}; rebuild it with `sgtab build`", file.display()),
         _ => format!("{}: {e}", file.display()),
-    })
+    })?)
 }
 
 fn verify(files: &[PathBuf], script: ScriptArgs, backend: Backend) -> Result<()> {
@@ -470,11 +505,11 @@ fn verify(files: &[PathBuf], script: ScriptArgs, backend: Backend) -> Result<()>
             progress.finish();
             if let Some(i) = table.values.first_difference(&fresh) {
                 let (a, b) = (table.values.get(i), fresh.get(i));
-                return Err(format!("{}: MISMATCH at index {i}: the file holds {a}, {engine} computes {b}", file.display()));
+                return Err(fail!("{}: MISMATCH at index {i}: the file holds {a}, {engine} computes {b}", file.display()));
             }
             let fresh = Table::new(table.spec.clone(), fresh);
             if fresh.rule != table.rule || fresh.values.bits() != table.values.bits() {
-                return Err(format!(
+                return Err(fail!(
                     "{}: MISMATCH: values agree but the stored rule or width differs from a fresh build ({})",
                     file.display(),
                     describe_rule(&fresh)
@@ -484,19 +519,20 @@ fn verify(files: &[PathBuf], script: ScriptArgs, backend: Backend) -> Result<()>
         })();
         match outcome {
             Ok((t, engine)) => out!("{}: OK ({}, {} entries, checked with {engine})", file.display(), t.spec, t.values.len()),
-            Err(e) => {
+            Err(Failure::Line(e)) => {
                 say_error(&e);
                 failed = true;
             }
+            Err(Failure::Said) => failed = true,
         }
     }
-    if failed { Err(String::new()) } else { Ok(()) }
+    if failed { Err(Failure::Said) } else { Ok(()) }
 }
 
 fn show(file: &Path, count: u64, rows: Option<u64>) -> Result<()> {
     let table = read(file)?;
     if rows.is_some() && !matches!(table.spec.positions(), games::Positions::Board { .. } | games::Positions::Grid(_)) {
-        return Err(format!("--rows is for boards and games of several axes (queen, rook, king, a script's k-D game); {} is not one", table.spec));
+        return Err(fail!("--rows is for boards and games of several axes (queen, rook, king, a script's k-D game); {} is not one", table.spec));
     }
     let size = std::fs::metadata(file).map(|m| m.len()).unwrap_or(0);
     let version = match format::version_of(file) {
@@ -556,8 +592,8 @@ fn show(file: &Path, count: u64, rows: Option<u64>) -> Result<()> {
 fn why_unproven(table: &Table) -> Option<String> {
     let rule = table.rule.filter(|r| !r.proven)?;
     if let Some(t) = table.spec.theorem(&rule) {
-        let base = table.spec.to_string();
-        let base = base.rsplit_once(':').map_or(base.as_str(), |(head, _)| head).to_string();
+        // --prove grows a table from its own length, so the same spec is the command.
+        let base = &table.spec;
         return Some(format!(
             "not yet: {} proves this rule once it is checked to n = {} (this table reaches n = {}); \
              `sgtab build {base} --prove` grows the table until it is",
@@ -605,7 +641,7 @@ fn show_rows(table: &Table, rows: u64) -> Result<()> {
         return show_axis_rules(table, dims, rows);
     }
     let games::Positions::Board { n } = table.spec.positions() else {
-        return Err(format!("--rows is for boards and games of several axes; {} is not one", table.spec));
+        return Err(fail!("--rows is for boards and games of several axes; {} is not one", table.spec));
     };
     out!("rows:     g(x, y + p) = g(x, y) + s for y >= pre, as found in each row x (checked for y < {n}, not proven beyond)");
     for row in games::corner::row_rules(&table.values, n, rows) {
@@ -670,7 +706,7 @@ fn write_output(path: Option<&Path>, bytes: &[u8]) -> Result<()> {
         let mut stdout = io::stdout().lock();
         return stdout.write_all(bytes).and_then(|_| stdout.flush()).map_err(stdout_error);
     };
-    sgtab::output::write_bytes(path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))
+    Ok(sgtab::output::write_bytes(path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))?)
 }
 
 /// `N` or `D1xD2x...` (`×` too): the sizes of a shape.
@@ -701,8 +737,8 @@ fn import(file: &Path, name: &str, shape: Option<games::Dims>, out: &Path) -> Re
     if path.exists() {
         match format::read_expecting(&path, &spec.canonical()) {
             Ok(_) => {}
-            Err(format::ReadError::OtherGame(other)) => return Err(format!("{} holds {other}, not {spec}; choose another --name or --out", path.display())),
-            Err(e) => return Err(format!("{} is there and is not a table of {spec} ({e}); move it away or choose another --out", path.display())),
+            Err(format::ReadError::OtherGame(other)) => return Err(fail!("{} holds {other}, not {spec}; choose another --name or --out", path.display())),
+            Err(e) => return Err(fail!("{} is there and is not a table of {spec} ({e}); move it away or choose another --out", path.display())),
         }
     }
     format::write(&table, &path).map_err(|e| format!("cannot write {}: {e}", path.display()))?;

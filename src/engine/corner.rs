@@ -388,7 +388,7 @@ struct Kernel(unsafe fn(&Board, u32, u32, &mut Vec<u32>, &mut Vec<u32>));
 impl Kernel {
     fn detect() -> Kernel {
         #[cfg(target_arch = "x86_64")]
-        if is_x86_feature_detected!("avx2") {
+        if crate::isa::features().avx2 {
             return Kernel(tile_avx2);
         }
         Kernel(tile_plain)

@@ -517,7 +517,7 @@ impl Engine {
     /// Computes heaps g.len()..len. Stops with the value that does not fit T.
     fn fill<T: Word>(&mut self, g: &mut Vec<T>, progress: &Progress) -> Result<(), u32> {
         #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") {
+        if crate::isa::features().avx2 {
             // SAFETY: this CPU has AVX2 (checked just above), all `fill_avx2` asks of it.
             return unsafe { self.fill_avx2(g, progress) };
         }

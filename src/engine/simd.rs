@@ -51,7 +51,7 @@
 //! instructions (`vpsllvd`/`vpsrlvd`); an SSE2 build emulates them lane by lane. So the kernel is
 //! one `#[inline(always)]` function compiled twice: inside a `#[target_feature(enable =
 //! "avx2,bmi1,lzcnt")]` function, where LLVM turns `wide`'s lane-by-lane fallback back into
-//! AVX2 vector shifts, and as plain x86-64; `is_x86_feature_detected!` picks one at run time.
+//! AVX2 vector shifts, and as plain x86-64; [`crate::isa`] picks one at run time.
 //! Other architectures get the plain kernel. Measured at W = 20 on one thread (AMD EPYC, best
 //! of many runs): plain SSE2 kernel 4.46 ms, dispatched AVX2 kernel 2.16 ms, and a whole build
 //! with `-C target-cpu=x86-64-v3` (`wide`'s own 256-bit path) 2.08 ms. The dispatch keeps 96 %
@@ -242,7 +242,7 @@ struct Kernel(unsafe fn(Table, u32, Option<u32>, u32));
 impl Kernel {
     fn detect() -> Kernel {
         #[cfg(target_arch = "x86_64")]
-        if is_x86_feature_detected!("avx2") && is_x86_feature_detected!("bmi1") && is_x86_feature_detected!("lzcnt") {
+        if crate::isa::features().avx2_with_bit_scans() {
             return Kernel(blocks_avx2);
         }
         Kernel(blocks_plain)

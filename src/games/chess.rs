@@ -78,6 +78,10 @@ impl Game for Chess {
         Some(self)
     }
 
+    fn with_size(&self, width: u64) -> Option<Arc<dyn Game>> {
+        (1..=MAX_WIDTH as u64).contains(&width).then(|| Arc::new(Chess { width: width as u32 }) as Arc<dyn Game>)
+    }
+
     fn as_any(&self) -> &dyn std::any::Any {
         self
     }

@@ -175,6 +175,10 @@ impl Game for Corner {
         Some(self)
     }
 
+    fn with_size(&self, n: u64) -> Option<Arc<dyn Game>> {
+        (1..=MAX_N).contains(&n).then(|| Arc::new(Corner { piece: self.piece, n: n as u32 }) as Arc<dyn Game>)
+    }
+
     fn as_any(&self) -> &dyn std::any::Any {
         self
     }

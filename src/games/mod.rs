@@ -326,6 +326,15 @@ pub trait Game: fmt::Debug + Send + Sync + 'static {
         None
     }
 
+    /// The same game at another size: `size` takes the place of the number that ends its spec
+    /// (a heap game's entry count, a row's width, a board's side). `None` where the game has no
+    /// such number or `size` is outside its family's bounds. `build` grows and shortens tables
+    /// with it, and errors suggest the table that would cover a position.
+    fn with_size(&self, size: u64) -> Option<Arc<dyn Game>> {
+        let _ = size;
+        None
+    }
+
     /// Whether a rule g(n+p) = g(n) + s along the index means anything (not for bitmasks).
     fn has_rule(&self) -> bool {
         matches!(self.positions(), Positions::Heap)
@@ -427,6 +436,11 @@ macro_rules! heap_family {
 
             fn moves(&self) -> Option<&dyn $crate::games::Moves> {
                 Some(self)
+            }
+
+            fn with_size(&self, len: u64) -> Option<std::sync::Arc<dyn $crate::games::Game>> {
+                let (min, max) = $bounds;
+                (min..=max).contains(&len).then(|| std::sync::Arc::new($game { len }) as std::sync::Arc<dyn $crate::games::Game>)
             }
 
             fn as_any(&self) -> &dyn std::any::Any {

@@ -74,6 +74,10 @@ impl Game for Sub {
         Some(self)
     }
 
+    fn with_size(&self, len: u64) -> Option<Arc<dyn Game>> {
+        (1..=MAX_LEN).contains(&len).then(|| Arc::new(Sub { moves: self.moves.clone(), len }) as Arc<dyn Game>)
+    }
+
     fn as_any(&self) -> &dyn std::any::Any {
         self
     }

@@ -273,6 +273,10 @@ impl Game for TakeBreak {
         Some(self)
     }
 
+    fn with_size(&self, len: u64) -> Option<Arc<dyn Game>> {
+        (1..=MAX_LEN).contains(&len).then(|| Arc::new(TakeBreak { code: self.code.clone(), len }) as Arc<dyn Game>)
+    }
+
     fn as_any(&self) -> &dyn std::any::Any {
         self
     }

@@ -261,14 +261,10 @@ impl<'a> Lookup<'a> {
     }
 }
 
-/// The `sgtab build` command for the smallest table of `spec`'s game that `fits`, tried by
-/// putting `size` in place of the spec's last number; or a sentence saying there is none.
+/// The `sgtab build` command for the table of `spec`'s game at `size` ([`GameSpec::with_size`]),
+/// where that one `fits`; or a sentence saying there is none.
 fn cover(spec: &GameSpec, fits: impl Fn(&GameSpec) -> bool, size: Option<u64>) -> String {
-    let text = spec.to_string();
-    let found = text.rsplit_once(':').zip(size).and_then(|((head, last), size)| {
-        last.parse::<u64>().ok()?;
-        GameSpec::parse(&format!("{head}:{size}")).ok().filter(|s| fits(s))
-    });
+    let found = size.and_then(|size| spec.with_size(size)).filter(|s| fits(s));
     match found {
         Some(s) => format!("`sgtab build {s}` would cover it"),
         None => "no table that sgtab builds for this game covers it".to_string(),

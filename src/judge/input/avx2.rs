@@ -19,7 +19,7 @@ use std::arch::x86_64::*;
 
 /// Whether this CPU runs the kernel.
 pub fn available() -> bool {
-    is_x86_feature_detected!("avx2") && is_x86_feature_detected!("bmi1") && is_x86_feature_detected!("popcnt")
+    crate::isa::features().avx2_with_bit_scans()
 }
 
 /// [`super::blocks`] on AVX2: folds up to `left` numbers in `min..=max` from `window[pos..]`
