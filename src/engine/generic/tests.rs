@@ -1,0 +1,176 @@
+use super::*;
+use crate::games::Moves;
+
+/// A game from a closure, for tests.
+struct Closure<F: Fn(u64, &mut dyn FnMut(&[u64])) + Sync>(u64, F);
+
+impl<F: Fn(u64, &mut dyn FnMut(&[u64])) + Sync> Moves for Closure<F> {
+    fn count(&self) -> u64 {
+        self.0
+    }
+    fn options(&self, p: u64, f: &mut dyn FnMut(&[u64])) {
+        (self.1)(p, f)
+    }
+}
+
+/// The same game, ranked by `rank`.
+struct Ranked<F: Fn(u64, &mut dyn FnMut(&[u64])) + Sync, R: Fn(u64) -> i64 + Sync>(u64, F, R);
+
+impl<F: Fn(u64, &mut dyn FnMut(&[u64])) + Sync, R: Fn(u64) -> i64 + Sync> Source for Ranked<F, R> {
+    fn count(&self) -> u64 {
+        self.0
+    }
+    fn ranked(&self) -> bool {
+        true
+    }
+    fn worker(&self) -> Result<Box<dyn Worker + '_>, GameError> {
+        struct W<'a, F: Fn(u64, &mut dyn FnMut(&[u64])) + Sync, R: Fn(u64) -> i64 + Sync>(&'a Ranked<F, R>);
+        impl<F: Fn(u64, &mut dyn FnMut(&[u64])) + Sync, R: Fn(u64) -> i64 + Sync> Worker for W<'_, F, R> {
+            fn options(&mut self, positions: &[u64], f: &mut dyn FnMut(u64, &[u64])) -> Result<(), GameError> {
+                for &p in positions {
+                    (self.0.1)(p, &mut |o| f(p, o));
+                }
+                Ok(())
+            }
+            fn ranks(&mut self, positions: &[u64], out: &mut Vec<i64>) -> Result<(), GameError> {
+                out.extend(positions.iter().map(|&p| (self.0.2)(p)));
+                Ok(())
+            }
+        }
+        Ok(Box::new(W(self)))
+    }
+}
+
+/// A game's options as a closure: position, then a callback for each option.
+type Options<'a> = &'a dyn Fn(u64, &mut dyn FnMut(&[u64]));
+
+/// Straight from the definition, by recursion with a memo: the judge of the three orders.
+fn brute(count: u64, options: Options) -> Vec<u32> {
+    fn value(p: u64, options: Options, memo: &mut Vec<Option<u32>>) -> u32 {
+        if let Some(v) = memo[p as usize] {
+            return v;
+        }
+        let mut opts = Vec::new();
+        options(p, &mut |o| opts.push(o.to_vec()));
+        let vals: Vec<u32> = opts.iter().map(|o| o.iter().fold(0, |x, &q| x ^ value(q, options, memo))).collect();
+        let v = (0..).find(|v| !vals.contains(v)).unwrap();
+        memo[p as usize] = Some(v);
+        v
+    }
+    let mut memo = vec![None; count as usize];
+    (0..count).map(|p| value(p, options, &mut memo)).collect()
+}
+
+#[test]
+fn nim_heaps_are_their_own_values() {
+    let nim = Closure(300, |p, f| (0..p).for_each(|q| f(&[q])));
+    for threads in 1..4 {
+        assert_eq!(compute(&nim, threads, &Progress::silent()).unwrap(), (0..300).collect::<Vec<u32>>());
+    }
+}
+
+#[test]
+fn an_option_outside_the_table_is_refused_naming_it() {
+    let outside = Closure(10, |p, f| {
+        if p == 7 {
+            f(&[3, 12])
+        }
+    });
+    let e = compute(&outside, 1, &Progress::silent()).unwrap_err();
+    assert!(e.0.starts_with("position 7 has an option at index 12, outside the table's 10 positions"), "{e}");
+}
+
+#[test]
+fn a_cycle_is_refused_naming_its_positions() {
+    let cyclic = Closure(10, |p, f| f(&[(p + 1) % 10]));
+    let e = compute(&cyclic, 2, &Progress::silent()).unwrap_err();
+    assert!(e.0.contains("cycle") && e.0.contains("0 → 1 → 2"), "{e}");
+    // A cycle deep in an otherwise acyclic game: 5 → 6 → 5.
+    let game = Closure(20, |p, f| match p {
+        5 => f(&[6]),
+        6 => f(&[5, 1]),
+        _ => (0..p).for_each(|q| f(&[q])),
+    });
+    let e = compute(&game, 2, &Progress::silent()).unwrap_err();
+    assert!(e.0.contains("5 → 6 → 5") || e.0.contains("6 → 5 → 6"), "{e}");
+}
+
+#[test]
+fn the_empty_option_is_worth_zero() {
+    // Position p: one move that leaves nothing, and one to p − 1.
+    let g = Closure(5, |p, f| {
+        f(&[]);
+        if p > 0 {
+            f(&[p - 1]);
+        }
+    });
+    assert_eq!(compute(&g, 1, &Progress::silent()).unwrap(), [1, 2, 1, 2, 1]);
+}
+
+#[test]
+fn options_above_their_position_are_taken_by_the_move_graph() {
+    // Reversed Lasker's Nim: position p is heap count − 1 − p, so every option lies above.
+    let n = 120u64;
+    let heap = move |p: u64| n - 1 - p;
+    let options = move |p: u64, f: &mut dyn FnMut(&[u64])| {
+        let h = heap(p);
+        for k in 0..h {
+            f(&[n - 1 - k]);
+        }
+        for a in 1..h {
+            if a <= h - a {
+                f(&[n - 1 - a, n - 1 - (h - a)]);
+            }
+        }
+    };
+    let want = brute(n, &options);
+    for threads in 1..4 {
+        assert_eq!(compute(&Closure(n, options), threads, &Progress::silent()).unwrap(), want);
+    }
+}
+
+#[test]
+fn ranked_games_equal_the_brute_force_and_wrong_ranks_are_refused() {
+    // A 12×12 board (index 12x + y): move down 1..=2 in x or y, or split into two cells.
+    let side = 12u64;
+    let options = move |p: u64, f: &mut dyn FnMut(&[u64])| {
+        let (x, y) = (p / side, p % side);
+        for d in 1..=2 {
+            if x >= d {
+                f(&[(x - d) * side + y]);
+            }
+            if y >= d {
+                f(&[x * side + y - d]);
+            }
+        }
+        if x > 0 && y > 0 {
+            f(&[(x - 1) * side, y - 1]);
+        }
+    };
+    let want = brute(side * side, &options);
+    for threads in 1..4 {
+        let game = Ranked(side * side, options, move |p| ((p / side) + (p % side)) as i64);
+        assert_eq!(compute(&game, threads, &Progress::silent()).unwrap(), want, "{threads} threads");
+    }
+    let wrong = Ranked(side * side, options, move |p| (p % side) as i64);
+    let e = compute(&wrong, 2, &Progress::silent()).unwrap_err();
+    assert!(e.0.contains("rank") && e.0.contains("smaller rank"), "{e}");
+}
+
+#[test]
+fn positions_without_options_between_others_are_worth_zero() {
+    // Only odd positions have options (to every even one below).
+    let g = Closure(50, |p, f| {
+        if p % 2 == 1 {
+            (0..p).filter(|q| q % 2 == 0).for_each(|q| f(&[q]))
+        }
+    });
+    let want = brute(50, &|p, f| {
+        if p % 2 == 1 {
+            (0..p).filter(|q| q % 2 == 0).for_each(|q| f(&[q]))
+        }
+    });
+    for threads in 1..4 {
+        assert_eq!(compute(&g, threads, &Progress::silent()).unwrap(), want);
+    }
+}

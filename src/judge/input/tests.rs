@@ -1,0 +1,393 @@
+use super::*;
+
+fn all(input: &str, cap: usize) -> Result<Vec<u64>, String> {
+    let mut s = Scanner::with_capacity(input.as_bytes(), cap);
+    let mut out = Vec::new();
+    while let Some(v) = s.next_in(0, u64::MAX, &"number").map_err(|e| e.to_string())? {
+        out.push(v);
+    }
+    Ok(out)
+}
+
+#[test]
+fn separators_of_every_kind() {
+    for cap in [16, 17, 23, 1024] {
+        assert_eq!(all("1 22\t333\r\n4444\n\n 5", cap).unwrap(), vec![1, 22, 333, 4444, 5]);
+        assert_eq!(all("", cap).unwrap(), Vec::<u64>::new());
+        assert_eq!(all(" \r\n", cap).unwrap(), Vec::<u64>::new());
+        assert_eq!(all("7", cap).unwrap(), vec![7]);
+    }
+}
+
+#[test]
+fn numbers_split_across_refills() {
+    let text: String = (0..2000u64).map(|i| format!("{}{}", i * 7919, if i % 3 == 0 { "\r\n" } else { " " })).collect();
+    let want: Vec<u64> = (0..2000u64).map(|i| i * 7919).collect();
+    for cap in 16..40 {
+        assert_eq!(all(&text, cap).unwrap(), want, "capacity {cap}");
+    }
+}
+
+#[test]
+fn a_token_is_skipped_within_a_bound() {
+    // In a slice and in a stream whose buffer is refilled inside the token.
+    let text = format!("{} 7", "x".repeat(5000));
+    for capacity in [None, Some(64)] {
+        let scan = |most: usize| {
+            let mut s = match capacity {
+                None => Scanner::new(text.as_bytes()),
+                Some(c) => Scanner::with_capacity(text.as_bytes(), c),
+            };
+            let ended = s.skip_token_within(most).unwrap();
+            (ended, s.offset())
+        };
+        assert_eq!(scan(5000), (true, 5000), "{capacity:?}");
+        assert_eq!(scan(1 << 20), (true, 5000), "{capacity:?}");
+        assert_eq!(scan(4999), (false, 4999), "{capacity:?}");
+        assert_eq!(scan(100), (false, 100), "{capacity:?}");
+    }
+    let mut s = Scanner::new("abc".as_bytes());
+    assert!(s.skip_token_within(10).unwrap(), "the input's end ends a token");
+}
+
+#[test]
+fn ranges_are_exact() {
+    let mut s = Scanner::new("2147483647 2147483648 0 00000000000000000000000000001".as_bytes());
+    let max = (1u64 << 31) - 1;
+    assert_eq!(s.next(1, max, &"heap").unwrap(), max);
+    let e = s.next(1, max, &"heap").unwrap_err().to_string();
+    assert_eq!(e, "line 1, column 12 (byte 11): heap `2147483648` is out of range 1 to 2147483647");
+    assert!(s.next(1, max, &"heap").unwrap_err().to_string().contains("`0` is out of range"));
+    assert_eq!(s.next(1, max, &"heap").unwrap(), 1);
+    let mut s = Scanner::new("99999999999999999999 18446744073709551615 18446744073709551616".as_bytes());
+    assert!(s.next(0, u64::MAX, &"n").unwrap_err().to_string().contains("out of range"));
+    assert_eq!(s.next(0, u64::MAX, &"n").unwrap(), u64::MAX);
+    // 20 digits that wrap around u64 must not pass as a small number.
+    assert!(s.next(0, u64::MAX, &"n").unwrap_err().to_string().contains("out of range"));
+}
+
+#[test]
+fn bad_tokens_are_named_with_their_position() {
+    let mut s = Scanner::with_capacity("1\n 2 -3".as_bytes(), 16);
+    s.next(0, 9, &"k").unwrap();
+    s.next(0, 9, &"k").unwrap();
+    let e = s.next(0, 9, &"a heap size").unwrap_err().to_string();
+    assert_eq!(e, "line 2, column 4 (byte 5): expected a heap size (a whole number 0 to 9), found `-3`");
+    for (input, found) in [("+5", "`+5`"), ("12a", "`12a`"), ("x", "`x`"), ("1.5", "`1.5`")] {
+        let e = Scanner::new(input.as_bytes()).next(0, 99, &"n").unwrap_err().to_string();
+        assert!(e.contains(found), "{input}: {e}");
+    }
+    let mut s = Scanner::new("5".as_bytes());
+    s.next(0, 9, &"k").unwrap();
+    let e = s.next(0, 9, &"the heap count").unwrap_err().to_string();
+    assert_eq!(e, "line 1, column 2 (byte 1): input ends where the heap count was expected");
+}
+
+#[test]
+fn swar_finds_the_first_non_digit() {
+    for len in 1..=8usize {
+        for v in [0u64, 1, 7, 42, 1234, 99_999_999, 10_000_000, 31_415_926, 2_147_483] {
+            let text = format!("{:0len$}", v % 10u64.pow(len as u32));
+            let mut bytes = [b'x'; 8];
+            bytes[..len].copy_from_slice(text.as_bytes());
+            let x = u64::from_le_bytes(bytes);
+            assert_eq!(swar::non_digits(x).trailing_zeros() as usize / 8, if len == 8 { 8 } else { len });
+        }
+    }
+    for b in 0..=255u8 {
+        let x = u64::from_le_bytes([b, b'1', b'2', b'3', b'4', b'5', b'6', b'7']);
+        assert_eq!(swar::non_digits(x) & 0x80 != 0, !b.is_ascii_digit(), "byte {b}");
+    }
+}
+
+#[test]
+fn digits_before_converts_every_length() {
+    for len in 1..=16usize {
+        for v in [0u64, 1, 7, 42, 1234, 99_999_999, 100_000_000, 2_147_483_647, 9_999_999_999_999_999, 1_234_567_890_123_456] {
+            let v = v % 10u64.pow(len as u32);
+            // Digits, and bytes of every kind before them: other digits, space, 0xFF.
+            for fill in [b'9', b' ', b'0', 0xFF] {
+                let mut bytes = [fill; 16];
+                bytes[16 - len..].copy_from_slice(format!("{v:0len$}").as_bytes());
+                assert_eq!(digits_before(&bytes, len), v, "{len} digits of {v}, fill {fill}");
+            }
+        }
+    }
+}
+
+#[test]
+fn fast_and_slow_paths_agree() {
+    // Long enough that most numbers take the fast path; every length 1..=20 and boundary.
+    let mut text = String::new();
+    let mut want = Vec::new();
+    for len in 1..=20u32 {
+        for v in [10u64.pow(len - 1), 10u64.saturating_pow(len).saturating_sub(1), 10u64.pow(len - 1) * 3 + 7] {
+            text += &format!("{v}{}", [" ", "\n", "\t", "\r\n"][(v % 4) as usize]);
+            want.push(v);
+        }
+    }
+    text += &"0".repeat(30);
+    text += " 000000000000000000000000000000000000012 ";
+    want.extend([0, 12]);
+    for cap in [64, 65, 97, 1 << 16] {
+        assert_eq!(all(&text, cap).unwrap(), want, "capacity {cap}");
+    }
+    let long = format!("1 {} 2", "9".repeat(40));
+    assert!(all(&long, 16).unwrap_err().contains("`999999999999999999999999…` is out of range"));
+    assert!(all(&"9".repeat(5000), 1 << 16).unwrap_err().contains("is out of range"));
+}
+
+#[test]
+fn fold_agrees_with_one_at_a_time() {
+    // Numbers of every length 1..=20 with separators from one byte to runs longer than a
+    // block, so tokens straddle blocks and buffer refills in every way.
+    let mut text = String::new();
+    let mut x = 0x2545_F491_4F6C_DD1Du64;
+    for i in 0..3000u64 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let digits = 1 + (x % 20) as usize;
+        let v = if digits >= 20 { x } else { x % 10u64.pow(digits as u32) };
+        let sep = match i % 7 {
+            0 => "\r\n".to_string(),
+            1 => " ".repeat(1 + (x >> 40) as usize % 90),
+            2 => "\t".to_string(),
+            _ => " ".to_string(),
+        };
+        text += &format!("{v}{sep}");
+    }
+    let want = all(&text, 1 << 16).unwrap();
+    for cap in [96, 97, 200, 4096, 1 << 18] {
+        for split in [0usize, 1, 5, 1000, 2999, 3000] {
+            let mut s = Scanner::with_capacity(text.as_bytes(), cap);
+            let mut got = Vec::new();
+            got = s
+                .fold(split as u64, 0, u64::MAX, &"n", got, |mut v, x| {
+                    v.push(x);
+                    v
+                })
+                .unwrap();
+            while let Some(v) = s.next_in(0, u64::MAX, &"n").unwrap() {
+                got.push(v);
+            }
+            let first = got.iter().zip(&want).position(|(a, b)| a != b);
+            assert!(got.len() == want.len() && first.is_none(), "capacity {cap}, fold of {split}: first difference at {first:?}");
+        }
+    }
+}
+
+#[test]
+fn fold_reports_errors_like_next() {
+    let text = format!("{}7 12x 3", "1 ".repeat(100));
+    let mut s = Scanner::new(text.as_bytes());
+    let e = s.fold(103, 0, 99, &"heap", 0, |a, b| a + b).unwrap_err().to_string();
+    assert_eq!(e, "line 1, column 203 (byte 202): expected heap (a whole number 0 to 99), found `12x`");
+    let text = format!("{}100 3", "1 ".repeat(100));
+    let e = Scanner::new(text.as_bytes()).fold(102, 0, 99, &"heap", 0, |a, b| a + b).unwrap_err().to_string();
+    assert_eq!(e, "line 1, column 201 (byte 200): heap `100` is out of range 0 to 99");
+    let e = Scanner::new("1 2".as_bytes()).fold(3, 0, 99, &"heap", 0, |a, b| a + b).unwrap_err().to_string();
+    assert_eq!(e, "line 1, column 4 (byte 3): input ends where heap was expected");
+}
+
+/// A reader that hands out at most `chunk` bytes a read, like a pipe fed in small writes.
+struct Chunked<'a> {
+    data: &'a [u8],
+    chunk: usize,
+}
+
+impl Read for Chunked<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = buf.len().min(self.chunk).min(self.data.len());
+        buf[..n].copy_from_slice(&self.data[..n]);
+        self.data = &self.data[n..];
+        Ok(n)
+    }
+}
+
+fn chunked(input: &[u8], cap: usize, chunk: usize) -> Result<Vec<u64>, String> {
+    let mut s = Scanner::with_capacity(Chunked { data: input, chunk }, cap);
+    let mut out = Vec::new();
+    while let Some(v) = s.next_in(0, u64::MAX, &"number").map_err(|e| e.to_string())? {
+        out.push(v);
+    }
+    Ok(out)
+}
+
+#[test]
+fn long_tokens_get_one_verdict_wherever_they_fall() {
+    let zeros = |n: usize| "0".repeat(n);
+    let tokens = [
+        zeros(5000) + "7",
+        zeros(5000) + "x",
+        zeros(300) + "18446744073709551615",
+        zeros(300) + "18446744073709551616",
+        "1".to_string() + &zeros(30),
+        zeros(17),
+        "12345678901234567\u{ff}".to_string(),
+    ];
+    for token in &tokens {
+        let mut verdicts = Vec::new();
+        for lead in [0usize, 1, 15, 16, 17, 63, 64, 65, 4095, 4097] {
+            let input = format!("{}{token} 5\n", " ".repeat(lead));
+            let want = chunked(input.as_bytes(), BUFFER, usize::MAX);
+            for cap in [16, 17, 31, 64, 100, 4096, 4097, 1 << 13] {
+                for chunk in [1, 3, 1000, usize::MAX] {
+                    let got = chunked(input.as_bytes(), cap, chunk);
+                    assert_eq!(got, want, "token {:?}…, {lead} spaces before, capacity {cap}, reads of {chunk}", &token[..token.len().min(12)]);
+                }
+            }
+            // Across offsets only the position may differ.
+            verdicts.push(want.map_err(|e| e.replace(&format!("line 1, column {} (byte {lead})", lead + 1), "AT")));
+        }
+        assert!(verdicts.windows(2).all(|w| w[0] == w[1]), "{verdicts:?}");
+    }
+    assert_eq!(chunked(format!("{}7 5", zeros(5000)).as_bytes(), 16, 1), Ok(vec![7, 5]));
+    let e = chunked(format!("1\n{}x", zeros(100)).as_bytes(), 16, 1).unwrap_err();
+    assert_eq!(e, "line 2, column 1 (byte 2): expected number (a whole number 0 to 18446744073709551615), found `000000000000000000000000…`");
+    let e = chunked(b"1 \xff\xfeab", 16, 1).unwrap_err();
+    assert_eq!(e, "line 1, column 3 (byte 2): expected number (a whole number 0 to 18446744073709551615), found `\\xff\\xfeab`");
+}
+
+#[test]
+fn positions_survive_refills() {
+    let text = "1\n".repeat(100) + "  x";
+    let mut s = Scanner::with_capacity(text.as_bytes(), 16);
+    for _ in 0..100 {
+        s.next(0, 9, &"n").unwrap();
+    }
+    let e = s.next(0, 9, &"n").unwrap_err().to_string();
+    assert!(e.starts_with("line 101, column 3 (byte 202)"), "{e}");
+}
+
+/// The kernels this CPU runs.
+fn kernels() -> Vec<Kernel> {
+    let all = [Kernel::Portable, Kernel::Avx2].into_iter().filter(|k| k.available()).collect::<Vec<_>>();
+    if all.len() < 2 {
+        eprintln!("note: this CPU has no AVX2: only the portable kernel is tested");
+    }
+    all
+}
+
+/// A plain reading of `text` from byte `pos`: each token is a number in `min..=max` (any
+/// count of leading zeros) or the reading stops there. Returns the values and where it
+/// stopped (the bad token's start, or the end).
+fn plain(text: &[u8], mut pos: usize, count: u64, min: u64, max: u64) -> (Vec<u64>, usize) {
+    let mut got = Vec::new();
+    while (got.len() as u64) < count {
+        while pos < text.len() && is_space(text[pos]) {
+            pos += 1;
+        }
+        let start = pos;
+        while pos < text.len() && !is_space(text[pos]) {
+            pos += 1;
+        }
+        let token = &text[start..pos];
+        let value = token.iter().try_fold(0u64, |v, &b| b.is_ascii_digit().then(|| v.checked_mul(10)?.checked_add((b - b'0') as u64)).flatten());
+        match value {
+            Some(v) if !token.is_empty() && (min..=max).contains(&v) => got.push(v),
+            _ => return (got, start),
+        }
+    }
+    (got, pos)
+}
+
+/// Reads as `plain` does, with `kernel` taking every run it can and `plain` one token
+/// where the kernel stops; checks each kernel stop on the way (a prefix of the tokens, at
+/// whitespace or a token's start).
+fn driven(kernel: Kernel, text: &[u8], count: u64, min: u64, max: u64) -> (Vec<u64>, usize) {
+    let (mut got, mut pos) = (Vec::new(), 16);
+    let mut left = count;
+    while left > 0 {
+        let before = (pos, left, got.len());
+        (got, left, pos) = blocks_on(kernel, text, pos, left, min, max, got, &mut |mut v: Vec<u64>, x| {
+            v.push(x);
+            v
+        });
+        assert_eq!(left, count - got.len() as u64, "{kernel:?}: the count left does not match the numbers folded");
+        assert!(pos >= before.0 && pos <= text.len(), "{kernel:?}: went back or past the end");
+        let between = pos == text.len() || is_space(text[pos]) || is_space(text[pos - 1]);
+        assert!(between, "{kernel:?}: stopped inside a token at byte {pos}");
+        let (one, next) = plain(text, pos, left.min(1), min, max);
+        if left == 0 || one.is_empty() {
+            return (got, if left == 0 { pos } else { next });
+        }
+        got.extend(one);
+        (left, pos) = (left - 1, next);
+    }
+    (got, pos)
+}
+
+fn random_text(seed: u64, tokens: usize, bad: bool) -> Vec<u8> {
+    let mut x = seed | 1;
+    let mut rng = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let mut text = " ".repeat(16).into_bytes();
+    for _ in 0..tokens {
+        let r = rng();
+        let len = 1 + (r % 22) as usize; // 17 to 22 bytes: past the fast paths
+        for i in 0..len {
+            text.push(if i < (r >> 8) as usize % 4 && r % 3 == 0 { b'0' } else { b'0' + (rng() % 10) as u8 });
+        }
+        if bad && rng() % 50 == 0 {
+            let at = text.len() - 1 - (rng() as usize % len);
+            text[at] = [b'x', b'-', 0x80, 0, b'+', b'/', b':'][rng() as usize % 7];
+        }
+        let sep: &[u8] = [&b" "[..], b"\n", b"\t", b"\r\n", b"\x0b\x0c", b"  "][rng() as usize % 6];
+        text.extend_from_slice(sep);
+        if rng() % 40 == 0 {
+            text.extend(std::iter::repeat_n(b' ', (rng() % 150) as usize));
+        }
+    }
+    text
+}
+
+#[test]
+fn kernels_agree_with_a_plain_reading() {
+    for seed in 1..60u64 {
+        let bad = seed % 3 == 0;
+        let text = random_text(seed * 0x9E37_79B9, 700, bad);
+        for (min, max) in [(0, u64::MAX), (0, 999_999_999), (1, (1 << 31) - 1), (10, 10_000), (5, 4)] {
+            for count in [64, 65, 100, 333, 699, 700, 5000] {
+                let want = plain(&text, 16, count, min, max);
+                for kernel in kernels() {
+                    assert_eq!(driven(kernel, &text, count, min, max), want, "seed {seed}, {kernel:?}, {min}..={max}, count {count}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn two_at_a_time_converts_every_length() {
+    #[cfg(target_arch = "x86_64")]
+    if Kernel::Avx2.available() {
+        let mut x = 0x1234_5678_9ABC_DEF1u64;
+        for round in 0..400 {
+            let mut bytes = [[0u8; 16]; 2];
+            for b in bytes.iter_mut().flatten() {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                // Digits mostly, and any byte before a token's digits (they are cleared).
+                *b = if round % 5 == 0 { x as u8 } else { b'0' + (x % 10) as u8 };
+            }
+            for l0 in 1..=16 {
+                for l1 in 1..=16 {
+                    let (mut a, mut b) = (bytes[0], bytes[1]);
+                    a[16 - l0..].iter_mut().for_each(|d| *d = b'0' + *d % 10);
+                    b[16 - l1..].iter_mut().for_each(|d| *d = b'0' + *d % 10);
+                    let want = |t: &[u8; 16], l: usize| t[16 - l..].iter().fold(0u64, |v, &d| v * 10 + (d - b'0') as u64);
+                    // SAFETY: the CPU has AVX2 (checked above).
+                    let got = unsafe { avx2::two_for_tests(&a, l0, &b, l1) };
+                    assert_eq!(got, (want(&a, l0), want(&b, l1)), "lengths {l0} and {l1}");
+                    assert_eq!(digits_before(&a, l0), want(&a, l0));
+                }
+            }
+        }
+    }
+}
