@@ -3,7 +3,8 @@
 //! `cargo bench --bench chess_cpu` (about a minute and a half).
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use sgtab::engine::{simd, textbook};
+use sgtab::engine::chess::{self as simd, textbook};
+use sgtab::engine::threads;
 use sgtab::games::chess;
 use sgtab::progress::Progress;
 use std::hint::black_box;
@@ -17,7 +18,7 @@ fn chess_cpu(c: &mut Criterion) {
         group.bench_function("textbook", |b| b.iter(|| textbook::chess(black_box(width))));
         group.bench_function("scalar", |b| b.iter(|| chess::reference(black_box(width), &silent)));
         group.bench_function("simd-1", |b| b.iter(|| simd::chess(black_box(width), 1, &silent).unwrap()));
-        let all = simd::threads();
+        let all = threads();
         group.bench_function(BenchmarkId::new("simd-all", all), |b| b.iter(|| simd::chess(black_box(width), all, &silent).unwrap()));
         group.finish();
     }

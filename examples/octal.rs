@@ -17,7 +17,7 @@ fn main() {
         eprintln!("{usage}");
         std::process::exit(2);
     };
-    let threads = args.get(2).and_then(|t| t.parse().ok()).unwrap_or_else(sgtab::engine::simd::threads);
+    let threads = args.get(2).and_then(|t| t.parse().ok()).unwrap_or_else(sgtab::engine::threads);
     let check = args.iter().any(|a| a == "--check");
     let progress = Progress::new(game.clone());
     let start = Instant::now();

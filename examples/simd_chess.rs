@@ -2,14 +2,15 @@
 //! and memory measurements: `cargo run --release --example simd_chess -- WIDTH [THREADS] [REPEATS]`
 //! (under `/usr/bin/time -v` for the peak RSS). With REPEATS > 1 it prints the fastest run.
 
-use sgtab::engine::simd;
+use sgtab::engine::chess as simd;
+use sgtab::engine::threads;
 use sgtab::progress::Progress;
 use std::time::{Duration, Instant};
 
 fn main() {
     let args: Vec<u32> = std::env::args().skip(1).map(|a| a.parse().expect("numbers: WIDTH [THREADS] [REPEATS]")).collect();
     let width = *args.first().unwrap_or(&20);
-    let threads = args.get(1).map_or_else(simd::threads, |&t| t as usize);
+    let threads = args.get(1).map_or_else(threads, |&t| t as usize);
     let repeats = *args.get(2).unwrap_or(&1);
     let progress = Progress::new(format!("chess:{width}"));
     let mut best = Duration::MAX;

@@ -6,12 +6,11 @@
 //!   million heaps then cost a few thousand heaps of work.
 //! - [`prove`]: grows a table until its rule is proven or a limit is reached.
 //!
-//! Take-and-break codes on their fast engine grow one table ([`octal::Growing`]) through every
+//! A game whose engine can grow a table in place ([`Grow`]: take-and-break codes) grows one through every
 //! step, looking for the rule at each: no step recomputes what an earlier one did, so proving
 //! at N costs one build to N plus a near-linear rule search per step.
 
-use crate::engine::{Backend, EngineError, Engines, Timings, octal, simd};
-use crate::games::takebreak::{Code, TakeBreak};
+use crate::engine::{Backend, EngineError, Engines, Grow, Timings};
 use crate::memory;
 use crate::progress::Progress;
 use crate::spec::GameSpec;
@@ -50,8 +49,8 @@ pub fn why_unprovable(spec: &GameSpec) -> Option<String> {
         return None;
     }
     let plain = Rule { pre: 0, period: 1, saltus: 0, checked: 0, proven: false };
-    Some(match spec.as_any().downcast_ref::<TakeBreak>() {
-        Some(game) => crate::games::takebreak::no_theorem(&game.code, &plain).unwrap_or("no theorem applies to this code").to_string(),
+    Some(match spec.no_theorem(&plain) {
+        Some(why) => why.to_string(),
         None if !spec.has_rule() => format!("a {} table has no rule along its index to prove", spec.game()),
         None => format!("no theorem proves the rules of {} games here, so their rules are checked only", spec.game()),
     })
@@ -60,8 +59,8 @@ pub fn why_unprovable(spec: &GameSpec) -> Option<String> {
 /// Builds `spec`'s table (see the module docs).
 pub fn build(engines: &Engines, spec: &GameSpec, progress: &Progress, timings: &mut Timings) -> Result<Built, EngineError> {
     let len = spec.len();
-    if let Some(code) = growable(engines, spec) {
-        return grown(spec, code, None, progress, timings).map(|(built, _)| built);
+    if let Some(table) = engines.growing(spec) {
+        return grown(spec, table, None, progress, timings).map(|(built, _)| built);
     }
     if can_prove(spec) {
         let mut n = FIRST_PREFIX;
@@ -122,8 +121,8 @@ pub fn prove(engines: &Engines, spec: &GameSpec, max: u64, progress: &Progress, 
     if let Some(why) = why_unprovable(spec) {
         return Err(EngineError(format!("--prove cannot prove a rule of {spec}: {why}; build it without --prove")));
     }
-    if let Some(code) = growable(engines, spec) {
-        return grown(spec, code, Some(max), progress, timings).map(|(built, proof)| (built, proof.expect("a limit")));
+    if let Some(table) = engines.growing(spec) {
+        return grown(spec, table, Some(max), progress, timings).map(|(built, proof)| (built, proof.expect("a limit")));
     }
     let mut spec = spec.clone();
     loop {
@@ -143,29 +142,20 @@ pub fn prove(engines: &Engines, spec: &GameSpec, max: u64, progress: &Progress, 
     }
 }
 
-/// The code of `spec` where its table is built by the take-and-break engine, which can grow.
-fn growable<'a>(engines: &Engines, spec: &'a GameSpec) -> Option<&'a Code> {
-    if engines.choose(spec) != Backend::Simd {
-        return None;
-    }
-    spec.as_any().downcast_ref::<TakeBreak>().map(|t| &t.code)
-}
-
 /// The rule of the values grown so far: the same search as a packed table's.
-fn rule_of(spec: &GameSpec, g: &octal::Growing) -> Option<Rule> {
+fn rule_of(spec: &GameSpec, g: &dyn Grow) -> Option<Rule> {
     find_rule_in(spec, g.len(), |i| g.get(i) as u64)
 }
 
-/// [`build`] (no `max`) or [`prove`] (`max`) of a take-and-break code, on one growing table.
+/// [`build`] (no `max`) or [`prove`] (`max`) on one growing table `g`, empty at first.
 ///
 /// Stops: 256·4^k while a quarter of the spec's length (where a theorem can prove a rule),
 /// then the spec's length; a rule proven at a stop below it fills the rest. With `max`, past
 /// the spec's length each stop is the length the theorem needs for the rule found so far, or
 /// twice the last without one, up to `max`.
-fn grown(spec: &GameSpec, code: &Code, max: Option<u64>, progress: &Progress, timings: &mut Timings) -> Result<(Built, Option<Proof>), EngineError> {
+fn grown(spec: &GameSpec, mut g: Box<dyn Grow>, max: Option<u64>, progress: &Progress, timings: &mut Timings) -> Result<(Built, Option<Proof>), EngineError> {
     let len = spec.len();
     let provable = can_prove(spec);
-    let mut g = octal::Growing::code(code, simd::threads());
     let mut stop = if provable && FIRST_PREFIX.saturating_mul(GROWTH) <= len { FIRST_PREFIX } else { len };
     if max.is_none() && stop == len {
         // A plain build that goes straight to `len`: one allocation, no copy when growing (peak
@@ -187,7 +177,7 @@ fn grown(spec: &GameSpec, code: &Code, max: Option<u64>, progress: &Progress, ti
             let table = timings.time("rule search", || Table::new(spec.clone(), values));
             return Ok((Built { table, engine: Backend::Simd, filled_from: None }, None));
         }
-        let rule = timings.time("rule search", || rule_of(spec, &g));
+        let rule = timings.time("rule search", || rule_of(spec, &*g));
         let proven = rule.filter(|r| r.proven);
         if stop < len {
             if let Some(r) = proven {

@@ -146,10 +146,17 @@ impl<'a> Plan<'a> {
 
     /// Writes the source text for `lang`.
     fn render(&self, lang: Lang, out: &mut impl Write) -> fmt::Result {
-        let b = self.stored.bits();
-        let stored = self.count;
         let doc = self.doc();
-        // Data lines, each a complete literal piece for the language.
+        match lang {
+            Lang::C | Lang::Cpp => self.render_c(lang, &doc, out),
+            Lang::Rust => self.render_rust(&doc, out),
+            Lang::Python => self.render_python(&doc, out),
+        }
+    }
+
+    /// The stored bit stream as the data lines of a literal, each opened with `open` and closed
+    /// with `close` (the last with `last_close`), escaped for `lang`.
+    fn data(&self, lang: Lang, out: &mut dyn Write, open: &str, close: &str, last_close: &str) -> fmt::Result {
         let escape = |c: u8| -> &'static str {
             match (c, lang) {
                 (b'\\', _) => "\\\\",
@@ -157,126 +164,131 @@ impl<'a> Plan<'a> {
                 _ => "",
             }
         };
-        let data = |out: &mut dyn Write, open: &str, close: &str, last_close: &str| -> fmt::Result {
-            let mut chars = self.chars().peekable();
-            loop {
-                out.write_str(open)?;
-                for _ in 0..LINE {
-                    let Some(c) = chars.next() else { break };
-                    match escape(c) {
-                        "" => out.write_char(c as char)?,
-                        e => out.write_str(e)?,
-                    }
+        let mut chars = self.chars().peekable();
+        loop {
+            out.write_str(open)?;
+            for _ in 0..LINE {
+                let Some(c) = chars.next() else { break };
+                match escape(c) {
+                    "" => out.write_char(c as char)?,
+                    e => out.write_str(e)?,
                 }
-                if chars.peek().is_none() {
-                    return out.write_str(last_close);
-                }
-                out.write_str(close)?;
             }
+            if chars.peek().is_none() {
+                return out.write_str(last_close);
+            }
+            out.write_str(close)?;
+        }
+    }
+
+    /// C or C++: the data as a string literal, `sg` a function of `uint64_t`.
+    fn render_c(&self, lang: Lang, doc: &[String], out: &mut impl Write) -> fmt::Result {
+        let (b, stored) = (self.stored.bits(), self.count);
+        let (stdint, stdlib, abort) = match lang {
+            Lang::C => ("<stdint.h>", "<stdlib.h>", "abort()"),
+            _ => ("<cstdint>", "<cstdlib>", "std::abort()"),
         };
-        match lang {
-            Lang::C | Lang::Cpp => {
-                let (stdint, stdlib, abort) = match lang {
-                    Lang::C => ("<stdint.h>", "<stdlib.h>", "abort()"),
-                    _ => ("<cstdint>", "<cstdlib>", "std::abort()"),
-                };
-                writeln!(out, "/* uint32_t sg(uint64_t n)")?;
-                for line in &doc {
-                    writeln!(out, " * {line}")?;
-                }
-                writeln!(out, " */\n#include {stdint}\n#include {stdlib}\n")?;
-                writeln!(out, "/* {stored} values of {b} bits, 6 bits a character ('0' + bits), lowest bit first. */")?;
-                writeln!(out, "static const char SG_DATA[] =")?;
-                data(out, "\"", "\"\n", "\";\n")?;
-                writeln!(out, "\nstatic uint32_t sg_stored(uint64_t i) {{")?;
-                writeln!(out, "    uint32_t v = 0;")?;
-                writeln!(out, "    for (unsigned j = 0; j < {b}; j++) {{")?;
-                writeln!(out, "        uint64_t bit = i * {b} + j;")?;
-                writeln!(out, "        v |= (uint32_t)(((SG_DATA[bit / 6] - '0') >> (bit % 6)) & 1) << j;")?;
-                writeln!(out, "    }}\n    return v;\n}}\n")?;
-                writeln!(out, "uint32_t sg(uint64_t n) {{")?;
-                writeln!(out, "    if (n < {stored}u) return sg_stored(n);")?;
-                match self.rule {
-                    Some((pre, period, saltus)) => {
-                        if saltus == 0 {
-                            writeln!(out, "    return sg_stored({pre}u + (n - {pre}u) % {period}u);")?;
-                        } else {
-                            writeln!(out, "    uint64_t k = (n - {pre}u) / {period}u;")?;
-                            writeln!(out, "    uint32_t h = sg_stored({pre}u + (n - {pre}u) % {period}u);")?;
-                            if self.first_over32.is_some() {
-                                // This n's own value, so a larger n whose value fits again still answers.
-                                writeln!(out, "    if (k > (0xFFFFFFFFu - h) / {saltus}u) {abort}; /* g(n) does not fit 32 bits */")?;
-                            }
-                            writeln!(out, "    return h + (uint32_t)(k * {saltus}u);")?;
-                        }
+        writeln!(out, "/* uint32_t sg(uint64_t n)")?;
+        for line in doc {
+            writeln!(out, " * {line}")?;
+        }
+        writeln!(out, " */\n#include {stdint}\n#include {stdlib}\n")?;
+        writeln!(out, "/* {stored} values of {b} bits, 6 bits a character ('0' + bits), lowest bit first. */")?;
+        writeln!(out, "static const char SG_DATA[] =")?;
+        self.data(lang, out, "\"", "\"\n", "\";\n")?;
+        writeln!(out, "\nstatic uint32_t sg_stored(uint64_t i) {{")?;
+        writeln!(out, "    uint32_t v = 0;")?;
+        writeln!(out, "    for (unsigned j = 0; j < {b}; j++) {{")?;
+        writeln!(out, "        uint64_t bit = i * {b} + j;")?;
+        writeln!(out, "        v |= (uint32_t)(((SG_DATA[bit / 6] - '0') >> (bit % 6)) & 1) << j;")?;
+        writeln!(out, "    }}\n    return v;\n}}\n")?;
+        writeln!(out, "uint32_t sg(uint64_t n) {{")?;
+        writeln!(out, "    if (n < {stored}u) return sg_stored(n);")?;
+        match self.rule {
+            Some((pre, period, saltus)) => {
+                if saltus == 0 {
+                    writeln!(out, "    return sg_stored({pre}u + (n - {pre}u) % {period}u);")?;
+                } else {
+                    writeln!(out, "    uint64_t k = (n - {pre}u) / {period}u;")?;
+                    writeln!(out, "    uint32_t h = sg_stored({pre}u + (n - {pre}u) % {period}u);")?;
+                    if self.first_over32.is_some() {
+                        // This n's own value, so a larger n whose value fits again still answers.
+                        writeln!(out, "    if (k > (0xFFFFFFFFu - h) / {saltus}u) {abort}; /* g(n) does not fit 32 bits */")?;
                     }
-                    None => writeln!(out, "    {abort}; /* past the table: no value known */\n    return 0;")?,
-                }
-                writeln!(out, "}}")
-            }
-            Lang::Rust => {
-                writeln!(out, "/// `sg(n)`")?;
-                for line in &doc {
-                    writeln!(out, "/// {line}")?;
-                }
-                writeln!(out, "pub fn sg(n: u64) -> u32 {{")?;
-                writeln!(out, "    // {stored} values of {b} bits, 6 bits a character (b'0' + bits), lowest bit first.")?;
-                out.write_str("    const DATA: &[u8] = b\"\\\n")?;
-                data(out, "        ", "\\\n", "\";\n")?;
-                writeln!(out, "    let stored = |i: u64| -> u32 {{")?;
-                writeln!(out, "        (0..{b}u64).fold(0, |v, j| {{")?;
-                writeln!(out, "            let bit = i * {b} + j;")?;
-                writeln!(out, "            v | ((((DATA[(bit / 6) as usize] - b'0') >> (bit % 6)) & 1) as u32) << j")?;
-                writeln!(out, "        }})\n    }};")?;
-                writeln!(out, "    if n < {stored} {{\n        return stored(n);\n    }}")?;
-                match self.rule {
-                    Some((pre, period, saltus)) => {
-                        if saltus == 0 {
-                            writeln!(out, "    stored({pre} + (n - {pre}) % {period})")?;
-                        } else {
-                            writeln!(out, "    let k = (n - {pre}) / {period};")?;
-                            writeln!(out, "    let h = stored({pre} + (n - {pre}) % {period});")?;
-                            if self.first_over32.is_some() {
-                                // Explicit format arguments: the same panic under every edition
-                                // (2015 and 2018 take a lone literal as the message, `{n}` and all).
-                                writeln!(out, "    if k > u64::from(u32::MAX - h) / {saltus} {{")?;
-                                writeln!(out, "        panic!(\"g({{}}) does not fit 32 bits\", n);\n    }}")?;
-                            }
-                            writeln!(out, "    h + (k * {saltus}) as u32")?;
-                        }
-                    }
-                    None => writeln!(out, "    panic!(\"sg({{}}): past the table, no value known\", n)")?,
-                }
-                writeln!(out, "}}")
-            }
-            Lang::Python => {
-                writeln!(out, "# {stored} values of {b} bits, 6 bits a character (ord('0') + bits), lowest bit first.")?;
-                writeln!(out, "_SG_DATA = (")?;
-                data(out, "    b\"", "\"\n", "\"\n")?;
-                writeln!(out, ")\n\n")?;
-                writeln!(out, "def _sg_stored(i):")?;
-                writeln!(out, "    v = 0")?;
-                writeln!(out, "    for j in range({b}):")?;
-                writeln!(out, "        bit = i * {b} + j")?;
-                writeln!(out, "        v |= (((_SG_DATA[bit // 6] - 48) >> (bit % 6)) & 1) << j")?;
-                writeln!(out, "    return v\n\n")?;
-                writeln!(out, "def sg(n):")?;
-                writeln!(out, "    \"\"\"sg(n)")?;
-                // Python's integers do not overflow: no 32-bit limit there.
-                for line in doc.iter().filter(|l| !l.starts_with(OVER32)) {
-                    writeln!(out, "    {}", line.replace("the function stops the program", "sg raises ValueError"))?;
-                }
-                writeln!(out, "    \"\"\"")?;
-                writeln!(out, "    if n < 0:\n        raise ValueError(\"sg(n) needs n >= 0\")")?;
-                writeln!(out, "    if n < {stored}:\n        return _sg_stored(n)")?;
-                match self.rule {
-                    Some((pre, period, saltus)) => {
-                        let k = if saltus == 0 { String::new() } else { format!(" + (n - {pre}) // {period} * {saltus}") };
-                        writeln!(out, "    return _sg_stored({pre} + (n - {pre}) % {period}){k}")
-                    }
-                    None => writeln!(out, "    raise ValueError(\"sg(%d): past the table, no value known\" % n)"),
+                    writeln!(out, "    return h + (uint32_t)(k * {saltus}u);")?;
                 }
             }
+            None => writeln!(out, "    {abort}; /* past the table: no value known */\n    return 0;")?,
+        }
+        writeln!(out, "}}")
+    }
+
+    /// Rust: the data as a byte-string literal inside `sg`.
+    fn render_rust(&self, doc: &[String], out: &mut impl Write) -> fmt::Result {
+        let (b, stored) = (self.stored.bits(), self.count);
+        writeln!(out, "/// `sg(n)`")?;
+        for line in doc {
+            writeln!(out, "/// {line}")?;
+        }
+        writeln!(out, "pub fn sg(n: u64) -> u32 {{")?;
+        writeln!(out, "    // {stored} values of {b} bits, 6 bits a character (b'0' + bits), lowest bit first.")?;
+        out.write_str("    const DATA: &[u8] = b\"\\\n")?;
+        self.data(Lang::Rust, out, "        ", "\\\n", "\";\n")?;
+        writeln!(out, "    let stored = |i: u64| -> u32 {{")?;
+        writeln!(out, "        (0..{b}u64).fold(0, |v, j| {{")?;
+        writeln!(out, "            let bit = i * {b} + j;")?;
+        writeln!(out, "            v | ((((DATA[(bit / 6) as usize] - b'0') >> (bit % 6)) & 1) as u32) << j")?;
+        writeln!(out, "        }})\n    }};")?;
+        writeln!(out, "    if n < {stored} {{\n        return stored(n);\n    }}")?;
+        match self.rule {
+            Some((pre, period, saltus)) => {
+                if saltus == 0 {
+                    writeln!(out, "    stored({pre} + (n - {pre}) % {period})")?;
+                } else {
+                    writeln!(out, "    let k = (n - {pre}) / {period};")?;
+                    writeln!(out, "    let h = stored({pre} + (n - {pre}) % {period});")?;
+                    if self.first_over32.is_some() {
+                        // Explicit format arguments: the same panic under every edition
+                        // (2015 and 2018 take a lone literal as the message, `{n}` and all).
+                        writeln!(out, "    if k > u64::from(u32::MAX - h) / {saltus} {{")?;
+                        writeln!(out, "        panic!(\"g({{}}) does not fit 32 bits\", n);\n    }}")?;
+                    }
+                    writeln!(out, "    h + (k * {saltus}) as u32")?;
+                }
+            }
+            None => writeln!(out, "    panic!(\"sg({{}}): past the table, no value known\", n)")?,
+        }
+        writeln!(out, "}}")
+    }
+
+    /// Python: the data as a bytes literal, `sg` raising `ValueError` past the table.
+    fn render_python(&self, doc: &[String], out: &mut impl Write) -> fmt::Result {
+        let (b, stored) = (self.stored.bits(), self.count);
+        writeln!(out, "# {stored} values of {b} bits, 6 bits a character (ord('0') + bits), lowest bit first.")?;
+        writeln!(out, "_SG_DATA = (")?;
+        self.data(Lang::Python, out, "    b\"", "\"\n", "\"\n")?;
+        writeln!(out, ")\n\n")?;
+        writeln!(out, "def _sg_stored(i):")?;
+        writeln!(out, "    v = 0")?;
+        writeln!(out, "    for j in range({b}):")?;
+        writeln!(out, "        bit = i * {b} + j")?;
+        writeln!(out, "        v |= (((_SG_DATA[bit // 6] - 48) >> (bit % 6)) & 1) << j")?;
+        writeln!(out, "    return v\n\n")?;
+        writeln!(out, "def sg(n):")?;
+        writeln!(out, "    \"\"\"sg(n)")?;
+        // Python's integers do not overflow: no 32-bit limit there.
+        for line in doc.iter().filter(|l| !l.starts_with(OVER32)) {
+            writeln!(out, "    {}", line.replace("the function stops the program", "sg raises ValueError"))?;
+        }
+        writeln!(out, "    \"\"\"")?;
+        writeln!(out, "    if n < 0:\n        raise ValueError(\"sg(n) needs n >= 0\")")?;
+        writeln!(out, "    if n < {stored}:\n        return _sg_stored(n)")?;
+        match self.rule {
+            Some((pre, period, saltus)) => {
+                let k = if saltus == 0 { String::new() } else { format!(" + (n - {pre}) // {period} * {saltus}") };
+                writeln!(out, "    return _sg_stored({pre} + (n - {pre}) % {period}){k}")
+            }
+            None => writeln!(out, "    raise ValueError(\"sg(%d): past the table, no value known\" % n)"),
         }
     }
 }

@@ -6,6 +6,7 @@
 //! specs that build the same table always print the same.
 
 use crate::games::{self, Game};
+pub use crate::games::{MAX_LEN, SpecError, file_name_of};
 use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::ops::Deref;
@@ -13,26 +14,10 @@ use std::sync::Arc;
 
 /// Longest spec text accepted (the `.sgt` header stores its length in 16 bits).
 pub const MAX_SPEC_LEN: usize = 4096;
-/// Largest table of a 1-D game we build (values are computed in memory).
-pub const MAX_LEN: u64 = 1 << 30;
-/// File names longer than this keep a readable prefix and a hash of the canonical text.
-const MAX_FILE_STEM: usize = 96;
 
 /// One game, with all its parameters: a shared handle to its family's [`Game`].
 #[derive(Clone)]
 pub struct GameSpec(Arc<dyn Game>);
-
-/// A spec that could not be parsed; the message says what was expected.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SpecError(pub String);
-
-impl fmt::Display for SpecError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for SpecError {}
 
 impl GameSpec {
     /// Parses user text; whitespace around the spec is ignored.
@@ -79,24 +64,6 @@ impl GameSpec {
     pub fn defaults() -> Vec<GameSpec> {
         ["chess", "lasker", "sub:1,3,9", "funny"].iter().map(|s| GameSpec::parse(s).expect("default spec")).collect()
     }
-}
-
-/// File name for a canonical text: see [`GameSpec::file_name`].
-pub fn file_name_of(text: &str) -> String {
-    let stem: String = text
-        .chars()
-        .map(|c| match c {
-            ':' => '-',
-            ',' | '[' | ']' => '_',
-            c if c.is_ascii_alphanumeric() || ".-_@=".contains(c) => c,
-            _ => '~',
-        })
-        .collect();
-    if stem.len() <= MAX_FILE_STEM {
-        return format!("{stem}.sgt");
-    }
-    let hash = crc32fast::hash(text.as_bytes()) as u64 | (text.len() as u64) << 32;
-    format!("{}~{hash:012x}.sgt", &stem[..MAX_FILE_STEM - 13])
 }
 
 impl Deref for GameSpec {
@@ -191,7 +158,7 @@ mod tests {
         let a = GameSpec::parse(&format!("sub:{}:100", moves.join(","))).unwrap();
         let b = GameSpec::parse(&format!("sub:{}:101", moves.join(","))).unwrap();
         let (na, nb) = (a.file_name(), b.file_name());
-        assert!(na.len() <= MAX_FILE_STEM + 4 && nb.len() <= MAX_FILE_STEM + 4, "{na}");
+        assert!(na.len() <= crate::games::MAX_FILE_STEM + 4 && nb.len() <= crate::games::MAX_FILE_STEM + 4, "{na}");
         assert!(na.starts_with("sub-1_2_3_4_5_"), "{na}");
         assert_ne!(na, nb);
     }

@@ -1,6 +1,7 @@
 //! The SIMD engine and the textbook loop, held to the scalar reference value for value.
 
-use sgtab::engine::{simd, textbook};
+use sgtab::engine::chess::{self as simd, textbook};
+use sgtab::engine::threads;
 use sgtab::games::chess;
 use sgtab::progress::Progress;
 use sgtab::table::Packed;
@@ -21,7 +22,7 @@ fn assert_simd_matches(width: u32, threads: usize) {
 #[test]
 fn every_width_to_20_on_all_cores() {
     for width in 1..=20 {
-        assert_simd_matches(width, simd::threads());
+        assert_simd_matches(width, threads());
     }
 }
 
@@ -41,7 +42,7 @@ fn every_width_to_20_on_three_threads() {
 
 #[test]
 fn width_23() {
-    for threads in [1, 3, simd::threads()] {
+    for threads in [1, 3, threads()] {
         assert_simd_matches(23, threads);
     }
 }

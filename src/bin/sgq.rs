@@ -266,25 +266,36 @@ fn usage(why: &str) -> ExitCode {
     ExitCode::from(2)
 }
 
-/// `sgq value SPEC ...` and `sgq sum SPEC ...`.
-fn query(kind: &str, tables: Option<PathBuf>, mut source: Source, mut args: impl Iterator<Item = std::ffi::OsString>) -> ExitCode {
+/// The command line of `sgq value` or `sgq sum`, read.
+struct QueryArgs {
+    spec: String,
+    /// `--table FILE`: answer from this file (then `spec` is its path).
+    file: Option<String>,
+    tables: Option<String>,
+    first: String,
+    second: String,
+}
+
+/// Reads the arguments of `sgq value` or `sgq sum` (`kind`); `Err` is the exit status of a
+/// refusal already said, or of `--help` already printed.
+fn query_args(kind: &str, tables: Option<PathBuf>, source: &mut Source, mut args: impl Iterator<Item = std::ffi::OsString>) -> Result<QueryArgs, ExitCode> {
     let mut tables = tables.map(|t| t.to_string_lossy().into_owned());
     let (mut spec, mut first, mut second, mut file) = (None, None, None, None);
     while let Some(arg) = args.next() {
         let Some(arg) = arg.to_str().map(str::to_string) else {
-            return usage(&format!("unexpected argument `{}`", arg.to_string_lossy()));
+            return Err(usage(&format!("unexpected argument `{}`", arg.to_string_lossy())));
         };
         let mut value = |flag: &str| args.next().map(|v| v.to_string_lossy().into_owned()).ok_or(format!("{flag} needs a value"));
         let slot = match arg.as_str() {
             "-h" | "--help" => {
                 println!("{USAGE}");
-                return ExitCode::SUCCESS;
+                return Err(ExitCode::SUCCESS);
             }
             "--tables" => &mut tables,
             "--table" => &mut file,
             "--input" | "--threads" => match source.set(&arg, args.next()) {
                 Ok(()) => continue,
-                Err(why) => return usage(&why),
+                Err(why) => return Err(usage(&why)),
             },
             "--first" if kind == "sum" => &mut first,
             "--second" if kind == "sum" => &mut second,
@@ -292,18 +303,15 @@ fn query(kind: &str, tables: Option<PathBuf>, mut source: Source, mut args: impl
                 spec = Some(arg);
                 continue;
             }
-            _ => return usage(&format!("unexpected argument `{arg}` for sgq {kind}")),
+            _ => return Err(usage(&format!("unexpected argument `{arg}` for sgq {kind}"))),
         };
-        match value(&arg) {
-            Ok(v) => *slot = Some(v),
-            Err(why) => return usage(&why),
-        }
+        *slot = Some(value(&arg).map_err(|why| usage(&why))?);
     }
     let spec = match (spec, &file) {
-        (Some(_), Some(_)) => return usage(&format!("sgq {kind} takes a game spec or --table FILE, not both")),
+        (Some(_), Some(_)) => return Err(usage(&format!("sgq {kind} takes a game spec or --table FILE, not both"))),
         (Some(spec), None) => spec,
         (None, Some(file)) => file.clone(),
-        (None, None) => return usage(&format!("sgq {kind} needs a game spec or --table FILE, e.g. sgq {kind} lasker")),
+        (None, None) => return Err(usage(&format!("sgq {kind} needs a game spec or --table FILE, e.g. sgq {kind} lasker"))),
     };
     // A family's spec is checked here, as a usage error; scripts and imports when loaded.
     if !spec.starts_with("lua:")
@@ -311,14 +319,23 @@ fn query(kind: &str, tables: Option<PathBuf>, mut source: Source, mut args: impl
         && file.is_none()
         && let Err(e) = sgtab::spec::GameSpec::parse(&spec)
     {
-        return usage(&e.to_string());
+        return Err(usage(&e.to_string()));
     }
     let (first, second) = (first.unwrap_or_else(|| "First".into()), second.unwrap_or_else(|| "Second".into()));
     for word in [&first, &second] {
         if word.is_empty() || word.chars().any(char::is_control) {
-            return usage(&format!("the words of sgq sum must be non-empty, on one line: {word:?}"));
+            return Err(usage(&format!("the words of sgq sum must be non-empty, on one line: {word:?}")));
         }
     }
+    Ok(QueryArgs { spec, file, tables, first, second })
+}
+
+/// `sgq value SPEC ...` and `sgq sum SPEC ...`.
+fn query(kind: &str, tables: Option<PathBuf>, mut source: Source, args: impl Iterator<Item = std::ffi::OsString>) -> ExitCode {
+    let QueryArgs { spec, file, tables, first, second } = match query_args(kind, tables, &mut source, args) {
+        Ok(a) => a,
+        Err(status) => return status,
+    };
     let tables = judge::table_dir(tables.map(PathBuf::from));
     if stdout_was_closed() {
         eprintln!("sgq {kind} {spec}: error: standard output is closed, so the answers would be lost; give sgq somewhere to write them");

@@ -49,7 +49,7 @@ use std::sync::Barrier;
 use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
 use wide::u8x32;
 
-pub use super::simd::threads;
+pub use super::threads;
 
 /// Side of a tile, the unit of work a thread takes.
 const TILE: u32 = 64;

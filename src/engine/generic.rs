@@ -225,38 +225,8 @@ impl Pool {
 
 /// Runs one task on this thread's worker.
 fn run(worker: &mut dyn Worker, task: Task, table: &[AtomicU32], marks: &mut Marks) -> Reply {
-    let count = table.len() as u64;
-    let value = |q: u64| table[q as usize].load(Relaxed);
     match task {
-        Task::Block { positions, known, mut found } => {
-            let mut bad = None;
-            let mut last = None;
-            let result = worker.options(&positions, &mut |p, option| {
-                if bad.is_some() {
-                    return;
-                }
-                // Close the positions before p (those with no options included).
-                if last != Some(p) {
-                    close_until(&mut found, &positions, &mut last, p);
-                }
-                if let Some(&q) = option.iter().find(|&&q| q >= p) {
-                    bad = Some(if q >= count { Stop::Outside(p, q) } else { Stop::NotBelow(p, q) });
-                } else if option.iter().all(|&q| q < known) {
-                    found.values.push(option.iter().fold(0, |x, &q| x ^ value(q)));
-                } else {
-                    found.kept.push(option.len() as u64);
-                    found.kept.extend_from_slice(option);
-                }
-            });
-            if let Err(e) = result {
-                return Reply::Failed(Stop::Game(e));
-            }
-            if let Some(stop) = bad {
-                return Reply::Failed(stop);
-            }
-            close_until(&mut found, &positions, &mut last, u64::MAX);
-            Reply::Found(positions, found)
-        }
+        Task::Block { positions, known, found } => block(worker, positions, known, found, table),
         Task::Ranks { positions, mut out } => {
             out.clear();
             match worker.ranks(&positions, &mut out) {
@@ -267,81 +237,125 @@ fn run(worker: &mut dyn Worker, task: Task, table: &[AtomicU32], marks: &mut Mar
         }
         Task::Layer { positions, rank, ranks } => {
             // SAFETY: see `Task`: the slice outlives the task and is not written meanwhile.
-            let ranks = unsafe { &*ranks };
-            let mut bad = None;
-            let mut values: Vec<u32> = Vec::new();
-            let mut current = None;
-            let mut finish = |p: Option<u64>, values: &mut Vec<u32>| {
-                if let Some(p) = p {
-                    table[p as usize].store(marks.mex_of(values), Relaxed);
-                }
-                values.clear();
-            };
-            let mut next = 0;
-            let result = worker.options(&positions, &mut |p, option| {
-                if bad.is_some() {
-                    return;
-                }
-                while current != Some(p) {
-                    finish(current, &mut values);
-                    current = positions.get(next).copied();
-                    next += 1;
-                    if current.is_none() {
-                        return;
-                    }
-                }
-                for &q in option {
-                    if q >= count {
-                        bad = Some(Stop::Outside(p, q));
-                        return;
-                    }
-                    if ranks[q as usize] >= rank {
-                        bad = Some(Stop::Rank(p, q, rank, ranks[q as usize]));
-                        return;
-                    }
-                }
-                values.push(option.iter().fold(0, |x, &q| x ^ value(q)));
-            });
-            if let Err(e) = result {
-                return Reply::Failed(Stop::Game(e));
-            }
-            if let Some(stop) = bad {
-                return Reply::Failed(stop);
-            }
-            // The last position with options, then those after it with none.
-            finish(current, &mut values);
-            for &p in &positions[next.min(positions.len())..] {
-                finish(Some(p), &mut values);
-            }
-            Reply::Layer
+            layer(worker, positions, rank, unsafe { &*ranks }, table, marks)
         }
-        Task::Graph { positions, mut found } => {
-            let mut bad = None;
-            let mut last = None;
-            let result = worker.options(&positions, &mut |p, option| {
-                if bad.is_some() {
-                    return;
-                }
-                if last != Some(p) {
-                    close_until(&mut found, &positions, &mut last, p);
-                }
-                if let Some(&q) = option.iter().find(|&&q| q >= count) {
-                    bad = Some(Stop::Outside(p, q));
-                    return;
-                }
-                found.kept.push(option.len() as u64);
-                found.kept.extend_from_slice(option);
-            });
-            if let Err(e) = result {
-                return Reply::Failed(Stop::Game(e));
-            }
-            if let Some(stop) = bad {
-                return Reply::Failed(stop);
-            }
-            close_until(&mut found, &positions, &mut last, u64::MAX);
-            Reply::Found(positions, found)
-        }
+        Task::Graph { positions, found } => graph(worker, positions, found, table.len() as u64),
     }
+}
+
+/// A block in index order: each option folded to its value where all its positions are below
+/// `known`, kept as positions otherwise (for the caller to finish in order).
+fn block(worker: &mut dyn Worker, positions: Vec<u64>, known: u64, mut found: Found, table: &[AtomicU32]) -> Reply {
+    let count = table.len() as u64;
+    let value = |q: u64| table[q as usize].load(Relaxed);
+    let mut bad = None;
+    let mut last = None;
+    let result = worker.options(&positions, &mut |p, option| {
+        if bad.is_some() {
+            return;
+        }
+        // Close the positions before p (those with no options included).
+        if last != Some(p) {
+            close_until(&mut found, &positions, &mut last, p);
+        }
+        if let Some(&q) = option.iter().find(|&&q| q >= p) {
+            bad = Some(if q >= count { Stop::Outside(p, q) } else { Stop::NotBelow(p, q) });
+        } else if option.iter().all(|&q| q < known) {
+            found.values.push(option.iter().fold(0, |x, &q| x ^ value(q)));
+        } else {
+            found.kept.push(option.len() as u64);
+            found.kept.extend_from_slice(option);
+        }
+    });
+    if let Err(e) = result {
+        return Reply::Failed(Stop::Game(e));
+    }
+    if let Some(stop) = bad {
+        return Reply::Failed(stop);
+    }
+    close_until(&mut found, &positions, &mut last, u64::MAX);
+    Reply::Found(positions, found)
+}
+
+/// The positions of one rank: every option is of a smaller rank, so of a known value; the mex
+/// of each position goes straight into the table.
+fn layer(worker: &mut dyn Worker, positions: Vec<u64>, rank: i64, ranks: &[i64], table: &[AtomicU32], marks: &mut Marks) -> Reply {
+    let count = table.len() as u64;
+    let value = |q: u64| table[q as usize].load(Relaxed);
+    let mut bad = None;
+    let mut values: Vec<u32> = Vec::new();
+    let mut current = None;
+    let mut finish = |p: Option<u64>, values: &mut Vec<u32>| {
+        if let Some(p) = p {
+            table[p as usize].store(marks.mex_of(values), Relaxed);
+        }
+        values.clear();
+    };
+    let mut next = 0;
+    let result = worker.options(&positions, &mut |p, option| {
+        if bad.is_some() {
+            return;
+        }
+        while current != Some(p) {
+            finish(current, &mut values);
+            current = positions.get(next).copied();
+            next += 1;
+            if current.is_none() {
+                return;
+            }
+        }
+        for &q in option {
+            if q >= count {
+                bad = Some(Stop::Outside(p, q));
+                return;
+            }
+            if ranks[q as usize] >= rank {
+                bad = Some(Stop::Rank(p, q, rank, ranks[q as usize]));
+                return;
+            }
+        }
+        values.push(option.iter().fold(0, |x, &q| x ^ value(q)));
+    });
+    if let Err(e) = result {
+        return Reply::Failed(Stop::Game(e));
+    }
+    if let Some(stop) = bad {
+        return Reply::Failed(stop);
+    }
+    // The last position with options, then those after it with none.
+    finish(current, &mut values);
+    for &p in &positions[next.min(positions.len())..] {
+        finish(Some(p), &mut values);
+    }
+    Reply::Layer
+}
+
+/// Every option of these positions, kept, for the move graph.
+fn graph(worker: &mut dyn Worker, positions: Vec<u64>, mut found: Found, count: u64) -> Reply {
+    let mut bad = None;
+    let mut last = None;
+    let result = worker.options(&positions, &mut |p, option| {
+        if bad.is_some() {
+            return;
+        }
+        if last != Some(p) {
+            close_until(&mut found, &positions, &mut last, p);
+        }
+        if let Some(&q) = option.iter().find(|&&q| q >= count) {
+            bad = Some(Stop::Outside(p, q));
+            return;
+        }
+        found.kept.push(option.len() as u64);
+        found.kept.extend_from_slice(option);
+    });
+    if let Err(e) = result {
+        return Reply::Failed(Stop::Game(e));
+    }
+    if let Some(stop) = bad {
+        return Reply::Failed(stop);
+    }
+    close_until(&mut found, &positions, &mut last, u64::MAX);
+    Reply::Found(positions, found)
 }
 
 /// Ends the entries of every position of `positions` after `last` up to (not including) `p`:
@@ -466,7 +480,17 @@ fn by_rank(pool: &mut Pool, table: &[AtomicU32], progress: &Progress) -> Result<
 /// By the move graph (see the module docs).
 fn by_graph(pool: &mut Pool, table: &[AtomicU32], progress: &Progress) -> Result<(), Stop> {
     let count = table.len();
-    // Every position's options: `ends[p]` is where p's end in `kept` (length, positions...).
+    let (ends, kept) = move_graph(pool, count, progress)?;
+    let options = |p: usize| -> &[u64] {
+        let start = if p == 0 { 0 } else { ends[p - 1] as usize };
+        &kept[start..ends[p] as usize]
+    };
+    depth_first(count, options, table, progress)
+}
+
+/// Every position's options, on the pool: `ends[p]` is where p's end in `kept` (each option its
+/// length, then its positions).
+fn move_graph(pool: &mut Pool, count: usize, progress: &Progress) -> Result<(Vec<u64>, Vec<u64>), Stop> {
     let mut ends: Vec<u64> = crate::memory::filled(count, 0u64, "the move graph")?;
     let mut kept: Vec<u64> = Vec::new();
     let mut at = 0;
@@ -489,12 +513,13 @@ fn by_graph(pool: &mut Pool, table: &[AtomicU32], progress: &Progress) -> Result
         }
         progress.tick(at as u64 / 2, count as u64);
     }
-    let options = |p: usize| -> &[u64] {
-        let start = if p == 0 { 0 } else { ends[p - 1] as usize };
-        &kept[start..ends[p] as usize]
-    };
-    // Depth first, iteratively: a position is computed once every position its options name
-    // is; one met again while it is on the path closes a cycle.
+    Ok((ends, kept))
+}
+
+/// The values of the move graph's positions, depth first, iteratively: a position is computed
+/// once every position its options name is; one met again while it is on the path closes a
+/// cycle, which is refused naming its positions.
+fn depth_first<'a>(count: usize, options: impl Fn(usize) -> &'a [u64], table: &[AtomicU32], progress: &Progress) -> Result<(), Stop> {
     const NEW: u8 = 0;
     const ON_PATH: u8 = 1;
     const DONE: u8 = 2;

@@ -2,32 +2,39 @@
 //! GPU engines to the scalar reference value for value.
 //!
 //! - `scalar`: the games' own references (every game).
-//! - `simd`: chess rows with `wide`, on all cores.
+//! - `chess`: chess rows with `wide`, on all cores (`chess::textbook`: the plain loop, the
+//!   baseline the benches compare against).
 //! - `corner`: queen, rook and king boards by anti-diagonals of tiles, on all cores.
 //! - `octal`: take-and-break codes and Grundy's game by the rare/common split.
-//! - `textbook`: chess rows by the plain loop, the baseline the benches compare against.
+//! - `registry`: which families have which fast engines, and the adapters that run them.
 //! - `gpu`: chess rows with a wgpu compute shader, layer by layer (feature `gpu`).
 //!
-//! Each game says which fast engines it has ([`FastEngines::engines`](crate::games::FastEngines::engines)); [`Engines`]
-//! picks one for the backend asked for, falling back to the game's reference where it has
-//! none, and says which it used.
+//! Each family with fast engines registers them in [`registry::FAST`]; [`Engines`] picks one
+//! for the backend asked for, falling back to the game's reference where it has none, and says
+//! which it used.
 
+pub mod chess;
 pub mod corner;
 pub mod generic;
 #[cfg(feature = "gpu")]
 pub mod gpu;
 pub mod octal;
+pub mod registry;
 pub mod scalar;
-pub mod simd;
-pub mod textbook;
 
-use crate::games::FastEngines;
+pub use registry::{FAST, FastEngines, Grow};
+
 use crate::progress::Progress;
 use crate::spec::GameSpec;
 use crate::table::Packed;
 use std::fmt;
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
+
+/// Worker threads to use: every core the process may run on.
+pub fn threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
 
 /// Which engine to build with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -91,22 +98,6 @@ impl From<crate::games::GameError> for EngineError {
     fn from(e: crate::games::GameError) -> EngineError {
         EngineError(e.0)
     }
-}
-
-/// Every family's fast engines (see [`crate::games::FastEngines`]); a family without any builds
-/// with its reference whatever the backend.
-pub static FAST: &[&FastEngines] = &[
-    &crate::games::chess::FAST,
-    &crate::games::corner::QUEEN_FAST,
-    &crate::games::corner::ROOK_FAST,
-    &crate::games::corner::KING_FAST,
-    &crate::games::takebreak::FAST,
-    &crate::games::grundy::FAST,
-];
-
-/// The fast engines of `spec`'s family.
-fn fast_engines(spec: &GameSpec) -> Option<&'static FastEngines> {
-    FAST.iter().copied().find(|f| std::ptr::eq(f.family, spec.family()))
 }
 
 /// About the bytes `backend` holds at its peak for `spec`'s values, where that is easy to say
@@ -180,7 +171,7 @@ impl Engines {
 
     /// Threads the generic engine runs on.
     pub fn threads(&self) -> usize {
-        self.threads.unwrap_or_else(simd::threads).max(1)
+        self.threads.unwrap_or_else(threads).max(1)
     }
 
     /// The backend asked for (may be `Auto`).
@@ -244,11 +235,11 @@ impl Engines {
     /// Which engine builds `spec` for the backend asked for: the backend itself where the game
     /// has it, else (auto, or a game without it) the best it has, down to its reference.
     pub fn choose(&self, spec: &GameSpec) -> Backend {
-        if spec.source().is_some() && fast_engines(spec).is_none() {
+        if spec.source().is_some() && registry::of(&**spec).is_none() {
             // Its definition is its options: the generic engine is its reference and its engine.
             return Backend::Generic;
         }
-        let has = |b: Backend| fast_engines(spec).is_some_and(|f| f.engines.contains(&b));
+        let has = |b: Backend| registry::of(&**spec).is_some_and(|f| f.engines.contains(&b));
         let cpu = if has(Backend::Simd) { Backend::Simd } else { Backend::Scalar };
         match self.backend {
             Backend::Scalar => Backend::Scalar,
@@ -263,6 +254,15 @@ impl Engines {
             },
             Backend::Auto => cpu,
         }
+    }
+
+    /// An empty table of `spec`'s game that its engine grows in place, where the engine chosen
+    /// for it can (the take-and-break engine): `build` and `--prove` then grow one table.
+    pub fn growing(&self, spec: &GameSpec) -> Option<Box<dyn Grow>> {
+        if self.choose(spec) != Backend::Simd {
+            return None;
+        }
+        (registry::of(&**spec)?.grow?)(&**spec)
     }
 
     /// Computes the values of `spec`, packed at the fewest bits that hold them, and says which
@@ -280,7 +280,7 @@ impl Engines {
                 let values = timings.time("kernel", || generic::compute(source, threads, progress))?;
                 Packed::from_values(&values)
             }
-            b => match fast_engines(spec) {
+            b => match registry::of(&**spec) {
                 Some(f) => (f.compute)(&**spec, b, self, progress, timings)?,
                 None => return Err(EngineError(format!("{spec} has no {b} engine"))),
             },

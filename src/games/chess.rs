@@ -6,10 +6,9 @@
 //! The successor is numerically smaller, keeps the popcount and lowers the sum of the set bits'
 //! indices, which is what the layered engines rely on.
 
-use super::{Family, FastEngines, Game, Positions, parse};
-use crate::engine::{Backend, EngineError, Engines, Timings, simd};
+use super::SpecError;
+use super::{Family, Game, Positions, parse};
 use crate::progress::Progress;
-use crate::spec::SpecError;
 use crate::table::Packed;
 use std::sync::Arc;
 
@@ -28,23 +27,6 @@ fn parse_spec(spec: &str) -> Option<Result<Arc<dyn Game>, SpecError>> {
         parse::bounded(spec, "chess width", rest, DEFAULT_WIDTH as u64, (1, MAX_WIDTH as u64), GRAMMAR)
             .map(|w| Arc::new(Chess { width: w as u32 }) as Arc<dyn Game>),
     )
-}
-
-pub static FAST: FastEngines = FastEngines { family: &FAMILY, engines: &[Backend::Simd, Backend::Gpu], compute: fast };
-
-fn fast(game: &dyn Game, backend: Backend, engines: &Engines, progress: &Progress, timings: &mut Timings) -> Result<Packed, EngineError> {
-    let Some(&Chess { width }) = game.as_any().downcast_ref::<Chess>() else {
-        return Err(EngineError("not a chess game".into()));
-    };
-    match backend {
-        Backend::Simd => Ok(timings.time("kernel", || simd::chess(width, simd::threads(), progress))?.shrink()),
-        #[cfg(feature = "gpu")]
-        Backend::Gpu => Ok(engines.gpu(timings)?.chess(width, progress, timings)?.shrink()),
-        _ => {
-            let _ = engines;
-            Err(EngineError(format!("chess has no {backend} engine in this build")))
-        }
-    }
 }
 
 /// A row of `width` cells; the table has 2^width entries, one per bitmask.

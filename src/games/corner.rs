@@ -7,10 +7,9 @@
 //! of one anti-diagonal are independent: the fast engines (`crate::engine::corner`, and the GPU)
 //! compute the board anti-diagonal by anti-diagonal.
 
-use super::{Family, FastEngines, Game, MexSet, Positions, parse};
-use crate::engine::{Backend, EngineError, Engines, Timings, corner as engine};
+use super::SpecError;
+use super::{Family, Game, MexSet, Positions, parse};
 use crate::progress::Progress;
-use crate::spec::SpecError;
 use crate::table::packed::bits_for;
 use crate::table::{Packed, Rule};
 use std::sync::Arc;
@@ -109,33 +108,6 @@ fn parse_spec(spec: &str, piece: Piece) -> Option<Result<Arc<dyn Game>, SpecErro
     let rest = parse::named(spec, piece.name())?;
     let grammar = piece.family().grammar;
     Some(parse::bounded(spec, "board side", rest, DEFAULT_N, (1, MAX_N), grammar).map(|n| Arc::new(Corner { piece, n: n as u32 }) as Arc<dyn Game>))
-}
-
-const ENGINES: &[Backend] = &[Backend::Simd, Backend::Gpu];
-pub static QUEEN_FAST: FastEngines = FastEngines { family: &QUEEN, engines: ENGINES, compute: fast };
-pub static ROOK_FAST: FastEngines = FastEngines { family: &ROOK, engines: ENGINES, compute: fast };
-pub static KING_FAST: FastEngines = FastEngines { family: &KING, engines: ENGINES, compute: fast };
-
-fn fast(game: &dyn Game, backend: Backend, engines: &Engines, progress: &Progress, timings: &mut Timings) -> Result<Packed, EngineError> {
-    let Some(&Corner { piece, n }) = game.as_any().downcast_ref::<Corner>() else {
-        return Err(EngineError("not a corner game".into()));
-    };
-    match backend {
-        Backend::Simd => {
-            engine::check_memory(piece, n)?;
-            let values = timings.time("kernel", || engine::corner(piece, n, engine::threads(), progress))?;
-            Ok(timings.time("shrink", || values.shrink()))
-        }
-        #[cfg(feature = "gpu")]
-        Backend::Gpu => {
-            let values = engines.gpu(timings)?.corner(piece, n, progress, timings)?;
-            Ok(timings.time("shrink", || values.shrink()))
-        }
-        _ => {
-            let _ = engines;
-            Err(EngineError(format!("{} has no {backend} engine in this build", piece.name())))
-        }
-    }
 }
 
 /// A piece on an n×n board; the table has n² entries, entry x·n + y for the piece on (x, y).

@@ -5,7 +5,7 @@
 //! to its right: entry r of the table is a stone with r piles to its right. Its options are
 //! pairs of stones with fewer piles to their right, worth the XOR of their two values.
 
-use super::{MexSet, heap_family};
+use super::heap_family;
 
 /// Entries when the spec names no count (the judge needs 23).
 pub const DEFAULT_LEN: u64 = 32;
@@ -30,14 +30,5 @@ pub fn options(right: u64) -> impl Iterator<Item = (u64, u64)> {
 
 /// Scalar reference: values of a stone with 0..len piles to its right.
 pub fn reference(len: u64) -> Vec<u32> {
-    let mut table: Vec<u32> = Vec::with_capacity(len as usize);
-    let mut mex = MexSet::new(2 * len as usize);
-    for right in 0..len {
-        mex.clear();
-        for (j, k) in options(right) {
-            mex.mark((table[j as usize] ^ table[k as usize]) as u64);
-        }
-        table.push(mex.mex() as u32);
-    }
-    table
+    super::pair_table(len, &crate::progress::Progress::silent(), options)
 }

@@ -1,10 +1,8 @@
 //! Grundy's game: a move splits one heap into two unequal non-empty heaps.
 
-use super::{FastEngines, Game, MexSet, heap_family};
-use crate::engine::{Backend, EngineError, Engines, Timings, octal};
+use super::MAX_LEN;
+use super::heap_family;
 use crate::progress::Progress;
-use crate::spec::MAX_LEN;
-use crate::table::Packed;
 
 /// Heaps tabulated when the spec names no count.
 pub const DEFAULT_LEN: u64 = 1024;
@@ -18,16 +16,6 @@ heap_family! {
     options: options,
 }
 
-/// The fast engine: the rare/common split of `crate::engine::octal`.
-pub static FAST: FastEngines = FastEngines { family: &FAMILY, engines: &[Backend::Simd], compute: fast };
-
-fn fast(game: &dyn Game, _: Backend, _: &Engines, progress: &Progress, timings: &mut Timings) -> Result<Packed, EngineError> {
-    let Some(g) = game.as_any().downcast_ref::<Grundy>() else {
-        return Err(EngineError("not Grundy's game".into()));
-    };
-    octal::grundy_compute(g.len, progress, timings)
-}
-
 /// The options of a heap of `n`: the pairs (a, n − a) with 1 ≤ a < n − a.
 pub fn options(n: u64) -> impl Iterator<Item = (u64, u64)> {
     (1..n.div_ceil(2)).map(move |a| (a, n - a))
@@ -35,19 +23,7 @@ pub fn options(n: u64) -> impl Iterator<Item = (u64, u64)> {
 
 /// Scalar reference: values of heaps 0..len (quadratic).
 pub fn reference(len: u64, progress: &Progress) -> Vec<u32> {
-    let mut table: Vec<u32> = Vec::with_capacity(len as usize);
-    let mut mex = MexSet::new(64);
-    for n in 0..len {
-        mex.clear();
-        for (a, b) in options(n) {
-            mex.mark((table[a as usize] ^ table[b as usize]) as u64);
-        }
-        table.push(mex.mex() as u32);
-        if n & 0x3FF == 0x3FF {
-            progress.tick(n + 1, len);
-        }
-    }
-    table
+    super::pair_table(len, progress, options)
 }
 
 #[cfg(test)]

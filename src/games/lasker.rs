@@ -1,7 +1,7 @@
 //! Lasker's Nim (HDU 3032, "Nim or not Nim?"): a move takes any positive number of stones from
 //! one heap, or splits a heap into two non-empty heaps.
 
-use super::{MexSet, heap_family};
+use super::heap_family;
 
 /// Entries when the spec names no count.
 pub const DEFAULT_LEN: u64 = 1024;
@@ -26,15 +26,5 @@ pub fn options(heap: u64) -> impl Iterator<Item = (u64, u64)> {
 
 /// Scalar reference: values of heaps 0..len (a pair of heaps is worth the XOR of the two).
 pub fn reference(len: u64) -> Vec<u32> {
-    let mut table: Vec<u32> = Vec::with_capacity(len as usize);
-    // Values stay below 2·len, so XORs of two stay below the next power of two above that.
-    let mut mex = MexSet::new((2 * len + 2).next_power_of_two() as usize);
-    for heap in 0..len {
-        mex.clear();
-        for (a, b) in options(heap) {
-            mex.mark((table[a as usize] ^ table[b as usize]) as u64);
-        }
-        table.push(mex.mex() as u32);
-    }
-    table
+    super::pair_table(len, &crate::progress::Progress::silent(), options)
 }

@@ -6,13 +6,13 @@
 //! A family is the unit of change. Its file holds:
 //! - a [`Family`]: its name, its spec grammar (for `--help` and errors) and its parser;
 //! - a type implementing [`Game`]: entry count, canonical text, how an index reads as a
-//!   position, the scalar reference, and which theorem (if any) turns a checked rule into a
-//!   proven one;
-//! - where it has fast engines, a [`FastEngines`]: which ones, and how to run them.
+//!   position, its options ([`Moves`]), the scalar reference, and which theorem (if any) turns
+//!   a checked rule into a proven one.
 //!
-//! Adding a family is that file plus one line in [`FAMILIES`] (and, with fast engines, one in
-//! [`crate::engine::FAST`]); nothing else matches on games. The fast engines are kept out of
-//! [`Game`] so that `sgq`, which reads tables through `Game`, links no engine code (no GPU).
+//! Adding a family is that file plus one line in [`FAMILIES`]; nothing else matches on games.
+//! Games name no engine: a family with a fast engine adds an engine module and one line in the
+//! engines' registry (`crate::engine::registry`), which is where a game is turned back into its
+//! family's type. So `sgq`, which reads tables through `Game`, links no engine code (no GPU).
 
 pub mod chess;
 pub mod corner;
@@ -23,13 +23,46 @@ pub mod stored;
 pub mod sub;
 pub mod takebreak;
 
-use crate::engine::{Backend, EngineError, Engines, Timings};
 use crate::progress::Progress;
-use crate::spec::SpecError;
 use crate::table::{Packed, Rule};
 use std::any::Any;
 use std::fmt;
 use std::sync::Arc;
+
+/// Largest table of a 1-D game we build (values are computed in memory).
+pub const MAX_LEN: u64 = 1 << 30;
+/// File names longer than this keep a readable prefix and a hash of the canonical text.
+pub(crate) const MAX_FILE_STEM: usize = 96;
+
+/// A spec that could not be parsed; the message says what was expected.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SpecError(pub String);
+
+impl fmt::Display for SpecError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for SpecError {}
+
+/// File name for a canonical text: see `crate::spec::GameSpec::file_name`.
+pub fn file_name_of(text: &str) -> String {
+    let stem: String = text
+        .chars()
+        .map(|c| match c {
+            ':' => '-',
+            ',' | '[' | ']' => '_',
+            c if c.is_ascii_alphanumeric() || ".-_@=".contains(c) => c,
+            _ => '~',
+        })
+        .collect();
+    if stem.len() <= MAX_FILE_STEM {
+        return format!("{stem}.sgt");
+    }
+    let hash = crc32fast::hash(text.as_bytes()) as u64 | (text.len() as u64) << 32;
+    format!("{}~{hash:012x}.sgt", &stem[..MAX_FILE_STEM - 13])
+}
 
 /// Every family sgtab knows, in the order their grammars are listed in help and errors. A spec
 /// is offered to each parser in turn; the first that recognises its syntax owns it.
@@ -60,20 +93,6 @@ pub struct Family {
 
 /// A family's parser: see [`Family::parse`].
 pub type Parse = fn(&str) -> Option<Result<Arc<dyn Game>, SpecError>>;
-
-/// A family's fast engines, registered in [`crate::engine::FAST`].
-pub struct FastEngines {
-    pub family: &'static Family,
-    /// Which engines it has besides its reference: `Simd` (the fast CPU engine, all cores)
-    /// and/or `Gpu`.
-    pub engines: &'static [Backend],
-    /// Computes a game of this family with one of `engines`, recording its phases in the
-    /// timings (at least "kernel").
-    pub compute: Compute,
-}
-
-/// A family's fast-engine entry: see [`FastEngines::compute`].
-pub type Compute = fn(&dyn Game, Backend, &Engines, &Progress, &mut Timings) -> Result<Packed, EngineError>;
 
 /// How a table index reads as a position, for queries, plots and exports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -345,13 +364,46 @@ pub trait Game: fmt::Debug + Send + Sync + 'static {
         None
     }
 
-    /// For the rare family-specific question (`sgq snim` wants a `sub` game's moves).
+    /// Why no theorem proves `rule` for this game, in words, where its family can say (a code
+    /// with a repeating tail; a saltus); asked where [`Game::theorem`] gave none.
+    fn no_theorem(&self, _rule: &Rule) -> Option<&'static str> {
+        None
+    }
+
+    /// The game as its own type, for the engines' registry (`crate::engine::registry`), the one
+    /// place that turns a game back into its family's type.
     fn as_any(&self) -> &dyn Any;
 }
 
 /// The grammars of every family, for help and error messages.
 pub fn grammar() -> String {
     FAMILIES.iter().map(|f| f.grammar).collect::<Vec<_>>().join(", ")
+}
+
+/// The values of positions 0..len straight from the definition: each is the mex over its
+/// options, which `options(n, values so far, set)` marks in the set (an option worth the XOR of
+/// the values of the positions it leaves, all smaller than n). The families' references.
+pub(crate) fn mex_table(len: u64, progress: &Progress, mut options: impl FnMut(u64, &[u32], &mut MexSet)) -> Vec<u32> {
+    let mut table: Vec<u32> = Vec::with_capacity(len as usize);
+    let mut mex = MexSet::new(64);
+    for n in 0..len {
+        mex.clear();
+        options(n, &table, &mut mex);
+        table.push(mex.mex() as u32);
+        if n & 0x3FF == 0x3FF {
+            progress.tick(n + 1, len);
+        }
+    }
+    table
+}
+
+/// [`mex_table`] of a game whose options are pairs of positions side by side (0 for none).
+pub(crate) fn pair_table<I: Iterator<Item = (u64, u64)>>(len: u64, progress: &Progress, options: impl Fn(u64) -> I) -> Vec<u32> {
+    mex_table(len, progress, |n, t, mex| {
+        for (a, b) in options(n) {
+            mex.mark((t[a as usize] ^ t[b as usize]) as u64);
+        }
+    })
 }
 
 /// Smallest value not marked, in a set that grows as needed and is reused between positions: `seen[v] == stamp`
@@ -403,7 +455,7 @@ macro_rules! heap_family {
 
         fn parse_spec(
             spec: &str,
-        ) -> Option<Result<std::sync::Arc<dyn $crate::games::Game>, $crate::spec::SpecError>> {
+        ) -> Option<Result<std::sync::Arc<dyn $crate::games::Game>, $crate::games::SpecError>> {
             let rest = $crate::games::parse::named(spec, $name)?;
             Some(
                 $crate::games::parse::bounded(spec, "entry count", rest, $default, $bounds, $grammar)
@@ -466,7 +518,7 @@ pub(crate) use heap_family;
 /// Helpers the family parsers share: numbers and entry counts with messages that say what
 /// was expected.
 pub mod parse {
-    use crate::spec::SpecError;
+    use super::SpecError;
 
     /// An error about `spec`, followed by what the family expects.
     pub fn err<T>(spec: &str, why: impl std::fmt::Display, grammar: &str) -> Result<T, SpecError> {

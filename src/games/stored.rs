@@ -12,8 +12,8 @@
 //! script names a new one.
 
 use super::{Dims, Family, Game, GameError, Positions};
+use super::{MAX_LEN, SpecError};
 use crate::progress::Progress;
-use crate::spec::{MAX_LEN, SpecError};
 use crate::table::Packed;
 use std::path::Path;
 use std::sync::Arc;
@@ -128,7 +128,7 @@ impl Script {
 
     /// The file name of its table (as [`crate::spec::GameSpec::file_name`] makes it).
     pub fn file_name(&self) -> String {
-        crate::spec::file_name_of(&self.canonical())
+        super::file_name_of(&self.canonical())
     }
 
     /// The parameters as `N=8, W=3` (or `none`).

@@ -2,8 +2,8 @@
 //! when the heap holds at least s. Used by `stones` (S = {1, 3, 9}) and `snim` (S from input).
 
 use super::{Family, Game, MexSet, Theorem, parse};
+use super::{MAX_LEN, SpecError};
 use crate::progress::Progress;
-use crate::spec::{MAX_LEN, SpecError};
 use crate::table::{Packed, Rule};
 use std::sync::Arc;
 

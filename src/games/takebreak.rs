@@ -16,10 +16,9 @@
 //! at its shortest period with as much of the finite part folded into it as repeats it
 //! (`0.3[3]` and `0.[33]` are `0.[3]`), a tail of zeros dropped, then `:N`.
 
-use super::{Family, FastEngines, Game, MexSet, Theorem, parse};
-use crate::engine::{Backend, EngineError, Engines, Timings, octal, simd};
+use super::{Family, Game, Theorem, parse};
+use super::{MAX_LEN, SpecError};
 use crate::progress::Progress;
-use crate::spec::{MAX_LEN, SpecError};
 use crate::table::{Packed, Rule};
 use std::fmt;
 use std::sync::Arc;
@@ -33,19 +32,6 @@ const GRAMMAR: &str = "a take-and-break code d0.d1d2...[tail][:N] such as 0.07, 
     (digits 0-9 and A-F; d0 is 0, 4, 8 or C; N heaps, default 1024)";
 
 pub static FAMILY: Family = Family { name: "code", grammar: GRAMMAR, parse: parse_spec };
-
-/// The fast CPU engine: [`crate::engine::octal`] (rare/common split, all cores).
-pub static FAST: FastEngines = FastEngines { family: &FAMILY, engines: &[Backend::Simd], compute: fast };
-
-fn fast(game: &dyn Game, backend: Backend, _engines: &Engines, progress: &Progress, timings: &mut Timings) -> Result<Packed, EngineError> {
-    let Some(game) = game.as_any().downcast_ref::<TakeBreak>() else {
-        return Err(EngineError("not a take-and-break game".into()));
-    };
-    match backend {
-        Backend::Simd => timings.time("kernel", || octal::takebreak(&game.code, game.len, simd::threads(), progress)),
-        _ => Err(EngineError(format!("take-and-break codes have no {backend} engine"))),
-    }
-}
 
 /// A take-and-break code, normalised (see the module docs): every spelling of one game gives
 /// the same `Code`.
@@ -257,6 +243,10 @@ impl Game for TakeBreak {
     ///
     /// Plain periods only: a rule with a saltus, or a code with a repeating tail, is checked,
     /// not proven ([`no_theorem`] says why).
+    fn no_theorem(&self, rule: &Rule) -> Option<&'static str> {
+        Some(no_theorem(&self.code, rule).unwrap_or("no theorem applies to this rule"))
+    }
+
     fn theorem(&self, rule: &Rule) -> Option<Theorem> {
         let t = self.code.last_nonzero()?;
         if rule.saltus != 0 {
@@ -346,17 +336,7 @@ pub fn options(code: &Code, n: u64, mut f: impl FnMut(&[u64])) {
 /// Scalar reference: values of heaps 0..len, each the mex of its options' values (a list of
 /// heaps is worth the XOR of theirs). Cubic in `len` where a digit has 8, quadratic otherwise.
 pub fn reference(code: &Code, len: u64, progress: &Progress) -> Vec<u32> {
-    let mut table: Vec<u32> = Vec::with_capacity(len as usize);
-    let mut mex = MexSet::new(64);
-    for n in 0..len {
-        mex.clear();
-        options(code, n, |heaps| mex.mark(heaps.iter().fold(0, |x, &h| x ^ table[h as usize]) as u64));
-        table.push(mex.mex() as u32);
-        if n & 0x3FF == 0x3FF {
-            progress.tick(n + 1, len);
-        }
-    }
-    table
+    super::mex_table(len, progress, |n, t, mex| options(code, n, |heaps| mex.mark(heaps.iter().fold(0, |x, &h| x ^ t[h as usize]) as u64)))
 }
 
 #[cfg(test)]

@@ -166,12 +166,35 @@ pub fn read_from(r: impl Read, file_len: u64) -> Result<Table, ReadError> {
 /// Most bytes a game block may have: eight axes and the longest script.
 const MAX_BLOCK: u64 = 8 + 8 * MAX_AXES as u64 + MAX_SCRIPT as u64;
 
-fn read_checked(mut r: impl Read, file_len: u64, want: Option<&str>) -> Result<Table, ReadError> {
-    let short = |what: &str| ReadError::Bad(format!("file is truncated: it ends inside the {what}"));
-    let io = |e: io::Error, what: &str| {
-        if e.kind() == io::ErrorKind::UnexpectedEof { short(what) } else { ReadError::Io(e) }
-    };
-    let mut crc = crc32fast::Hasher::new();
+/// A file that ends inside its `what`.
+fn short(what: &str) -> ReadError {
+    ReadError::Bad(format!("file is truncated: it ends inside the {what}"))
+}
+
+/// A read error: an early end is a truncated file, anything else the system's error.
+fn io_err(e: io::Error, what: &str) -> ReadError {
+    if e.kind() == io::ErrorKind::UnexpectedEof { short(what) } else { ReadError::Io(e) }
+}
+
+/// The fixed part of a header, checked in itself and against the file's length.
+struct Header {
+    fixed: [u8; FIXED],
+    version: u16,
+    /// Header length (fixed part, spec, padding).
+    len: usize,
+    bits: u32,
+    rule_kind: u8,
+    spec_len: usize,
+    count: u64,
+    block_kind: u8,
+    block_len: u64,
+    /// Bytes of packed values.
+    payload: u64,
+}
+
+/// Reads the fixed part of the header into `crc` and checks every field that can be checked
+/// before the spec is read, the file's length among them.
+fn read_header(r: &mut impl Read, crc: &mut crc32fast::Hasher, file_len: u64) -> Result<Header, ReadError> {
     let mut fixed = [0u8; FIXED];
     let mut got = 0;
     while got < 8 {
@@ -185,19 +208,15 @@ fn read_checked(mut r: impl Read, file_len: u64, want: Option<&str>) -> Result<T
     if fixed[..8] != MAGIC {
         return bad("not an sgtab table (wrong magic number)");
     }
-    r.read_exact(&mut fixed[8..]).map_err(|e| io(e, "header"))?;
+    r.read_exact(&mut fixed[8..]).map_err(|e| io_err(e, "header"))?;
     crc.update(&fixed);
     let version = u16_at(&fixed, 8);
     if !(OLDEST..=VERSION).contains(&version) {
         return bad(format!("table format version {version} is not supported (this sgtab reads versions {OLDEST} to {VERSION})"));
     }
-    let h = u16_at(&fixed, 10) as usize;
-    let bits = fixed[12] as u32;
-    let rule_kind = fixed[13];
-    let spec_len = u16_at(&fixed, 14) as usize;
-    let count = u64_at(&fixed, 16);
-    if h != (FIXED + spec_len).next_multiple_of(8) {
-        return bad(format!("damaged header: header length {h} does not match spec length {spec_len}"));
+    let (len, bits, rule_kind, spec_len, count) = (u16_at(&fixed, 10) as usize, fixed[12] as u32, fixed[13], u16_at(&fixed, 14) as usize, u64_at(&fixed, 16));
+    if len != (FIXED + spec_len).next_multiple_of(8) {
+        return bad(format!("damaged header: header length {len} does not match spec length {spec_len}"));
     }
     if !(1..=32).contains(&bits) {
         return bad(format!("damaged header: {bits} bits per value is outside 1 to 32"));
@@ -217,48 +236,71 @@ fn read_checked(mut r: impl Read, file_len: u64, want: Option<&str>) -> Result<T
     }
     // count · bits cannot overflow in 128 bits; a payload past u64 cannot match any file.
     let payload = u64::try_from((count as u128 * bits as u128).div_ceil(8)).ok();
-    let expect = payload.and_then(|p| (h as u64).checked_add(p)).and_then(|n| n.checked_add(block_len + 4));
-    if expect != Some(file_len) {
-        return if expect.is_some_and(|e| file_len < e) {
-            bad(format!("file is truncated (or its header damaged): the header says {} bytes, the file has {file_len}", expect.unwrap()))
-        } else {
-            bad(format!(
-                "damaged header or trailing data: the header implies {} bytes, the file has {file_len}",
-                expect.map_or("more than 2^64".to_string(), |e| e.to_string())
-            ))
-        };
+    let expect = payload.and_then(|p| (len as u64).checked_add(p)).and_then(|n| n.checked_add(block_len + 4));
+    match (expect, payload) {
+        (Some(e), Some(payload)) if e == file_len => Ok(Header { fixed, version, len, bits, rule_kind, spec_len, count, block_kind, block_len, payload }),
+        (Some(e), _) if file_len < e => bad(format!("file is truncated (or its header damaged): the header says {e} bytes, the file has {file_len}")),
+        _ => bad(format!(
+            "damaged header or trailing data: the header implies {} bytes, the file has {file_len}",
+            expect.map_or("more than 2^64".to_string(), |e| e.to_string())
+        )),
     }
-    let payload = payload.unwrap();
+}
+
+/// The game of a family's spec `text` (a table without a game block), checked canonical and of
+/// `count` entries; `shown` is the text as messages quote it.
+fn family_game(text: &str, count: u64, shown: &str) -> Result<GameSpec, ReadError> {
+    let spec = GameSpec::parse(text).map_err(|_| ReadError::Bad(format!("damaged header: the game spec {shown} is not one this sgtab reads")))?;
+    if spec.to_string() != text {
+        return bad(format!("damaged header: the game spec {shown} is not in canonical form"));
+    }
+    if spec.len() != count {
+        return bad(format!("damaged header: {spec} has {} entries, the header says {count}", spec.len()));
+    }
+    Ok(spec)
+}
+
+/// The stored rule, checked against the values and the game's theorems; a file of a version
+/// before today's rule finder has its rule found again.
+fn stored_rule(head: &Header, spec: &GameSpec, values: &Packed) -> Result<Option<Rule>, ReadError> {
+    let f = &head.fixed;
+    let rule =
+        (head.rule_kind == 1).then(|| Rule { pre: u64_at(f, 24), period: u64_at(f, 32), saltus: u64_at(f, 40), checked: u64_at(f, 48), proven: f[56] == 1 });
+    if let Some(rule) = rule {
+        if !spec.has_rule() {
+            return bad(format!("damaged header: a rule is stored, but {spec} has none (its index is not a heap)"));
+        }
+        check_rule(&rule, head.count, |i| values.get(i) as u64)
+            .map_err(|why| ReadError::Bad(format!("the stored rule contradicts the stored values: {why}")))?;
+        if head.version >= RULES_AS_TODAY && rule.proven && spec.theorem(&rule).is_none_or(|t| rule.checked < t.needs) {
+            return bad(format!("damaged header: the stored rule is marked proven, but no theorem proves it for {spec}"));
+        }
+    }
+    // An older writer chose its rule by an older finder and proof: find it again.
+    Ok(if head.version < RULES_AS_TODAY { super::find_rule(spec, values) } else { rule })
+}
+
+fn read_checked(mut r: impl Read, file_len: u64, want: Option<&str>) -> Result<Table, ReadError> {
+    let mut crc = crc32fast::Hasher::new();
+    let head = read_header(&mut r, &mut crc, file_len)?;
     // The spec is read and checked before anything is allocated for the values: a header that
     // claims more entries than its game has is refused here, whatever the file's length.
-    let mut spec_bytes = vec![0u8; h - FIXED];
-    r.read_exact(&mut spec_bytes).map_err(|e| io(e, "header"))?;
+    let mut spec_bytes = vec![0u8; head.len - FIXED];
+    r.read_exact(&mut spec_bytes).map_err(|e| io_err(e, "header"))?;
     crc.update(&spec_bytes);
-    let text = std::str::from_utf8(&spec_bytes[..spec_len]).map_err(|_| ReadError::Bad("damaged header: the game spec is not UTF-8".into()))?;
+    let text = std::str::from_utf8(&spec_bytes[..head.spec_len]).map_err(|_| ReadError::Bad("damaged header: the game spec is not UTF-8".into()))?;
     // At most 48 characters of a spec that may be 4 KiB of anything.
-    let shown = || {
-        let cut: String = text.chars().take(48).collect();
-        format!("`{}`{}", cut.escape_debug(), if cut.len() < text.len() { "…" } else { "" })
-    };
-    if spec_bytes[spec_len..].iter().any(|&b| b != 0) {
-        return bad(format!("damaged header: the game spec {} is not in canonical form", shown()));
+    let cut: String = text.chars().take(48).collect();
+    let shown = format!("`{}`{}", cut.escape_debug(), if cut.len() < text.len() { "…" } else { "" });
+    if spec_bytes[head.spec_len..].iter().any(|&b| b != 0) {
+        return bad(format!("damaged header: the game spec {shown} is not in canonical form"));
     }
     // A family's game is known from its spec alone; a stored game once its block is read.
-    let family_spec = if block_kind == 0 {
-        let spec = GameSpec::parse(text).map_err(|_| ReadError::Bad(format!("damaged header: the game spec {} is not one this sgtab reads", shown())))?;
-        if spec.to_string() != text {
-            return bad(format!("damaged header: the game spec {} is not in canonical form", shown()));
-        }
-        if spec.len() != count {
-            return bad(format!("damaged header: {spec} has {} entries, the header says {count}", spec.len()));
-        }
-        Some(spec)
-    } else {
-        None
-    };
+    let family_spec = if head.block_kind == 0 { Some(family_game(text, head.count, &shown)?) } else { None };
     if want.is_some_and(|w| w != text) {
         return Err(ReadError::OtherGame(text.to_string()));
     }
+    let payload = head.payload;
     let too_big = || ReadError::Io(io::Error::new(io::ErrorKind::OutOfMemory, format!("its {payload} bytes of values do not fit in memory here")));
     let want_bytes = usize::try_from(payload).ok().and_then(|p| p.checked_add(8)).ok_or_else(too_big)?;
     let mut values = Vec::new();
@@ -269,41 +311,23 @@ fn read_checked(mut r: impl Read, file_len: u64, want: Option<&str>) -> Result<T
     }
     crc.update(&values);
     let mut block = Vec::new();
-    r.by_ref().take(block_len).read_to_end(&mut block).map_err(ReadError::Io)?;
-    if (block.len() as u64) < block_len {
+    r.by_ref().take(head.block_len).read_to_end(&mut block).map_err(ReadError::Io)?;
+    if (block.len() as u64) < head.block_len {
         return Err(short("game block"));
     }
     crc.update(&block);
     let mut stored = [0u8; 4];
-    r.read_exact(&mut stored).map_err(|e| io(e, "checksum"))?;
+    r.read_exact(&mut stored).map_err(|e| io_err(e, "checksum"))?;
     if crc.finalize() != u32::from_le_bytes(stored) {
         return bad("checksum mismatch: the file is damaged");
     }
     // The checksum matched, so what follows is what the writer wrote; still check it agrees.
     let spec = match family_spec {
         Some(spec) => spec,
-        None => stored_game(text, block_kind, &block, count)?,
+        None => stored_game(text, head.block_kind, &block, head.count)?,
     };
-    let values = Packed::from_payload(bits, count, values).map_err(|e| ReadError::Bad(format!("damaged values: {e}")))?;
-    let rule = (rule_kind == 1).then(|| Rule {
-        pre: u64_at(&fixed, 24),
-        period: u64_at(&fixed, 32),
-        saltus: u64_at(&fixed, 40),
-        checked: u64_at(&fixed, 48),
-        proven: fixed[56] == 1,
-    });
-    if let Some(rule) = rule {
-        if !spec.has_rule() {
-            return bad(format!("damaged header: a rule is stored, but {spec} has none (its index is not a heap)"));
-        }
-        check_rule(&rule, count, |i| values.get(i) as u64).map_err(|why| ReadError::Bad(format!("the stored rule contradicts the stored values: {why}")))?;
-        if version < RULES_AS_TODAY {
-            // An older writer chose this rule by an older finder and proof: find it again.
-        } else if rule.proven && spec.theorem(&rule).is_none_or(|t| rule.checked < t.needs) {
-            return bad(format!("damaged header: the stored rule is marked proven, but no theorem proves it for {spec}"));
-        }
-    }
-    let rule = if version < RULES_AS_TODAY { super::find_rule(&spec, &values) } else { rule };
+    let values = Packed::from_payload(head.bits, head.count, values).map_err(|e| ReadError::Bad(format!("damaged values: {e}")))?;
+    let rule = stored_rule(&head, &spec, &values)?;
     Ok(Table { spec, values, rule })
 }
 

@@ -388,7 +388,8 @@ fn script_game(script: games::stored::Script, _: ScriptArgs) -> Result<GameSpec>
 /// A table's game as one that can be computed again: a script's game runs its stored script;
 /// an imported table's cannot be recomputed.
 fn runnable(spec: &GameSpec, args: ScriptArgs) -> Result<GameSpec> {
-    let Some(stored) = spec.as_any().downcast_ref::<games::stored::Stored>() else { return Ok(spec.clone()) };
+    // A game with a source runs already; a stored game (read back from its file) runs its script.
+    let Some(stored) = spec.stored().filter(|_| spec.source().is_none()) else { return Ok(spec.clone()) };
     match stored.script() {
         Some(script) => {
             let game = script_game(script.clone(), args)?;

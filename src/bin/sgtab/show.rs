@@ -16,7 +16,7 @@ pub(crate) fn show(file: &Path, count: u64, rows: Option<u64>) -> Result<()> {
     };
     out!("file:     {} ({size} bytes, {version})", file.display());
     out!("game:     {}", table.spec);
-    if let Some(stored) = table.spec.as_any().downcast_ref::<games::stored::Stored>() {
+    if let Some(stored) = table.spec.stored() {
         match stored.script() {
             Some(script) => out!(
                 "script:   {}.lua, hash {} ({} bytes, stored in the file; `sgtab verify` runs it again), parameters: {}",
@@ -76,10 +76,7 @@ fn why_unproven(table: &Table) -> Option<String> {
             rule.checked - 1
         ));
     }
-    let why = match table.spec.as_any().downcast_ref::<games::takebreak::TakeBreak>() {
-        Some(game) => games::takebreak::no_theorem(&game.code, &rule).unwrap_or("no theorem applies to this rule"),
-        None => "this game has no theorem that proves a rule, so the rule is checked only",
-    };
+    let why = table.spec.no_theorem(&rule).unwrap_or("this game has no theorem that proves a rule, so the rule is checked only");
     Some(format!("not proven: {why}"))
 }
 

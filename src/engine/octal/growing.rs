@@ -228,3 +228,22 @@ impl Word for u32 {
         Err(v)
     }
 }
+
+/// The growing table as `build` drives it (inherent methods of the same names do the work).
+impl crate::engine::Grow for Growing {
+    fn len(&self) -> u64 {
+        Growing::len(self)
+    }
+    fn get(&self, n: u64) -> u32 {
+        Growing::get(self, n)
+    }
+    fn reserve(&mut self, len: u64) -> Result<(), EngineError> {
+        Growing::reserve(self, len)
+    }
+    fn grow(&mut self, len: u64, progress: &Progress) -> Result<(), EngineError> {
+        Growing::grow(self, len, progress)
+    }
+    fn into_packed(self: Box<Self>) -> Packed {
+        Growing::into_packed(*self)
+    }
+}

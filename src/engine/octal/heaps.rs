@@ -177,9 +177,28 @@ impl Engine {
         self.next_choice = (n + n / 2).max(64);
     }
 
-    /// The value of heap n, every smaller heap known.
+    /// The value of heap n, every smaller heap known: the plain options first, then the splits
+    /// with a rare heap, then the smallest value neither seen nor marked whose pair no two common
+    /// heaps make; smaller values whose pair they do make are looked for in full scans.
     #[inline(always)]
     pub(super) fn value<T: Word>(&mut self, g: &[T], n: usize) -> u32 {
+        self.plain_options(g, n);
+        if self.classes.is_empty() {
+            return mex(&self.seen);
+        }
+        let active = self.rare_splits(g, n);
+        let x = self.candidate(n, active);
+        if self.want.is_empty() {
+            return x;
+        }
+        self.look_for_wanted(g, n, active, x)
+    }
+
+    /// Marks in `seen` the options that are not two-heap splits: taking the whole heap, taking
+    /// and leaving one heap, the moves of a repeating tail (their sets grown by one rest), and
+    /// three-heap splits.
+    #[inline(always)]
+    fn plain_options<T: Word>(&mut self, g: &[T], n: usize) {
         let mv = &self.mv;
         let seen = &mut self.seen;
         seen.fill(0);
@@ -229,11 +248,12 @@ impl Engine {
                 split3(g, n - b, |x| set(seen, x as usize));
             }
         }
-        if self.classes.is_empty() {
-            return mex(seen);
-        }
-        // Splits with a rare heap.
-        let p = n & 1;
+    }
+
+    /// Marks the splits of n with a rare heap, class by class; which classes have a split of n.
+    #[inline(always)]
+    fn rare_splits<T: Word>(&mut self, g: &[T], n: usize) -> [bool; 2] {
+        let mv = &self.mv;
         let marks = &mut self.marks;
         marks.next();
         let mut active = [false; 2];
@@ -257,9 +277,15 @@ impl Engine {
                 }
             }
         }
-        // The smallest value neither seen nor marked whose pair no two common heaps make;
-        // smaller such values whose pair they do make are wanted.
-        let classes = &self.classes;
+        active
+    }
+
+    /// The smallest value neither seen nor marked whose pair no two common heaps make (of the
+    /// classes with a split of n); the smaller unseen values whose pair they do make go into
+    /// `want`.
+    #[inline(always)]
+    fn candidate(&mut self, n: usize, active: [bool; 2]) -> u32 {
+        let (p, classes, seen, marks) = (n & 1, &self.classes, &self.seen, &self.marks);
         let unsafe_in = |ci: usize, x: u32| active[ci] && has(&classes[ci].forbidden, pair(x, p));
         let want = &mut self.want;
         want.clear();
@@ -274,9 +300,15 @@ impl Engine {
                 break;
             }
         }
-        if want.is_empty() {
-            return x;
-        }
+        x
+    }
+
+    /// The value of heap n given the candidate `x` and the wanted values below it: the smallest
+    /// wanted value that is not an option after all, else `x`.
+    #[inline(always)]
+    fn look_for_wanted<T: Word>(&mut self, g: &[T], n: usize, active: [bool; 2], x: u32) -> u32 {
+        let (p, mv, classes, marks, want) = (n & 1, &self.mv, &self.classes, &mut self.marks, &mut self.want);
+        let unsafe_in = |ci: usize, x: u32| active[ci] && has(&classes[ci].forbidden, pair(x, p));
         // Look for each wanted value among all splits of the classes where it is forbidden (in
         // the others it is not an option: it would have been seen).
         let mut mine = std::mem::take(&mut self.mine);

@@ -139,12 +139,6 @@ pub struct Par {
     pub from: usize,
 }
 
-/// What a fast-engine registration for Grundy's game calls: the table of heaps 0..len on all
-/// cores, timed as the "kernel" phase.
-pub fn grundy_compute(len: u64, progress: &Progress, timings: &mut super::Timings) -> Result<Packed, EngineError> {
-    timings.time("kernel", || grundy(len, super::simd::threads(), progress))
-}
-
 /// Values of heaps 0..len of the game with `moves`; tests lower `par.from` so that short scans
 /// take the threaded path too. Fails where the values do not fit in memory.
 pub fn run(moves: &Moves, len: u64, par: Par, progress: &Progress) -> Result<Packed, EngineError> {

@@ -121,7 +121,7 @@ fn fast_and_slow_paths_agree() {
     let mut text = String::new();
     let mut want = Vec::new();
     for len in 1..=20u32 {
-        for v in [10u64.pow(len - 1), 10u64.saturating_pow(len).saturating_sub(1), 10u64.pow(len - 1) * 3 + 7] {
+        for v in [10u64.pow(len - 1), 10u64.saturating_pow(len).saturating_sub(1), 10u64.pow(len - 1).wrapping_mul(3).wrapping_add(7)] {
             text += &format!("{v}{}", [" ", "\n", "\t", "\r\n"][(v % 4) as usize]);
             want.push(v);
         }

@@ -1,4 +1,4 @@
-//! The SIMD engine for chess rows: eight rows a step through `wide`, blocks of rows spread over
+//! The fast CPU engine for chess rows (`--backend simd`): eight rows a step through `wide`, blocks of rows spread over
 //! every core.
 //!
 //! # Formulation
@@ -57,6 +57,8 @@
 //! with `-C target-cpu=x86-64-v3` (`wide`'s own 256-bit path) 2.08 ms. The dispatch keeps 96 %
 //! of that without giving up CPUs older than AVX2 (Haswell, 2013).
 
+pub mod textbook;
+
 use crate::progress::Progress;
 use crate::table::Packed;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -75,11 +77,6 @@ const BLOCK_BITS: u32 = 9;
 /// log2 of the fewest vectors worth a thread of their own (about half a millisecond of work;
 /// starting a thread for less costs more than it saves).
 const MIN_VECTORS_PER_THREAD_BITS: u32 = 15;
-
-/// Worker threads to use: every core the process may run on.
-pub fn threads() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
-}
 
 /// Values of every row of `width` cells (1..=32), packed 5 bits a value (the caller shrinks),
 /// computed on `threads` threads; fails, before any work, where the table cannot be allocated.

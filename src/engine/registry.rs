@@ -1,0 +1,134 @@
+//! Where the fast engines register against the games they serve: one entry a family in
+//! [`FAST`]. Games define positions and options only and name no engine; this file is the one
+//! place that turns a `&dyn Game` back into its family's type (the only downcasts) to hand an
+//! engine the parameters it needs.
+//!
+//! A family with a fast engine is one engine module and one entry here; a family without one
+//! builds with its reference (or, given by its options alone, with the generic engine).
+
+use super::{Backend, EngineError, Engines, Timings, chess as rows, corner, octal, threads};
+use crate::games::chess::Chess;
+use crate::games::corner::Corner;
+use crate::games::grundy::Grundy;
+use crate::games::takebreak::TakeBreak;
+use crate::games::{self, Family, Game};
+use crate::progress::Progress;
+use crate::table::Packed;
+
+/// A family's fast engines.
+pub struct FastEngines {
+    pub family: &'static Family,
+    /// Which engines it has besides its reference: `Simd` (the fast CPU engine, all cores)
+    /// and/or `Gpu`.
+    pub engines: &'static [Backend],
+    /// Computes a game of this family with one of `engines`, recording its phases in the
+    /// timings (at least "kernel").
+    pub compute: Compute,
+    /// Where the fast CPU engine can grow a table in place: an empty one for the game.
+    pub grow: Option<Start>,
+}
+
+/// An empty growing table of a game, where the engine can grow one: see [`FastEngines::grow`].
+pub type Start = fn(&dyn Game) -> Option<Box<dyn Grow>>;
+
+/// A family's fast-engine entry: see [`FastEngines::compute`].
+pub type Compute = fn(&dyn Game, Backend, &Engines, &Progress, &mut Timings) -> Result<Packed, EngineError>;
+
+/// A table that an engine extends in place, keeping its state between steps, so that growing to
+/// N in steps costs what one build to N costs (`build` and `--prove` look for a rule at each
+/// step instead of rebuilding).
+pub trait Grow: Send {
+    /// Entries tabulated so far.
+    fn len(&self) -> u64;
+    /// Whether none is yet.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// The value of entry n < len().
+    fn get(&self, n: u64) -> u32;
+    /// Room for `len` entries in all (no copy while growing to it); fails where that does not fit.
+    fn reserve(&mut self, len: u64) -> Result<(), EngineError>;
+    /// Extends the table to `len` entries.
+    fn grow(&mut self, len: u64, progress: &Progress) -> Result<(), EngineError>;
+    /// The values, packed at the fewest bits that hold them.
+    fn into_packed(self: Box<Self>) -> Packed;
+}
+
+/// Every family's fast engines.
+pub static FAST: &[&FastEngines] = &[&CHESS, &QUEEN, &ROOK, &KING, &TAKEBREAK, &GRUNDY];
+
+static CHESS: FastEngines = FastEngines { family: &games::chess::FAMILY, engines: &[Backend::Simd, Backend::Gpu], compute: chess, grow: None };
+
+const BOARD: &[Backend] = &[Backend::Simd, Backend::Gpu];
+static QUEEN: FastEngines = FastEngines { family: &games::corner::QUEEN, engines: BOARD, compute: corner, grow: None };
+static ROOK: FastEngines = FastEngines { family: &games::corner::ROOK, engines: BOARD, compute: corner, grow: None };
+static KING: FastEngines = FastEngines { family: &games::corner::KING, engines: BOARD, compute: corner, grow: None };
+
+static TAKEBREAK: FastEngines =
+    FastEngines { family: &games::takebreak::FAMILY, engines: &[Backend::Simd], compute: takebreak, grow: Some(|g| Some(Box::new(grow_takebreak(g)?))) };
+
+static GRUNDY: FastEngines = FastEngines { family: &games::grundy::FAMILY, engines: &[Backend::Simd], compute: grundy, grow: None };
+
+/// The fast engines of `game`'s family.
+pub fn of(game: &dyn Game) -> Option<&'static FastEngines> {
+    FAST.iter().copied().find(|f| std::ptr::eq(f.family, game.family()))
+}
+
+fn no_engine(game: &dyn Game, backend: Backend) -> EngineError {
+    EngineError(format!("{} has no {backend} engine in this build", game.canonical()))
+}
+
+fn not_of(game: &dyn Game, family: &str) -> EngineError {
+    EngineError(format!("{} is not a {family} game", game.canonical()))
+}
+
+fn chess(game: &dyn Game, backend: Backend, engines: &Engines, progress: &Progress, timings: &mut Timings) -> Result<Packed, EngineError> {
+    let &Chess { width } = game.as_any().downcast_ref::<Chess>().ok_or_else(|| not_of(game, "chess"))?;
+    match backend {
+        Backend::Simd => Ok(timings.time("kernel", || rows::chess(width, threads(), progress))?.shrink()),
+        #[cfg(feature = "gpu")]
+        Backend::Gpu => Ok(engines.gpu(timings)?.chess(width, progress, timings)?.shrink()),
+        _ => {
+            let _ = engines;
+            Err(no_engine(game, backend))
+        }
+    }
+}
+
+fn corner(game: &dyn Game, backend: Backend, engines: &Engines, progress: &Progress, timings: &mut Timings) -> Result<Packed, EngineError> {
+    let &Corner { piece, n } = game.as_any().downcast_ref::<Corner>().ok_or_else(|| not_of(game, "corner"))?;
+    let values = match backend {
+        Backend::Simd => {
+            corner::check_memory(piece, n)?;
+            timings.time("kernel", || corner::corner(piece, n, corner::threads(), progress))?
+        }
+        #[cfg(feature = "gpu")]
+        Backend::Gpu => engines.gpu(timings)?.corner(piece, n, progress, timings)?,
+        _ => {
+            let _ = engines;
+            return Err(no_engine(game, backend));
+        }
+    };
+    Ok(timings.time("shrink", || values.shrink()))
+}
+
+fn takebreak(game: &dyn Game, backend: Backend, _: &Engines, progress: &Progress, timings: &mut Timings) -> Result<Packed, EngineError> {
+    let t = game.as_any().downcast_ref::<TakeBreak>().ok_or_else(|| not_of(game, "take-and-break"))?;
+    match backend {
+        Backend::Simd => timings.time("kernel", || octal::takebreak(&t.code, t.len, threads(), progress)),
+        _ => Err(no_engine(game, backend)),
+    }
+}
+
+fn grow_takebreak(game: &dyn Game) -> Option<octal::Growing> {
+    let t = game.as_any().downcast_ref::<TakeBreak>()?;
+    Some(octal::Growing::code(&t.code, threads()))
+}
+
+fn grundy(game: &dyn Game, backend: Backend, _: &Engines, progress: &Progress, timings: &mut Timings) -> Result<Packed, EngineError> {
+    let g = game.as_any().downcast_ref::<Grundy>().ok_or_else(|| not_of(game, "Grundy's"))?;
+    match backend {
+        Backend::Simd => timings.time("kernel", || octal::grundy(g.len, threads(), progress)),
+        _ => Err(no_engine(game, backend)),
+    }
+}
