@@ -4,6 +4,22 @@
 //! [`table::Table`], which [`table::format`] stores as a `.sgt` file, which the [`judge`]
 //! answers judge input from (the `sgq` binary).
 
+/// An error that is one line of text for the user (`$name(pub String)`), shown as that line.
+macro_rules! line_error {
+    ($(#[$meta:meta])* $name:ident) => {
+        $(#[$meta])*
+        pub struct $name(pub String);
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(&self.0)
+            }
+        }
+
+        impl std::error::Error for $name {}
+    };
+}
+
 pub mod build;
 pub mod engine;
 pub mod export;

@@ -396,12 +396,7 @@ impl Worker for LuaWorker {
                     ffi::lua_rawseti(l, 2, -1);
                     ffi::lua_pushinteger(l, 0);
                     ffi::lua_rawseti(l, 2, 0);
-                    ffi::lua_pushvalue(l, 1);
-                    dims.point(p, point);
-                    for &c in &point[..k] {
-                        ffi::lua_pushinteger(l, c as i64);
-                    }
-                    if state.watch.call(state.raw, || ffi::lua_pcall(l, k as i32, 1, 0)) != ffi::LUA_OK {
+                    if !call_at(l, state, &dims, point, p) {
                         failed = Some((p, Bad::Call(raw_string(l, -1))));
                         ffi::lua_settop(l, 2);
                         return;
@@ -436,12 +431,7 @@ impl Worker for LuaWorker {
                     return;
                 }
                 for &p in positions {
-                    ffi::lua_pushvalue(l, 1);
-                    dims.point(p, point);
-                    for &c in &point[..k] {
-                        ffi::lua_pushinteger(l, c as i64);
-                    }
-                    if state.watch.call(state.raw, || ffi::lua_pcall(l, k as i32, 1, 0)) != ffi::LUA_OK {
+                    if !call_at(l, state, &dims, point, p) {
                         failed = Some((p, Bad::Call(raw_string(l, -1))));
                         ffi::lua_settop(l, 1);
                         return;
@@ -486,6 +476,24 @@ impl LuaWorker {
             },
             Bad::Option(why) => self.state.error(format!("{} {place}: {why}", self.state.file)),
         }
+    }
+}
+
+/// Calls the function at stack index 1 with the coordinates of position `p` (through the
+/// watchdog), leaving its one result, or the error, on top; whether it returned.
+///
+/// # Safety
+/// `l` is the state of `state`, with the function at index 1 and room for k + 1 more slots.
+unsafe fn call_at(l: *mut ffi::lua_State, state: &State, dims: &Dims, point: &mut [u64], p: u64) -> bool {
+    let k = dims.axes();
+    // SAFETY: per this function's contract.
+    unsafe {
+        ffi::lua_pushvalue(l, 1);
+        dims.point(p, point);
+        for &c in &point[..k] {
+            ffi::lua_pushinteger(l, c as i64);
+        }
+        state.watch.call(state.raw, || ffi::lua_pcall(l, k as i32, 1, 0)) == ffi::LUA_OK
     }
 }
 

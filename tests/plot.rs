@@ -9,10 +9,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("sgtab-plot-{name}-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).unwrap();
-    dir
+    common::scratch("plot", name)
 }
 
 fn plot(table: &Path, out: &Path, size: &str) {

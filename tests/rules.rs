@@ -1,25 +1,15 @@
 //! Rules as the `sgtab` command line reports them: `build --prove`, tables filled from a proven
 //! rule, what `show` says about a rule that is not proven (and why), and the rare values.
-//! Helpers are local (tests/common is shared with other areas).
 
+mod common;
+
+use common::{sgtab, text};
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn sgtab(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_sgtab")).args(args).output().expect("run sgtab")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
 
 /// A fresh scratch directory for one test.
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("sgtab-rules-{name}-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).unwrap();
-    dir
+    common::scratch("rules", name)
 }
 
 /// Builds `spec` into `out` (extra arguments after it) and returns stdout; fails the test if

@@ -10,7 +10,6 @@ use std::io::{self, Read, Seek, Write};
 use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 const USAGE: &str = "usage: sgq PROBLEM [--tables DIR] [--input FILE] [--threads N] < input
        sgq value SPEC|--table FILE [--tables DIR] [--input FILE] [--threads N] < positions
@@ -76,7 +75,7 @@ fn main() -> ExitCode {
     let Some(problem) = problem else { return usage("which problem?") };
     let tables = judge::table_dir(tables);
 
-    if stdout_was_closed() {
+    if sgtab::output::stdout_was_closed() {
         eprintln!("sgq {}: error: standard output is closed, so the answers would be lost; give sgq somewhere to write them", problem.name());
         return ExitCode::FAILURE;
     }
@@ -99,29 +98,6 @@ fn main() -> ExitCode {
         }
     }
 }
-
-/// Whether descriptor 1 was closed when sgq started (`sgq … >&-`). Rust's runtime opens
-/// /dev/null on a closed standard descriptor before `main`, so every write would then succeed
-/// and the answers vanish; this looks before the runtime does, from an ELF initialiser (they run
-/// before the runtime's start-up code, which runs inside the C `main`).
-fn stdout_was_closed() -> bool {
-    STDOUT_CLOSED.load(Ordering::Relaxed)
-}
-
-static STDOUT_CLOSED: AtomicBool = AtomicBool::new(false);
-
-#[cfg(target_os = "linux")]
-#[used]
-#[unsafe(link_section = ".init_array")]
-static CHECK_STDOUT: extern "C" fn() = {
-    extern "C" fn check() {
-        // SAFETY: F_GETFD only asks whether descriptor 1 is open; it changes nothing.
-        if unsafe { libc::fcntl(1, libc::F_GETFD) } == -1 {
-            STDOUT_CLOSED.store(true, Ordering::Relaxed);
-        }
-    }
-    check
-};
 
 /// Where the input comes from, and how many threads answer it.
 #[derive(Default)]
@@ -337,7 +313,7 @@ fn query(kind: &str, tables: Option<PathBuf>, mut source: Source, args: impl Ite
         Err(status) => return status,
     };
     let tables = judge::table_dir(tables.map(PathBuf::from));
-    if stdout_was_closed() {
+    if sgtab::output::stdout_was_closed() {
         eprintln!("sgq {kind} {spec}: error: standard output is closed, so the answers would be lost; give sgq somewhere to write them");
         return ExitCode::FAILURE;
     }

@@ -243,11 +243,9 @@ fn run(worker: &mut dyn Worker, task: Task, table: &[AtomicU32], marks: &mut Mar
     }
 }
 
-/// A block in index order: each option folded to its value where all its positions are below
-/// `known`, kept as positions otherwise (for the caller to finish in order).
-fn block(worker: &mut dyn Worker, positions: Vec<u64>, known: u64, mut found: Found, table: &[AtomicU32]) -> Reply {
-    let count = table.len() as u64;
-    let value = |q: u64| table[q as usize].load(Relaxed);
+/// The options of `positions` into `found`, each as `each` files it (a folded value, or kept as
+/// its positions), the entries of each position closed in order; `each` may refuse an option.
+fn gather(worker: &mut dyn Worker, positions: Vec<u64>, mut found: Found, mut each: impl FnMut(u64, &[u64], &mut Found) -> Option<Stop>) -> Reply {
     let mut bad = None;
     let mut last = None;
     let result = worker.options(&positions, &mut |p, option| {
@@ -258,14 +256,7 @@ fn block(worker: &mut dyn Worker, positions: Vec<u64>, known: u64, mut found: Fo
         if last != Some(p) {
             close_until(&mut found, &positions, &mut last, p);
         }
-        if let Some(&q) = option.iter().find(|&&q| q >= p) {
-            bad = Some(if q >= count { Stop::Outside(p, q) } else { Stop::NotBelow(p, q) });
-        } else if option.iter().all(|&q| q < known) {
-            found.values.push(option.iter().fold(0, |x, &q| x ^ value(q)));
-        } else {
-            found.kept.push(option.len() as u64);
-            found.kept.extend_from_slice(option);
-        }
+        bad = each(p, option, &mut found);
     });
     if let Err(e) = result {
         return Reply::Failed(Stop::Game(e));
@@ -275,6 +266,25 @@ fn block(worker: &mut dyn Worker, positions: Vec<u64>, known: u64, mut found: Fo
     }
     close_until(&mut found, &positions, &mut last, u64::MAX);
     Reply::Found(positions, found)
+}
+
+/// A block in index order: each option folded to its value where all its positions are below
+/// `known`, kept as positions otherwise (for the caller to finish in order).
+fn block(worker: &mut dyn Worker, positions: Vec<u64>, known: u64, found: Found, table: &[AtomicU32]) -> Reply {
+    let count = table.len() as u64;
+    let value = |q: u64| table[q as usize].load(Relaxed);
+    gather(worker, positions, found, |p, option, found| {
+        if let Some(&q) = option.iter().find(|&&q| q >= p) {
+            return Some(if q >= count { Stop::Outside(p, q) } else { Stop::NotBelow(p, q) });
+        }
+        if option.iter().all(|&q| q < known) {
+            found.values.push(option.iter().fold(0, |x, &q| x ^ value(q)));
+        } else {
+            found.kept.push(option.len() as u64);
+            found.kept.extend_from_slice(option);
+        }
+        None
+    })
 }
 
 /// The positions of one rank: every option is of a smaller rank, so of a known value; the mex
@@ -331,31 +341,15 @@ fn layer(worker: &mut dyn Worker, positions: Vec<u64>, rank: i64, ranks: &[i64],
 }
 
 /// Every option of these positions, kept, for the move graph.
-fn graph(worker: &mut dyn Worker, positions: Vec<u64>, mut found: Found, count: u64) -> Reply {
-    let mut bad = None;
-    let mut last = None;
-    let result = worker.options(&positions, &mut |p, option| {
-        if bad.is_some() {
-            return;
-        }
-        if last != Some(p) {
-            close_until(&mut found, &positions, &mut last, p);
-        }
+fn graph(worker: &mut dyn Worker, positions: Vec<u64>, found: Found, count: u64) -> Reply {
+    gather(worker, positions, found, |p, option, found| {
         if let Some(&q) = option.iter().find(|&&q| q >= count) {
-            bad = Some(Stop::Outside(p, q));
-            return;
+            return Some(Stop::Outside(p, q));
         }
         found.kept.push(option.len() as u64);
         found.kept.extend_from_slice(option);
-    });
-    if let Err(e) = result {
-        return Reply::Failed(Stop::Game(e));
-    }
-    if let Some(stop) = bad {
-        return Reply::Failed(stop);
-    }
-    close_until(&mut found, &positions, &mut last, u64::MAX);
-    Reply::Found(positions, found)
+        None
+    })
 }
 
 /// Ends the entries of every position of `positions` after `last` up to (not including) `p`:

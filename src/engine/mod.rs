@@ -82,17 +82,11 @@ impl Timings {
     }
 }
 
-/// A build that could not run; the text says what to do.
-#[derive(Debug)]
-pub struct EngineError(pub String);
-
-impl fmt::Display for EngineError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
+line_error! {
+    /// A build that could not run; the text says what to do.
+    #[derive(Debug)]
+    EngineError
 }
-
-impl std::error::Error for EngineError {}
 
 impl From<crate::games::GameError> for EngineError {
     fn from(e: crate::games::GameError) -> EngineError {

@@ -34,17 +34,11 @@ pub const MAX_LEN: u64 = 1 << 30;
 /// File names longer than this keep a readable prefix and a hash of the canonical text.
 pub(crate) const MAX_FILE_STEM: usize = 96;
 
-/// A spec that could not be parsed; the message says what was expected.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SpecError(pub String);
-
-impl fmt::Display for SpecError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
+line_error! {
+    /// A spec that could not be parsed; the message says what was expected.
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    SpecError
 }
-
-impl std::error::Error for SpecError {}
 
 /// File name for a canonical text: see `crate::spec::GameSpec::file_name`.
 pub fn file_name_of(text: &str) -> String {
@@ -209,18 +203,12 @@ impl Dims {
     }
 }
 
-/// Why a game could not give its options or values (a script failed, a position is off its
-/// shape): one line, naming the position.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct GameError(pub String);
-
-impl fmt::Display for GameError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
+line_error! {
+    /// Why a game could not give its options or values (a script failed, a position is off its
+    /// shape): one line, naming the position.
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    GameError
 }
-
-impl std::error::Error for GameError {}
 
 /// A theorem that turns a checked rule into a proven one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -39,26 +39,12 @@ impl Packed {
 
     /// Packs `values` at `bits` bits each; every value must fit.
     pub fn with_bits<T: Copy + Into<u64>>(values: &[T], bits: u32) -> Packed {
-        assert!((1..=32).contains(&bits));
-        let len = values.len() as u64;
-        let mut bytes = Vec::with_capacity(payload_len(len, bits) as usize + PAD);
-        let (mut acc, mut have) = (0u64, 0u32);
-        for &v in values {
-            let v: u64 = v.into();
+        let value = |i: u64| -> u32 {
+            let v: u64 = values[i as usize].into();
             debug_assert!(v >> bits == 0, "value {v} does not fit {bits} bits");
-            acc |= v << have;
-            have += bits;
-            while have >= 8 {
-                bytes.push(acc as u8);
-                acc >>= 8;
-                have -= 8;
-            }
-        }
-        if have > 0 {
-            bytes.push(acc as u8);
-        }
-        bytes.resize(bytes.len() + PAD, 0);
-        Packed { bits, len, bytes }
+            v as u32
+        };
+        Packed::try_from_fn(values.len() as u64, bits, value).unwrap_or_else(|_| std::alloc::handle_alloc_error(std::alloc::Layout::new::<u8>()))
     }
 
     /// Packs the `len` values that `value` gives for 0, 1, .. (in that order) at `bits` bits

@@ -264,6 +264,26 @@ mod tests {
         }
     }
 
+    /// A random table of at most `max_len` values that follows a random rule (period below
+    /// `max_period` + 1, a saltus one time in three, values from an alphabet of up to `alphabet`
+    /// letters), one value damaged one time in four, anywhere.
+    fn ruled_table(rnd: &mut impl FnMut(u64) -> u64, max_len: u64, max_period: u64, alphabet: u64) -> (u64, Vec<u64>) {
+        let len = 1 + rnd(max_len);
+        let period = 1 + rnd(max_period);
+        let pre = rnd(len);
+        let saltus = if rnd(3) == 0 { rnd(5) } else { 0 };
+        let alphabet = 1 + rnd(alphabet);
+        let head: Vec<u64> = (0..pre + period).map(|_| rnd(alphabet) + 8).collect();
+        let mut v: Vec<u64> = (0..len)
+            .map(|n| if n < pre + period { head[n as usize] } else { head[(pre + (n - pre) % period) as usize] + (n - pre) / period * saltus })
+            .collect();
+        if rnd(4) == 0 {
+            let at = rnd(len) as usize;
+            v[at] += 1;
+        }
+        (len, v)
+    }
+
     #[test]
     fn windows_find_what_one_window_would() {
         // Tables much longer than the window: the rules that reach a window's end go on into the
@@ -271,19 +291,7 @@ mod tests {
         let mut rnd = xorshift(0x9E3779B97F4A7C15);
         for case in 0..3000 {
             let window = 3 + rnd(40);
-            let len = 1 + rnd(500);
-            let period = 1 + rnd(window / 3 + 2);
-            let pre = rnd(len);
-            let saltus = if rnd(3) == 0 { rnd(5) } else { 0 };
-            let alphabet = 1 + rnd(3);
-            let head: Vec<u64> = (0..pre + period).map(|_| rnd(alphabet) + 8).collect();
-            let mut v: Vec<u64> = (0..len)
-                .map(|n| if n < pre + period { head[n as usize] } else { head[(pre + (n - pre) % period) as usize] + (n - pre) / period * saltus })
-                .collect();
-            if rnd(4) == 0 {
-                let at = rnd(len) as usize;
-                v[at] += 1;
-            }
+            let (len, v) = ruled_table(&mut rnd, 500, window / 3 + 2, 3);
             let mut found: Option<Rule> = None;
             each_in(
                 len,
@@ -321,21 +329,7 @@ mod tests {
     fn near_linear_finder_equals_the_obvious_one() {
         let mut rnd = xorshift(0x2545F4914F6CDD1D);
         for case in 0..3000 {
-            let len = 1 + rnd(400);
-            let period = 1 + rnd(60);
-            let pre = rnd(len);
-            let saltus = if rnd(3) == 0 { rnd(5) } else { 0 };
-            let alphabet = 1 + rnd(4);
-            let head: Vec<u64> = (0..pre + period).map(|_| rnd(alphabet) + 8).collect();
-            let v: Vec<u64> = (0..len)
-                .map(|n| if n < pre + period { head[n as usize] } else { head[(pre + (n - pre) % period) as usize] + (n - pre) / period * saltus })
-                .collect();
-            // Damage one value now and then, anywhere.
-            let mut v = v;
-            if rnd(4) == 0 {
-                let at = rnd(len) as usize;
-                v[at] += 1;
-            }
+            let (len, v) = ruled_table(&mut rnd, 400, 60, 4);
             assert_eq!(Rule::find(len, |i| v[i as usize]), slow_find(&v), "case {case}: {v:?}");
         }
     }

@@ -236,6 +236,12 @@ enum Command {
     },
 }
 
+/// Writes `table` to `path` (atomically); the file's size.
+fn write_table(table: &Table, path: &Path) -> Result<u64> {
+    format::write(table, path).map_err(|e| fail!("cannot write {}: {e}", path.display()))?;
+    Ok(std::fs::metadata(path).map(|m| m.len()).unwrap_or(0))
+}
+
 fn main() -> ExitCode {
     // Mesa's Vulkan drivers print `error: XDG_RUNTIME_DIR is invalid or not set` when it is
     // unset, which reads like an error of sgtab's; point it at the temporary directory. This is
@@ -464,8 +470,7 @@ fn build(specs: &[String], from: &[PathBuf], script: ScriptArgs, backend: Backen
             out!("{spec}: the first {n} values proved the rule; the rest were filled from it");
         }
         let path = out.join(spec.file_name());
-        timings.time("file write", || format::write(&table, &path)).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-        let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+        let size = timings.time("file write", || write_table(&table, &path))?;
         out!(
             "wrote {} ({size} bytes, {} entries, {} bits each, {}) with {engine} in {:.3} s",
             path.display(),
@@ -602,8 +607,7 @@ fn import(file: &Path, name: &str, shape: Option<games::Dims>, out: &Path) -> Re
             Err(e) => return Err(fail!("{} is there and is not a table of {spec} ({e}); move it away or choose another --out", path.display())),
         }
     }
-    format::write(&table, &path).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+    let size = write_table(&table, &path)?;
     out!(
         "wrote {} ({size} bytes, {spec}, shape {}, {} entries, {} bits each, {})",
         path.display(),

@@ -184,50 +184,28 @@ pub trait Word: Copy + Eq + Default + BitXor<Output = Self> + Send + Sync + 'sta
     fn into_bytes(v: Vec<Self>) -> Result<Vec<u8>, Vec<Self>>;
 }
 
-impl Word for u8 {
-    const MAX: u32 = u8::MAX as u32;
-    #[inline(always)]
-    fn new(v: u32) -> u8 {
-        v as u8
-    }
-    #[inline(always)]
-    fn get(self) -> u32 {
-        self as u32
-    }
-    fn into_bytes(v: Vec<u8>) -> Result<Vec<u8>, Vec<u8>> {
-        Ok(v)
-    }
+/// [`Word`] for an unsigned type; `$into_bytes` is the vector as bytes, where it is.
+macro_rules! word {
+    ($t:ty, $into_bytes:expr) => {
+        impl Word for $t {
+            const MAX: u32 = <$t>::MAX as u32;
+            #[inline(always)]
+            fn new(v: u32) -> $t {
+                v as $t
+            }
+            #[inline(always)]
+            fn get(self) -> u32 {
+                self as u32
+            }
+            fn into_bytes(v: Vec<$t>) -> Result<Vec<u8>, Vec<$t>> {
+                $into_bytes(v)
+            }
+        }
+    };
 }
-
-impl Word for u16 {
-    const MAX: u32 = u16::MAX as u32;
-    #[inline(always)]
-    fn new(v: u32) -> u16 {
-        v as u16
-    }
-    #[inline(always)]
-    fn get(self) -> u32 {
-        self as u32
-    }
-    fn into_bytes(v: Vec<u16>) -> Result<Vec<u8>, Vec<u16>> {
-        Err(v)
-    }
-}
-
-impl Word for u32 {
-    const MAX: u32 = u32::MAX;
-    #[inline(always)]
-    fn new(v: u32) -> u32 {
-        v
-    }
-    #[inline(always)]
-    fn get(self) -> u32 {
-        self
-    }
-    fn into_bytes(v: Vec<u32>) -> Result<Vec<u8>, Vec<u32>> {
-        Err(v)
-    }
-}
+word!(u8, Ok);
+word!(u16, Err);
+word!(u32, Err);
 
 /// The growing table as `build` drives it (inherent methods of the same names do the work).
 impl crate::engine::Grow for Growing {
