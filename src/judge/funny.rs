@@ -2,9 +2,9 @@
 //! of piles to its right; the answer is the lexicographically first winning move.
 
 use super::JudgeError;
-use super::input::{Buf, Scanner};
+use super::input::{Buf, Numbers, Scanner};
 use super::parallel::Parallel;
-use super::tokens::{self, END, Walked};
+use super::tokens;
 use crate::table::Table;
 use std::io::{Read, Write};
 
@@ -41,102 +41,44 @@ fn say(out: &mut impl Write, case: u64, counts: &[u64], g: &[u64]) -> Result<(),
 }
 
 pub fn answer(table: &Table, input: &mut Scanner<impl Read, impl Buf>, out: &mut impl Write) -> Result<(), JudgeError> {
-    answer_from(&stone_values(table)?, input, out, 1)
+    let g = stone_values(table)?;
+    tokens::answer_cases(input, 1, 1, out, read_game, &|case, game, out| answer_game(case, game, &g, out))
 }
 
-/// Games from `from` on, up to the closing 0 and the check that nothing follows it.
-fn answer_from(g: &[u64], input: &mut Scanner<impl Read, impl Buf>, out: &mut impl Write, from: u64) -> Result<(), JudgeError> {
-    let mut counts = Vec::new();
-    for case in from.. {
-        let n = input.next(0, MAX_PILES, &format_args!("the pile count n of game {case} (0 ends the input)"))?;
-        if n == 0 {
-            input.expect_end("the closing 0")?;
-            return Ok(());
-        }
-        counts.clear();
-        for pile in 0..n {
-            counts.push(input.next(0, MAX_STONES, &format_args!("the stone count of pile {pile} in game {case}"))?);
-        }
-        say(out, case, &counts, g)?;
-    }
-    unreachable!()
-}
-
-/// Games read by the walk, answered together on a worker thread: their first game's number,
-/// and each game's pile count and stone counts.
-struct Games {
-    first: u64,
-    piles: Vec<u8>,
-    counts: Vec<u64>,
-}
-
-/// Games a batch (a few hundred KiB of output at most).
+/// Games a batch on the threads (a few hundred KiB of output at most).
 const BATCH: usize = 4096;
 
-/// The output lines of a batch of games.
-fn answer_games(games: Games, g: &[u64]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(games.piles.len() * 24);
-    let mut counts = games.counts.as_slice();
-    for (case, &n) in (games.first..).zip(&games.piles) {
-        let (these, rest) = counts.split_at(n as usize);
-        // Writing to a Vec cannot fail.
-        let _ = say(&mut out, case, these, g);
-        counts = rest;
-    }
-    out
-}
-
-/// The same answers for an input all in memory: its tokens read on `par.threads` threads
-/// ([`tokens`]) and walked here in order, the games answered in batches on `par.threads`
-/// threads (finding a winning move is most of the work) and written in order. Anything the
-/// walk does not expect hands over to `answer_from` at the start of its game, after the
-/// lines of the games before it.
+/// The same answers for an input all in memory: its tokens read on `par.threads` threads, the
+/// games answered in batches on `par.threads` threads (finding a winning move is most of the
+/// work) and written in order.
 pub fn answer_bytes(table: &Table, data: &[u8], par: Parallel, out: &mut impl Write) -> Result<(), JudgeError> {
     let g = stone_values(table)?;
-    let answer = |games: Games| answer_games(games, &g);
-    let walked = tokens::walk(data, 0, par, MAX_STONES as u16, |t| {
-        tokens::ordered(par.threads, &answer, |batches| {
-            let mut games = Games { first: 1, piles: Vec::with_capacity(BATCH), counts: Vec::new() };
-            let mut stop = None;
-            for case in 1u64.. {
-                let start = t.index();
-                let n = t.read();
-                if n == 0 {
-                    // Nothing may follow the closing 0: if something does, the streaming path
-                    // reads the 0 again and says so.
-                    stop = (t.read() != END).then_some((case, start));
-                    break;
-                }
-                let before = games.counts.len();
-                if n > MAX_PILES as u16
-                    || !(0..n).all(|_| {
-                        let c = t.read();
-                        games.counts.push(c as u64);
-                        c <= MAX_STONES as u16
-                    })
-                {
-                    games.counts.truncate(before);
-                    stop = Some((case, start));
-                    break;
-                }
-                games.piles.push(n as u8);
-                if games.piles.len() == BATCH {
-                    if batches.in_flight() >= batches.window {
-                        out.write_all(&batches.recv().unwrap_or_default())?;
-                    }
-                    let next = Games { first: case + 1, piles: Vec::with_capacity(BATCH), counts: Vec::new() };
-                    batches.send(std::mem::replace(&mut games, next));
-                }
-            }
-            batches.send(games);
-            while let Some(lines) = batches.recv() {
-                out.write_all(&lines)?;
-            }
-            Ok(stop)
-        })
-    })?;
-    match walked {
-        Walked::Done => Ok(()),
-        Walked::Resume { case, offset } => answer_from(&g, &mut Scanner::resume(data, offset), out, case),
+    let answer = |case, game: &Game, out: &mut Vec<u8>| answer_game(case, game, &g, out);
+    tokens::read(data, 0, par, MAX_STONES as u16, |input| tokens::answer_cases(input, par.threads, BATCH, out, read_game, &answer))
+}
+
+/// A game: its piles' stone counts.
+struct Game {
+    piles: u8,
+    counts: [u64; MAX_PILES as usize],
+}
+
+/// Game `case`, or `None` at the closing 0 (nothing may follow it). The grammar, for both paths.
+fn read_game(input: &mut impl Numbers, case: u64) -> Result<Option<Game>, JudgeError> {
+    let n = input.next(0, MAX_PILES, &format_args!("the pile count n of game {case} (0 ends the input)"))?;
+    if n == 0 {
+        input.expect_end("the closing 0")?;
+        return Ok(None);
     }
+    let mut game = Game { piles: n as u8, counts: [0; MAX_PILES as usize] };
+    for pile in 0..n as usize {
+        game.counts[pile] = input.next(0, MAX_STONES, &format_args!("the stone count of pile {pile} in game {case}"))?;
+    }
+    Ok(Some(game))
+}
+
+/// A game's output line.
+fn answer_game(case: u64, game: &Game, g: &[u64], out: &mut Vec<u8>) {
+    // Writing to a Vec cannot fail.
+    let _ = say(out, case, &game.counts[..game.piles as usize], g);
 }

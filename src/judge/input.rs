@@ -525,6 +525,59 @@ impl<R: Read, B: Buf> Scanner<R, B> {
     }
 }
 
+/// The numbers of a judge input, in order, as a problem's grammar reads them: the streaming
+/// [`Scanner`], or the tokens of an input in memory read on every core
+/// ([`super::tokens::Mapped`]). Each problem's grammar is written once, against this, so the
+/// two paths cannot drift apart; a source that meets anything unusual hands it to a scanner at
+/// that byte, so every message is the scanner's own.
+pub trait Numbers {
+    /// The next number, which must lie in `min..=max`; the end of the input is an error.
+    /// `what` names the number for messages ("a heap size in case 3").
+    fn next(&mut self, min: u64, max: u64, what: &dyn fmt::Display) -> Result<u64, InputError>;
+
+    /// The same, `None` at the end of the input.
+    fn next_in(&mut self, min: u64, max: u64, what: &dyn fmt::Display) -> Result<Option<u64>, InputError>;
+
+    /// `count` numbers in `min..=max`, folded into `acc` by `f` (the scanner's bulk path).
+    fn fold<A>(&mut self, count: u64, min: u64, max: u64, what: &dyn fmt::Display, mut acc: A, mut f: impl FnMut(A, u64) -> A) -> Result<A, InputError> {
+        for _ in 0..count {
+            acc = f(acc, self.next(min, max, what)?);
+        }
+        Ok(acc)
+    }
+
+    /// An error about the number read last (a check beyond its range: a repeated column).
+    fn error_at_last(&mut self, message: String) -> InputError;
+
+    /// Fails if any token is left; `after` names what came last.
+    fn expect_end(&mut self, after: &str) -> Result<(), InputError>;
+}
+
+impl<R: Read, B: Buf> Numbers for Scanner<R, B> {
+    #[inline]
+    fn next(&mut self, min: u64, max: u64, what: &dyn fmt::Display) -> Result<u64, InputError> {
+        Scanner::next(self, min, max, what)
+    }
+
+    #[inline]
+    fn next_in(&mut self, min: u64, max: u64, what: &dyn fmt::Display) -> Result<Option<u64>, InputError> {
+        Scanner::next_in(self, min, max, what)
+    }
+
+    #[inline]
+    fn fold<A>(&mut self, count: u64, min: u64, max: u64, what: &dyn fmt::Display, acc: A, f: impl FnMut(A, u64) -> A) -> Result<A, InputError> {
+        Scanner::fold(self, count, min, max, what, acc, f)
+    }
+
+    fn error_at_last(&mut self, message: String) -> InputError {
+        Scanner::error_at_last(self, message)
+    }
+
+    fn expect_end(&mut self, after: &str) -> Result<(), InputError> {
+        Scanner::expect_end(self, after)
+    }
+}
+
 /// The bulk path of [`Scanner::fold_some`] over `window` from `pos` (at whitespace or at a
 /// token's start): 64-byte blocks whose bytes SIMD compares classify as whitespace, digit or
 /// other, so that all token boundaries of a block are known at once as bit masks and each

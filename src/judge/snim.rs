@@ -4,9 +4,9 @@
 //! values seen), held equal to the scalar reference `sgtab` uses for `sub:` tables by a test.
 
 use super::JudgeError;
-use super::input::{Buf, Scanner};
+use super::input::{Buf, Numbers, Scanner};
 use super::parallel::Parallel;
-use super::tokens::{self, END, Walked};
+use super::tokens;
 use std::io::{Read, Write};
 
 const MAX_K: u64 = 100;
@@ -65,118 +65,54 @@ fn table_in<B: Bits>(moves: &[u32]) -> Vec<u8> {
 }
 
 pub fn answer(input: &mut Scanner<impl Read, impl Buf>, out: &mut impl Write) -> Result<(), JudgeError> {
-    answer_from(input, out, 1)
+    tokens::answer_cases(input, 1, 1, out, read_case, &answer_case)
 }
 
-/// Cases from `from` on, up to the closing 0 and the check that nothing follows it.
-fn answer_from(input: &mut Scanner<impl Read, impl Buf>, out: &mut impl Write, from: u64) -> Result<(), JudgeError> {
-    let mut moves = Vec::new();
-    let mut line = Vec::new();
-    for case in from.. {
-        let k = input.next(0, MAX_K, &format_args!("the set size k of case {case} (0 ends the input)"))?;
-        if k == 0 {
-            input.expect_end("the closing 0")?;
-            return Ok(());
-        }
-        moves.clear();
-        for _ in 0..k {
-            moves.push(input.next(1, MAX_MOVE, &format_args!("a move of the set in case {case}"))? as u32);
-        }
-        let table = table(&mut moves);
-        let m = input.next(1, MAX_M, &format_args!("the position count m of case {case}"))?;
-        line.clear();
-        for position in 1..=m {
-            let l = input.next(1, MAX_L, &format_args!("the heap count of position {position} in case {case}"))?;
-            let what = format_args!("a heap size in position {position} of case {case}");
-            let x = input.fold(l, 0, MAX_HEAP, &what, 0, |x, h| x ^ table[h as usize] as u32)?;
-            line.push(if x != 0 { b'W' } else { b'L' });
-        }
-        line.push(b'\n');
-        out.write_all(&line)?;
-    }
-    unreachable!()
+/// The same answers for an input all in memory: its tokens read on `par.threads` threads, and
+/// each case's table (most of the work: 10 001 values from up to 100 moves) built and its
+/// positions answered on `par.threads` threads too, the lines written in order.
+pub fn answer_bytes(data: &[u8], par: Parallel, out: &mut impl Write) -> Result<(), JudgeError> {
+    tokens::read(data, 0, par, MAX_HEAP as u16, |input| tokens::answer_cases(input, par.threads, 1, out, read_case, &answer_case))
 }
 
-/// A case read by the walk: its move set, and its positions (heap counts, then all heaps).
+/// A case: its move set, and its positions (heap counts, then all heaps).
 struct Case {
     moves: Vec<u32>,
     counts: Vec<u16>,
     heaps: Vec<u16>,
 }
 
-/// A case's output line: its table built, its positions looked up.
-fn answer_case(mut case: Case) -> Vec<u8> {
-    let table = table(&mut case.moves);
-    let mut heaps = case.heaps.iter();
-    let mut line: Vec<u8> = case
-        .counts
-        .iter()
-        .map(|&l| {
-            let x = heaps.by_ref().take(l as usize).fold(0, |x, &h| x ^ table[h as usize]);
-            if x != 0 { b'W' } else { b'L' }
-        })
-        .collect();
-    line.push(b'\n');
-    line
+/// Case `case`, or `None` at the closing 0 (nothing may follow it). The grammar, for both paths.
+fn read_case(input: &mut impl Numbers, case: u64) -> Result<Option<Case>, JudgeError> {
+    let k = input.next(0, MAX_K, &format_args!("the set size k of case {case} (0 ends the input)"))?;
+    if k == 0 {
+        input.expect_end("the closing 0")?;
+        return Ok(None);
+    }
+    let mut c = Case { moves: Vec::with_capacity(k as usize), counts: Vec::new(), heaps: Vec::new() };
+    for _ in 0..k {
+        c.moves.push(input.next(1, MAX_MOVE, &format_args!("a move of the set in case {case}"))? as u32);
+    }
+    let m = input.next(1, MAX_M, &format_args!("the position count m of case {case}"))?;
+    for position in 1..=m {
+        let l = input.next(1, MAX_L, &format_args!("the heap count of position {position} in case {case}"))?;
+        c.counts.push(l as u16);
+        let what = format_args!("a heap size in position {position} of case {case}");
+        input.fold(l, 0, MAX_HEAP, &what, (), |(), h| c.heaps.push(h as u16))?;
+    }
+    Ok(Some(c))
 }
 
-/// The same answers for an input all in memory: its tokens read on `par.threads` threads
-/// ([`tokens`]) and walked here in order; each case's table (most of the work: 10 001 values
-/// from up to 100 moves) is built and its positions answered on `par.threads` threads too, and
-/// the lines written in order. Anything the walk does not expect hands over to
-/// `answer_from` at the start of its case, after the lines of the cases before it.
-pub fn answer_bytes(data: &[u8], par: Parallel, out: &mut impl Write) -> Result<(), JudgeError> {
-    let walked = tokens::walk(data, 0, par, MAX_HEAP as u16, |t| {
-        tokens::ordered(par.threads, &answer_case, |cases| {
-            let mut stop = None;
-            for case in 1u64.. {
-                let start = t.index();
-                let k = t.read();
-                if k == 0 {
-                    // Nothing may follow the closing 0: if something does, the walk hands over
-                    // at the 0, and the streaming path reads it and says so.
-                    stop = (t.read() != END).then_some((case, start));
-                    break;
-                }
-                let mut c = Case { moves: Vec::with_capacity(k as usize), counts: Vec::new(), heaps: Vec::new() };
-                let ok = k <= MAX_K as u16
-                    && (0..k).all(|_| {
-                        let v = t.read();
-                        c.moves.push(v as u32);
-                        (1..=MAX_MOVE as u16).contains(&v)
-                    });
-                let m = if ok { t.read() } else { 0 };
-                let ok = ok
-                    && (1..=MAX_M as u16).contains(&m)
-                    && (0..m).all(|_| {
-                        let l = t.read();
-                        c.counts.push(l);
-                        (1..=MAX_L as u16).contains(&l)
-                            && (0..l).all(|_| {
-                                let h = t.read();
-                                c.heaps.push(h);
-                                h <= MAX_HEAP as u16
-                            })
-                    });
-                if !ok {
-                    stop = Some((case, start));
-                    break;
-                }
-                if cases.in_flight() >= cases.window {
-                    out.write_all(&cases.recv().unwrap_or_default())?;
-                }
-                cases.send(c);
-            }
-            while let Some(line) = cases.recv() {
-                out.write_all(&line)?;
-            }
-            Ok(stop)
-        })
-    })?;
-    match walked {
-        Walked::Done => Ok(()),
-        Walked::Resume { case, offset } => answer_from(&mut Scanner::resume(data, offset), out, case),
+/// A case's output line: its table built, its positions looked up.
+fn answer_case(_: u64, case: &Case, out: &mut Vec<u8>) {
+    let mut moves = case.moves.clone();
+    let table = table(&mut moves);
+    let mut heaps = case.heaps.iter();
+    for &l in &case.counts {
+        let x = heaps.by_ref().take(l as usize).fold(0, |x, &h| x ^ table[h as usize]);
+        out.push(if x != 0 { b'W' } else { b'L' });
     }
+    out.push(b'\n');
 }
 
 #[cfg(test)]

@@ -1,36 +1,39 @@
-//! The second parallel path of `sgq`: **tokenize in parallel, walk in order**, for
-//! formats whose structure is not "a header and n tokens that each count on their own" (see
-//! [`parallel`] for that one): a chess row is a count and that many columns
-//! combined into one mask, an S-Nim case starts with the move set its table is built from, a
-//! square of a board is two tokens. Used by `chess`, `snim`, `funny`, `stones` and `sgq sum` on
-//! a board. Where an answer is more work than its parse (snim's tables, funny's winning moves),
-//! the walk hands the cases it has read to an [`Ordered`] map on the threads too, and writes
-//! their lines in order.
+//! The second parallel path of `sgq`: **tokenize in parallel, read in order**, for formats
+//! whose structure is not "a header and n tokens that each count on their own" (see
+//! [`parallel`] for that one): a chess row is a count and that many columns combined into one
+//! mask, an S-Nim case starts with the move set its table is built from, a square of a board is
+//! two tokens. Used by `chess`, `snim`, `funny`, `stones` and `sgq sum` on a board.
 //!
 //! 1. **In parallel, per piece** (the text parsing, nearly all of the work): every token of a
-//!    piece ([`parallel::cut`], pieces end at whitespace) is read as a
-//!    number in `0..=max` (a small per-format bound, so a `u16` holds it) into a compact array,
-//!    with the scanner's bulk SIMD path ([`Scanner::fold_some`]). A token that is not a number
-//!    in that bound is stored as [`ODD`], and the piece ends there: the walk stops at any odd
-//!    token, so nothing after it is needed.
-//! 2. **In order, on one thread** (a cheap loop over integers, no text): the problem's own walk
-//!    over the token values ([`Tokens::read`]), with cases running across pieces.
+//!    piece ([`parallel::cut`], pieces end at whitespace) is read as a number in `0..=max` (a
+//!    small per-format bound, so a `u16` holds it) into a compact array, with the scanner's bulk
+//!    SIMD path ([`Scanner::fold_some`]). A token that is not a number in that bound is stored
+//!    as [`ODD`], and the piece ends there: nothing after it is needed.
+//! 2. **In order, on one thread** (a cheap loop over integers, no text): the problem's own
+//!    grammar reads the numbers through [`Mapped`], the same grammar, written once against
+//!    [`Numbers`], that reads a stream through the scanner. Where answering is more work than
+//!    reading (snim's tables, funny's winning moves), [`answer_cases`] answers the cases read
+//!    on the threads too, in batches, and writes their lines in order.
 //!
 //! Memory stays bounded whatever the input size: pieces are read in a sliding window of about
-//! two per thread ahead of the walk ([`Ordered`] keeps at most that many in flight), and each
-//! piece's array is dropped once the walk has passed it.
+//! two per thread ahead of the reading ([`Ordered`] keeps at most that many in flight), and each
+//! piece's array is dropped once it has been read.
 //!
-//! Anything unusual (an odd token where the walk needs a value, a value out of its range, a
-//! repeated chess column, the input ending inside a case, input after the last case) stops the
-//! walk at the start of that case: the cases before it have been written, and the streaming
-//! scanner takes over from the byte where that case's first token starts
-//! ([`Tokens::offset_of`], which reads that one piece again to find it), so the message (text,
-//! line, column, byte) and exit status are the streaming path's own.
+//! Anything unusual (an odd token, a value out of the range the grammar asks for, a failed
+//! check such as a repeated chess column, the input ending inside a case, input after the last
+//! case) makes [`Mapped`] hand over to the streaming scanner at the byte where that token starts
+//! ([`Tokens::offset_of`], which reads that one piece again to find it): the grammar goes on
+//! reading from the scanner, so the message (text, line, column, byte) and exit status are the
+//! streaming path's own, and so is any output before it.
+//!
+//! `sgq sum` on a board keeps a walk of its own over [`Tokens`] ([`walk`]), which hands back to
+//! the streaming path at the start of a case.
 
 use super::JudgeError;
-use super::input::{self, Halt, Scanner};
+use super::input::{self, Halt, InputError, Numbers, Scanner};
 use super::parallel::{self, Parallel};
 use std::collections::VecDeque;
+use std::io::Write;
 use std::ops::Range;
 use std::sync::{Condvar, Mutex};
 
@@ -371,6 +374,18 @@ pub enum Walked {
 /// its first token ([`Tokens::index`] before it was read).
 pub type Stop = Option<(u64, u64)>;
 
+/// Runs `body` over the tokens of `data[start..]`, read in parallel (each a number in `0..=max`).
+fn with_tokens<T: Token, R>(data: &[u8], start: usize, par: Parallel, max: T, body: impl FnOnce(&mut Tokens<T>) -> R) -> R {
+    let ranges: Vec<Range<usize>> = parallel::cut(&data[start..], par.piece, par.threads).into_iter().map(|r| r.start + start..r.end + start).collect();
+    let read = |r: Range<usize>| {
+        par.fault_in(&data[r.clone()]);
+        let tokens = read_piece(data, r.clone(), max);
+        par.release(&data[r]);
+        tokens
+    };
+    ordered(par.threads, &read, |pieces| body(&mut Tokens { data, ranges, pieces, fed: 0, first: Vec::new(), cur: Vec::new(), pos: 0 }))
+}
+
 /// Reads the tokens of `data[start..]` in parallel (each a number in `0..=max`) and runs `walk`
 /// over them in order; turns where it stopped into a byte offset for the streaming path.
 pub fn walk<T: Token>(
@@ -380,19 +395,160 @@ pub fn walk<T: Token>(
     max: T,
     walk: impl FnOnce(&mut Tokens<T>) -> Result<Stop, JudgeError>,
 ) -> Result<Walked, JudgeError> {
-    let ranges: Vec<Range<usize>> = parallel::cut(&data[start..], par.piece, par.threads).into_iter().map(|r| r.start + start..r.end + start).collect();
-    let read = |r: Range<usize>| {
-        par.fault_in(&data[r.clone()]);
-        let tokens = read_piece(data, r.clone(), max);
-        par.release(&data[r]);
-        tokens
-    };
-    ordered(par.threads, &read, |pieces| {
-        let mut tokens = Tokens { data, ranges, pieces, fed: 0, first: Vec::new(), cur: Vec::new(), pos: 0 };
-        Ok(match walk(&mut tokens)? {
+    with_tokens(data, start, par, max, |tokens| {
+        Ok(match walk(tokens)? {
             None => Walked::Done,
             Some((case, index)) => Walked::Resume { case, offset: tokens.offset_of(index) },
         })
+    })
+}
+
+/// Runs a problem's grammar (`read`) over the numbers of `data[start..]`, their tokens read on
+/// `par.threads` threads (each a number in `0..=max`, `max` at least every number the grammar
+/// accepts there): see [`Mapped`].
+pub fn read<T: Token, R>(
+    data: &[u8],
+    start: usize,
+    par: Parallel,
+    max: T,
+    read: impl FnOnce(&mut Mapped<T>) -> Result<R, JudgeError>,
+) -> Result<R, JudgeError> {
+    with_tokens(data, start, par, max, |tokens| read(&mut Mapped { tokens, stream: None }))
+}
+
+/// The numbers of an input in memory as [`Numbers`]: each taken from the tokens read in
+/// parallel while it is a plain number in the range asked for. At the first that is not (an odd
+/// token, a number out of range, the end where a number is needed, a failed check, input after
+/// the last case), a scanner takes over at the byte where that token starts and reads the rest
+/// of the input, so the message, and everything after, is the streaming path's own.
+pub struct Mapped<'t, 'd, 'o, 's, 'f, T: Token> {
+    tokens: &'t mut Tokens<'d, 'o, 's, 'f, T>,
+    stream: Option<Scanner<std::io::Empty, &'d [u8]>>,
+}
+
+impl<'d, T: Token> Mapped<'_, 'd, '_, '_, '_, T> {
+    /// The scanner, from the start of token `index` on.
+    #[cold]
+    #[inline(never)]
+    fn hand_over(&mut self, index: u64) -> &mut Scanner<std::io::Empty, &'d [u8]> {
+        let at = self.tokens.offset_of(index);
+        self.stream.insert(Scanner::resume(self.tokens.data, at))
+    }
+
+    /// The index of the token `v` just read ([`Tokens::read`] stays at the end).
+    fn index_of(&self, v: T) -> u64 {
+        if v == T::END { self.tokens.index() } else { self.tokens.index() - 1 }
+    }
+}
+
+impl<T: Token> Numbers for Mapped<'_, '_, '_, '_, '_, T> {
+    #[inline(always)]
+    fn next(&mut self, min: u64, max: u64, what: &dyn std::fmt::Display) -> Result<u64, InputError> {
+        if let Some(scan) = &mut self.stream {
+            return scan.next(min, max, what);
+        }
+        let v = self.tokens.read();
+        let x = v.get();
+        if x >= min && x <= max && x <= T::MAX_BOUND.get() {
+            return Ok(x);
+        }
+        let i = self.index_of(v);
+        self.hand_over(i).next(min, max, what)
+    }
+
+    #[inline(always)]
+    fn next_in(&mut self, min: u64, max: u64, what: &dyn std::fmt::Display) -> Result<Option<u64>, InputError> {
+        if let Some(scan) = &mut self.stream {
+            return scan.next_in(min, max, what);
+        }
+        let v = self.tokens.read();
+        let x = v.get();
+        if x >= min && x <= max && x <= T::MAX_BOUND.get() {
+            return Ok(Some(x));
+        }
+        if v == T::END {
+            return Ok(None);
+        }
+        let i = self.index_of(v);
+        self.hand_over(i).next_in(min, max, what)
+    }
+
+    fn error_at_last(&mut self, message: String) -> InputError {
+        if let Some(scan) = &self.stream {
+            return scan.error_at_last(message);
+        }
+        // The last token was a plain number: the scanner reads it again to stand where the
+        // streaming path would.
+        let scan = self.hand_over(self.tokens.index() - 1);
+        let _ = scan.next(0, u64::MAX, &"");
+        scan.error_at_last(message)
+    }
+
+    fn expect_end(&mut self, after: &str) -> Result<(), InputError> {
+        if let Some(scan) = &mut self.stream {
+            return scan.expect_end(after);
+        }
+        let v = self.tokens.read();
+        if v == T::END {
+            return Ok(());
+        }
+        let i = self.index_of(v);
+        self.hand_over(i).expect_end(after)
+    }
+}
+
+/// Cases 1, 2, ... read by `read` from `src` (`Ok(None)`: the input ended where it may) and
+/// answered by `answer` (case number, case, where to write its lines), the lines written to
+/// `out` in order. On one thread each case is answered as soon as it is read; on more, in
+/// batches of `batch` cases on `threads` threads (where answering is most of the work), with at
+/// most two batches a thread in flight. Either way, an error is returned once the lines of every
+/// case before it are written.
+pub fn answer_cases<S: Numbers, C: Send>(
+    src: &mut S,
+    threads: usize,
+    batch: usize,
+    out: &mut impl Write,
+    mut read: impl FnMut(&mut S, u64) -> Result<Option<C>, JudgeError>,
+    answer: &(dyn Fn(u64, &C, &mut Vec<u8>) + Sync),
+) -> Result<(), JudgeError> {
+    if threads <= 1 {
+        let mut lines = Vec::new();
+        for case in 1.. {
+            let Some(c) = read(src, case)? else { return Ok(()) };
+            lines.clear();
+            answer(case, &c, &mut lines);
+            out.write_all(&lines)?;
+        }
+        return Ok(());
+    }
+    let work = |(first, cases): (u64, Vec<C>)| {
+        let mut lines = Vec::new();
+        for (case, c) in (first..).zip(&cases) {
+            answer(case, c, &mut lines);
+        }
+        lines
+    };
+    ordered(threads, &work, |batches| {
+        let (mut first, mut cases) = (1u64, Vec::with_capacity(batch));
+        let read = loop {
+            match read(src, first + cases.len() as u64) {
+                Ok(Some(c)) => cases.push(c),
+                Ok(None) => break Ok(()),
+                Err(e) => break Err(e),
+            }
+            if cases.len() == batch {
+                if batches.in_flight() >= batches.window {
+                    out.write_all(&batches.recv().unwrap_or_default())?;
+                }
+                first += batch as u64;
+                batches.send((first - batch as u64, std::mem::replace(&mut cases, Vec::with_capacity(batch))));
+            }
+        };
+        batches.send((first, cases));
+        while let Some(lines) = batches.recv() {
+            out.write_all(&lines)?;
+        }
+        read
     })
 }
 
