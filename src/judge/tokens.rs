@@ -378,7 +378,6 @@ pub type Stop = Option<(u64, u64)>;
 fn with_tokens<T: Token, R>(data: &[u8], start: usize, par: Parallel, max: T, body: impl FnOnce(&mut Tokens<T>) -> R) -> R {
     let ranges: Vec<Range<usize>> = parallel::cut(&data[start..], par.piece, par.threads).into_iter().map(|r| r.start + start..r.end + start).collect();
     let read = |r: Range<usize>| {
-        par.fault_in(&data[r.clone()]);
         let tokens = read_piece(data, r.clone(), max);
         par.release(&data[r]);
         tokens
