@@ -102,7 +102,7 @@ impl Parallel {
 
     /// After a piece is read: its pages dropped from this process, if the input is a mapped
     /// file, so that the resident set stays near threads × piece (peak RSS of `sgq lasker` on a
-    /// 105 MB input: 15 MiB on 2 threads, where it was 102 MiB, the whole file). Pages are not
+    /// 105 MB input: 20.5 MiB on 2 threads, against the 100 MiB of the whole file). Pages are not
     /// mapped ahead (`MADV_POPULATE_READ`): that cost 6% of the run here (20.7 against 19.5 ms,
     /// medians of 15 alternating runs, file in the page cache).
     pub(crate) fn release(&self, bytes: &[u8]) {
