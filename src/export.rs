@@ -10,7 +10,12 @@
 //! Where the table has a rule, only g(0 .. pre + period) is stored and the rule gives the
 //! rest: exact below the table's length (the rule was checked there), and past it exact when
 //! the rule is proven; the function's comment says which. A table without a rule stores every
-//! value, and the function refuses (abort, panic, ValueError) past it.
+//! value; past it the function writes why on stderr and exits with status 1 (`exit(1)`,
+//! `std::process::exit(1)`, `SystemExit`), not `abort()`, so what the program wrote before it is
+//! flushed and a judge shows that output.
+//!
+//! The function is named `sg` unless the user names it (`--name`): contest code often has an
+//! `sg` array of its own.
 
 use crate::games::Positions;
 use crate::table::packed::bits_for;
@@ -44,9 +49,45 @@ const OVER32: &str = "g(n) passes 32 bits";
 /// Characters of data on one source line.
 const LINE: usize = 96;
 
+/// Longest function name `--name` takes.
+const MAX_NAME: usize = 64;
+
+/// Words no exported function may be named: keywords of C, C++, Rust or Python, and names the
+/// exported code itself uses.
+const RESERVED: &[&str] = &[
+    "and", "as", "assert", "async", "auto", "await", "bool", "break", "case", "catch", "char", "class", "const", "continue", "crate", "def", "default", "del", "delete",
+    "do", "double", "dyn", "elif", "else", "enum", "except", "exit", "extern", "false", "final", "finally", "float", "fn", "for", "friend", "from", "global", "goto",
+    "if", "impl", "import", "in", "inline", "int", "is", "lambda", "let", "long", "loop", "main", "match", "mod", "move", "mut", "namespace", "new", "nonlocal", "not",
+    "operator", "or", "pass", "private", "protected", "pub", "public", "raise", "ref", "register", "return", "self", "short", "signed", "sizeof", "static", "struct",
+    "super", "switch", "template", "this", "throw", "trait", "true", "try", "type", "typedef", "union", "unsafe", "unsigned", "use", "virtual", "void", "volatile",
+    "where", "while", "with", "yield", "None", "True", "False", "Self", "abort", "printf", "fprintf", "stderr", "std",
+];
+
+/// Whether `name` can name the exported function in every language: an identifier of ASCII
+/// letters, digits and `_` (not first a digit, not starting with `__`), at most 64 characters,
+/// and no keyword; the message says what is wrong.
+pub fn check_name(name: &str) -> Result<(), String> {
+    let ident = !name.is_empty()
+        && name.len() <= MAX_NAME
+        && !name.starts_with(|c: char| c.is_ascii_digit())
+        && !name.starts_with("__")
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if !ident {
+        return Err(format!(
+            "--name {name:?} is not a function name every language takes: use ASCII letters, digits and _ (not first a digit, not starting with __), at most {MAX_NAME} characters"
+        ));
+    }
+    if RESERVED.contains(&name) {
+        return Err(format!("--name {name} is a keyword or a name the exported code uses; pick another, such as grundy"));
+    }
+    Ok(())
+}
+
 /// What the exported function stores and how it answers past what it stores.
 struct Plan<'a> {
     table: &'a Table,
+    /// The function's name (`sg` by default); its helpers' names are made from it.
+    name: &'a str,
     /// Holds the stored values g(0 .. count) first: the table itself where its width serves
     /// (no copy), or the head repacked at the fewer bits it needs (smaller than the table).
     stored: Cow<'a, Packed>,
@@ -61,7 +102,7 @@ struct Plan<'a> {
 }
 
 impl<'a> Plan<'a> {
-    fn new(table: &'a Table) -> Result<Plan<'a>, String> {
+    fn new(table: &'a Table, name: &'a str) -> Result<Plan<'a>, String> {
         let values = &table.values;
         let len = values.len();
         let rule = table.rule.filter(|_| matches!(table.spec.positions(), Positions::Heap));
@@ -90,10 +131,10 @@ impl<'a> Plan<'a> {
                         })
                         .min(),
                 };
-                Ok(Plan { table, stored, count, rule: Some((r.pre, r.period, r.saltus)), first_over32 })
+                Ok(Plan { table, name, stored, count, rule: Some((r.pre, r.period, r.saltus)), first_over32 })
             }
             Some(r) => Err(format!("the rule stored with {} ({r}) does not cover its table; rebuild it", table.spec)),
-            None => Ok(Plan { table, stored: Cow::Borrowed(values), count: len, rule: None, first_over32: None }),
+            None => Ok(Plan { table, name, stored: Cow::Borrowed(values), count: len, rule: None, first_over32: None }),
         }
     }
 
@@ -114,21 +155,33 @@ impl<'a> Plan<'a> {
 
     /// What the function answers, for its comment (lines without comment markers).
     fn doc(&self) -> Vec<String> {
-        let t = self.table;
+        let (t, name) = (self.table, self.name);
         let len = t.values.len();
         let mut doc = vec![format!("Sprague-Grundy values of {}, exported by sgtab (the table holds n < {len}).", t.spec)];
-        if let Positions::Grid(dims) = t.spec.positions() {
-            let point: Vec<String> = (1..=dims.axes()).map(|i| format!("p{i}")).collect();
-            doc.push(format!(
-                "Positions form the box {}: position ({}) is n = {}, with 0 <= pi < the i-th size.",
-                dims.text(),
-                point.join(", "),
-                dims.formula()
-            ));
-        }
+        doc.push(match t.spec.positions() {
+            Positions::Heap => "The argument n is the position's index in the table (a heap game's heap size).".to_string(),
+            Positions::Row { width } => {
+                format!("The argument n is a row of {width} cells as a bitmask: a chip in column p (1 = left, {width} = right) is bit {width} - p.")
+            }
+            Positions::Board { n } => format!("The argument is n = x*{n} + y for the piece on (x, y), 0 <= x, y < {n}."),
+            Positions::Grid(dims) => {
+                let point: Vec<String> = (1..=dims.axes()).map(|i| format!("p{i}")).collect();
+                format!(
+                    "Positions form the box {}: position ({}) is n = {}, with 0 <= pi < the i-th size.",
+                    dims.text(),
+                    point.join(", "),
+                    dims.formula()
+                )
+            }
+        });
+        let stops = format!("{name} writes why on stderr and exits with status 1 (what the program wrote before is flushed)");
         match (self.rule, t.rule) {
             (Some((pre, period, saltus)), Some(r)) => {
-                doc.push(format!("Stores g(0..{}); the rest from the rule g(n+{period}) = g(n) + {saltus} for n >= {pre}.", pre + period));
+                doc.push(format!(
+                    "Stores the {} values g(0..{}); the rest from the rule g(n+{period}) = g(n) + {saltus} for n >= {pre}.",
+                    pre + period,
+                    pre + period
+                ));
                 if r.proven {
                     let theorem = t.spec.theorem(&r).map(|th| format!(" ({})", th.name)).unwrap_or_default();
                     doc.push(format!("The rule is PROVEN{theorem}: every value is exact."));
@@ -136,10 +189,10 @@ impl<'a> Plan<'a> {
                     doc.push(format!("The rule was CHECKED up to n = {} only, NOT PROVEN: values for n >= {len} are a conjecture.", r.checked - 1));
                 }
                 if let Some(n) = self.first_over32 {
-                    doc.push(format!("{OVER32} first at n = {n}: the function stops the program for each n whose g(n) does not fit."));
+                    doc.push(format!("{OVER32} first at n = {n}: for each n whose g(n) does not fit, {stops}."));
                 }
             }
-            _ => doc.push(format!("No rule is known past the table: for n >= {len} the function stops the program.")),
+            _ => doc.push(format!("Stores all {len} values; no rule is known past the table: for n >= {len}, {stops}.")),
         }
         doc
     }
@@ -181,56 +234,63 @@ impl<'a> Plan<'a> {
         }
     }
 
-    /// C or C++: the data as a string literal, `sg` a function of `uint64_t`.
+    /// C or C++: the data as a string literal, the function one of `uint64_t`.
     fn render_c(&self, lang: Lang, doc: &[String], out: &mut impl Write) -> fmt::Result {
-        let (b, stored) = (self.stored.bits(), self.count);
-        let (stdint, stdlib, abort) = match lang {
-            Lang::C => ("<stdint.h>", "<stdlib.h>", "abort()"),
-            _ => ("<cstdint>", "<cstdlib>", "std::abort()"),
+        let (b, stored, name) = (self.stored.bits(), self.count, self.name);
+        let data = format!("{}_DATA", name.to_ascii_uppercase());
+        let (headers, std) = match lang {
+            Lang::C => ("#include <stdint.h>\n#include <stdio.h>\n#include <stdlib.h>", ""),
+            _ => ("#include <cstdint>\n#include <cstdio>\n#include <cstdlib>", "std::"),
         };
-        writeln!(out, "/* uint32_t sg(uint64_t n)")?;
+        // Past what it answers: a line on stderr and exit(1), which flushes stdio (and, in C++,
+        // iostreams, even unsynchronised), so the judge still shows the output written before.
+        let stop = |why: &str, pad: &str| format!("{pad}{std}fprintf(stderr, \"{name}(%llu): {why}\\n\", (unsigned long long)n);\n{pad}{std}exit(1);");
+        writeln!(out, "/* uint32_t {name}(uint64_t n)")?;
         for line in doc {
             writeln!(out, " * {line}")?;
         }
-        writeln!(out, " */\n#include {stdint}\n#include {stdlib}\n")?;
+        writeln!(out, " */\n{headers}\n")?;
         writeln!(out, "/* {stored} values of {b} bits, 6 bits a character ('0' + bits), lowest bit first. */")?;
-        writeln!(out, "static const char SG_DATA[] =")?;
+        writeln!(out, "static const char {data}[] =")?;
         self.data(lang, out, "\"", "\"\n", "\";\n")?;
-        writeln!(out, "\nstatic uint32_t sg_stored(uint64_t i) {{")?;
+        writeln!(out, "\nstatic uint32_t {name}_stored(uint64_t i) {{")?;
         writeln!(out, "    uint32_t v = 0;")?;
         writeln!(out, "    for (unsigned j = 0; j < {b}; j++) {{")?;
         writeln!(out, "        uint64_t bit = i * {b} + j;")?;
-        writeln!(out, "        v |= (uint32_t)(((SG_DATA[bit / 6] - '0') >> (bit % 6)) & 1) << j;")?;
+        writeln!(out, "        v |= (uint32_t)((({data}[bit / 6] - '0') >> (bit % 6)) & 1) << j;")?;
         writeln!(out, "    }}\n    return v;\n}}\n")?;
-        writeln!(out, "uint32_t sg(uint64_t n) {{")?;
-        writeln!(out, "    if (n < {stored}u) return sg_stored(n);")?;
+        writeln!(out, "uint32_t {name}(uint64_t n) {{")?;
+        writeln!(out, "    if (n < {stored}u) return {name}_stored(n);")?;
         match self.rule {
             Some((pre, period, saltus)) => {
                 if saltus == 0 {
-                    writeln!(out, "    return sg_stored({pre}u + (n - {pre}u) % {period}u);")?;
+                    writeln!(out, "    return {name}_stored({pre}u + (n - {pre}u) % {period}u);")?;
                 } else {
                     writeln!(out, "    uint64_t k = (n - {pre}u) / {period}u;")?;
-                    writeln!(out, "    uint32_t h = sg_stored({pre}u + (n - {pre}u) % {period}u);")?;
+                    writeln!(out, "    uint32_t h = {name}_stored({pre}u + (n - {pre}u) % {period}u);")?;
                     if self.first_over32.is_some() {
                         // This n's own value, so a larger n whose value fits again still answers.
-                        writeln!(out, "    if (k > (0xFFFFFFFFu - h) / {saltus}u) {abort}; /* g(n) does not fit 32 bits */")?;
+                        writeln!(out, "    if (k > (0xFFFFFFFFu - h) / {saltus}u) {{\n{}\n    }}", stop("g(n) does not fit 32 bits", "        "))?;
                     }
                     writeln!(out, "    return h + (uint32_t)(k * {saltus}u);")?;
                 }
             }
-            None => writeln!(out, "    {abort}; /* past the table: no value known */\n    return 0;")?,
+            None => writeln!(out, "{}", stop("past the table, no value known", "    "))?,
         }
         writeln!(out, "}}")
     }
 
-    /// Rust: the data as a byte-string literal inside `sg`.
+    /// Rust: the data as a byte-string literal inside the function.
     fn render_rust(&self, doc: &[String], out: &mut impl Write) -> fmt::Result {
-        let (b, stored) = (self.stored.bits(), self.count);
-        writeln!(out, "/// `sg(n)`")?;
+        let (b, stored, name) = (self.stored.bits(), self.count, self.name);
+        // Explicit format arguments: the same message under every edition (2015 and 2018 take
+        // a lone literal as the text, braces and all).
+        let stop = |why: &str, pad: &str| format!("{pad}eprintln!(\"{{}}({{}}): {why}\", \"{name}\", n);\n{pad}std::process::exit(1)");
+        writeln!(out, "/// `{name}(n)`")?;
         for line in doc {
             writeln!(out, "/// {line}")?;
         }
-        writeln!(out, "pub fn sg(n: u64) -> u32 {{")?;
+        writeln!(out, "pub fn {name}(n: u64) -> u32 {{")?;
         writeln!(out, "    // {stored} values of {b} bits, 6 bits a character (b'0' + bits), lowest bit first.")?;
         out.write_str("    const DATA: &[u8] = b\"\\\n")?;
         self.data(Lang::Rust, out, "        ", "\\\n", "\";\n")?;
@@ -248,47 +308,46 @@ impl<'a> Plan<'a> {
                     writeln!(out, "    let k = (n - {pre}) / {period};")?;
                     writeln!(out, "    let h = stored({pre} + (n - {pre}) % {period});")?;
                     if self.first_over32.is_some() {
-                        // Explicit format arguments: the same panic under every edition
-                        // (2015 and 2018 take a lone literal as the message, `{n}` and all).
-                        writeln!(out, "    if k > u64::from(u32::MAX - h) / {saltus} {{")?;
-                        writeln!(out, "        panic!(\"g({{}}) does not fit 32 bits\", n);\n    }}")?;
+                        writeln!(out, "    if k > u64::from(u32::MAX - h) / {saltus} {{\n{};\n    }}", stop("g(n) does not fit 32 bits", "        "))?;
                     }
                     writeln!(out, "    h + (k * {saltus}) as u32")?;
                 }
             }
-            None => writeln!(out, "    panic!(\"sg({{}}): past the table, no value known\", n)")?,
+            None => writeln!(out, "{}", stop("past the table, no value known", "    "))?,
         }
         writeln!(out, "}}")
     }
 
-    /// Python: the data as a bytes literal, `sg` raising `ValueError` past the table.
+    /// Python: the data as a bytes literal, the function raising `SystemExit` (a line on
+    /// stderr, status 1, stdout flushed) past what it answers.
     fn render_python(&self, doc: &[String], out: &mut impl Write) -> fmt::Result {
-        let (b, stored) = (self.stored.bits(), self.count);
+        let (b, stored, name) = (self.stored.bits(), self.count, self.name);
+        let data = format!("_{}_DATA", name.to_ascii_uppercase());
         writeln!(out, "# {stored} values of {b} bits, 6 bits a character (ord('0') + bits), lowest bit first.")?;
-        writeln!(out, "_SG_DATA = (")?;
+        writeln!(out, "{data} = (")?;
         self.data(Lang::Python, out, "    b\"", "\"\n", "\"\n")?;
         writeln!(out, ")\n\n")?;
-        writeln!(out, "def _sg_stored(i):")?;
+        writeln!(out, "def _{name}_stored(i):")?;
         writeln!(out, "    v = 0")?;
         writeln!(out, "    for j in range({b}):")?;
         writeln!(out, "        bit = i * {b} + j")?;
-        writeln!(out, "        v |= (((_SG_DATA[bit // 6] - 48) >> (bit % 6)) & 1) << j")?;
+        writeln!(out, "        v |= ((({data}[bit // 6] - 48) >> (bit % 6)) & 1) << j")?;
         writeln!(out, "    return v\n\n")?;
-        writeln!(out, "def sg(n):")?;
-        writeln!(out, "    \"\"\"sg(n)")?;
+        writeln!(out, "def {name}(n):")?;
+        writeln!(out, "    \"\"\"{name}(n)")?;
         // Python's integers do not overflow: no 32-bit limit there.
         for line in doc.iter().filter(|l| !l.starts_with(OVER32)) {
-            writeln!(out, "    {}", line.replace("the function stops the program", "sg raises ValueError"))?;
+            writeln!(out, "    {}", line.replace("writes why on stderr and exits with status 1", "raises SystemExit, which writes why on stderr and exits with status 1"))?;
         }
         writeln!(out, "    \"\"\"")?;
-        writeln!(out, "    if n < 0:\n        raise ValueError(\"sg(n) needs n >= 0\")")?;
-        writeln!(out, "    if n < {stored}:\n        return _sg_stored(n)")?;
+        writeln!(out, "    if n < 0:\n        raise ValueError(\"{name}(n) needs n >= 0\")")?;
+        writeln!(out, "    if n < {stored}:\n        return _{name}_stored(n)")?;
         match self.rule {
             Some((pre, period, saltus)) => {
                 let k = if saltus == 0 { String::new() } else { format!(" + (n - {pre}) // {period} * {saltus}") };
-                writeln!(out, "    return _sg_stored({pre} + (n - {pre}) % {period}){k}")
+                writeln!(out, "    return _{name}_stored({pre} + (n - {pre}) % {period}){k}")
             }
-            None => writeln!(out, "    raise ValueError(\"sg(%d): past the table, no value known\" % n)"),
+            None => writeln!(out, "    raise SystemExit(\"{name}(%d): past the table, no value known\" % n)"),
         }
     }
 }
@@ -305,8 +364,9 @@ impl Write for Count {
 
 /// The source text of `table` in `lang`, or why not: a table whose source would exceed
 /// `max_bytes` is refused with the size it would have.
-pub fn export(table: &Table, lang: Lang, max_bytes: u64) -> Result<String, String> {
-    let plan = Plan::new(table)?;
+pub fn export(table: &Table, lang: Lang, max_bytes: u64, name: &str) -> Result<String, String> {
+    check_name(name)?;
+    let plan = Plan::new(table, name)?;
     let mut count = Count(0);
     plan.render(lang, &mut count).expect("counting never fails");
     if count.0 > max_bytes {
@@ -354,7 +414,7 @@ mod tests {
             let values: Vec<u32> = (0..301u32).map(|i| i.wrapping_mul(2654435761) & mask).collect();
             let spec = GameSpec::parse("sub:1:301").unwrap();
             let table = Table { spec, values: Packed::with_bits(&values, bits), rule: None };
-            let plan = Plan::new(&table).unwrap();
+            let plan = Plan::new(&table, "sg").unwrap();
             let chars: Vec<u8> = plan.chars().collect();
             assert_eq!(chars.len() as u64, (301 * bits as u64).div_ceil(6));
             assert!(chars.iter().all(|c| (b'0'..b'0' + 64).contains(c)));
@@ -368,10 +428,10 @@ mod tests {
     fn a_rule_stores_only_its_head_and_a_large_table_is_refused_with_its_size() {
         let values: Vec<u32> = (0..1000u32).map(|n| n % 2).collect();
         let mut table = Table { spec: GameSpec::parse("sub:1:1000").unwrap(), values: Packed::from_values(&values), rule: None };
-        let big = export(&table, Lang::C, 100).unwrap_err();
+        let big = export(&table, Lang::C, 100, "sg").unwrap_err();
         assert!(big.starts_with("the C source for sub:1:1000 would be ") && big.contains("--max-bytes"), "{big}");
         table.rule = Some(Rule { pre: 0, period: 2, saltus: 0, checked: 1000, proven: true });
-        let small = export(&table, Lang::C, 65536).unwrap();
+        let small = export(&table, Lang::C, 65536, "sg").unwrap();
         assert!(small.len() < 1200 && small.contains("PROVEN"), "{small}");
     }
 }

@@ -280,3 +280,65 @@ fn exported_sg_answers_every_value_that_fits_32_bits() {
     }
     fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_named_function_past_its_table_exits_1_after_the_output_before_it() {
+    // `--name grundy` in every language, called by a program that buffers its output (stdio to
+    // a pipe, iostreams unsynchronised, Python's stdout): past the table the function says why
+    // on stderr and exits 1, and the answers printed before it still come out.
+    let file = tables_dir().join("funny-32.sgt");
+    let values = table(&file);
+    let dir = scratch("named");
+    let export = |lang: &str, out: &str| {
+        let out = dir.join(out);
+        let run = sgtab(&["export", file.to_str().unwrap(), "--lang", lang, "--name", "grundy", "-o", out.to_str().unwrap()]);
+        assert!(run.status.success(), "{}", text(&run.stderr));
+        let source = fs::read_to_string(&out).unwrap();
+        assert!(!source.contains("sg(") && !source.contains("abort"), "{lang}: {source}");
+        out
+    };
+    let mut progs: Vec<(&str, Vec<String>)> = vec![];
+    let path = |p: &Path| p.to_str().unwrap().to_string();
+    let mains = [
+        ("c", "gcc", "-std=c11", "#include <stdio.h>\n#include <stdint.h>\nuint32_t grundy(uint64_t n);\nint main(void) { unsigned long long n; while (scanf(\"%llu\", &n) == 1) printf(\"%u\\n\", grundy(n)); return 0; }\n"),
+        ("cpp", "g++", "-std=c++17", "#include <cstdint>\n#include <iostream>\nuint32_t grundy(uint64_t n);\nint main() { std::ios::sync_with_stdio(false); std::cin.tie(nullptr); unsigned long long n; while (std::cin >> n) std::cout << grundy(n) << '\\n'; return 0; }\n"),
+    ];
+    for (lang, compiler, std, main_src) in mains {
+        if !have(compiler) {
+            continue;
+        }
+        let src = export(lang, &format!("grundy.{lang}"));
+        let main = dir.join(format!("main.{lang}"));
+        fs::write(&main, main_src).unwrap();
+        let bin = dir.join(format!("grundy-{lang}"));
+        run_ok(Command::new(compiler).args([std, "-O1", "-Wall", "-Wextra", "-Werror", "-o"]).arg(&bin).arg(&src).arg(&main));
+        progs.push((lang, vec![path(&bin)]));
+    }
+    if have("rustc") {
+        export("rust", "grundy.rs");
+        let main = dir.join("main.rs");
+        fs::write(&main, "include!(\"grundy.rs\");\nfn main() {\n    let mut s = String::new();\n    std::io::Read::read_to_string(&mut std::io::stdin(), &mut s).unwrap();\n    for t in s.split_whitespace() {\n        println!(\"{}\", grundy(t.parse().unwrap()));\n    }\n}\n").unwrap();
+        let bin = dir.join("grundy-rust");
+        run_ok(Command::new("rustc").args(["--edition", "2021", "-O", "-D", "warnings", "-o"]).arg(&bin).arg(&main));
+        progs.push(("rust", vec![path(&bin)]));
+    }
+    if have("python3") {
+        export("python", "grundy.py");
+        let script = "import sys\nsys.path.insert(0, sys.argv[1])\nfrom grundy import grundy\nfor t in sys.stdin.read().split():\n    sys.stdout.write('%d\\n' % grundy(int(t)))\n";
+        progs.push(("python", vec!["python3".into(), "-c".into(), script.into(), path(&dir)]));
+    }
+    let before: String = (0..3).map(|n| format!("{}\n", values.values.get(n))).collect();
+    for (lang, argv) in &progs {
+        let out = ask(argv, "0\n1\n2\n40\n5\n");
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{lang}: {err}");
+        assert_eq!(text(&out.stdout), before, "{lang}: the output before the call past the table is lost");
+        assert!(err.contains("grundy(40): past the table"), "{lang}: {err}");
+    }
+    fs::remove_dir_all(&dir).unwrap();
+    // A name no language takes, or a keyword, is refused before anything is written.
+    for bad in ["9lives", "int", "a-b", "__x"] {
+        let run = sgtab(&["export", file.to_str().unwrap(), "--lang", "c", "--name", bad]);
+        assert!(!run.status.success() && run.stdout.is_empty() && text(&run.stderr).contains("--name"), "{bad}: {}", text(&run.stderr));
+    }
+}

@@ -179,6 +179,10 @@ enum Command {
         /// Refuse a source larger than this many bytes (65536 is a usual judge's limit)
         #[arg(long, default_value_t = 65536)]
         max_bytes: u64,
+        /// Name of the exported function (its helpers are named from it); an identifier every
+        /// language takes. Contest code often has an `sg` array already
+        #[arg(long, default_value = "sg")]
+        name: String,
     },
     /// Draw a table as an SVG or PNG picture: g(n) against n, or a heat map of rows
     #[command(
@@ -265,7 +269,7 @@ fn main() -> ExitCode {
         Command::Verify { files, backend, script } => verify(&files, script, backend.into()),
         Command::Show { file, values, rows } => show(&file, values, rows),
         Command::Dump { file } => dump(&file),
-        Command::Export { file, lang, out, max_bytes } => export(&file, lang, out.as_deref(), max_bytes),
+        Command::Export { file, lang, out, max_bytes, name } => export(&file, lang, out.as_deref(), max_bytes, &name),
         Command::Plot { file, out, size, font } => plot(&file, &out, size, font.as_deref()),
         Command::Import { file, name, shape, out } => import(&file, &name, shape, &out),
         Command::Gen { problem, seed, cases, per_case, chips } => generate(&problem, seed, Size { cases, per_case, chips }),
@@ -552,8 +556,9 @@ fn generate(problem: &str, seed: u64, size: Size) -> Result<()> {
     sgtab::judge::generate::generate(problem, seed, size, &mut out).and_then(|_| out.flush()).map_err(stdout_error)
 }
 
-fn export(file: &Path, lang: LangArg, out: Option<&Path>, max_bytes: u64) -> Result<()> {
+fn export(file: &Path, lang: LangArg, out: Option<&Path>, max_bytes: u64, name: &str) -> Result<()> {
     use sgtab::export::Lang;
+    sgtab::export::check_name(name)?;
     let table = read(file)?;
     let lang = match lang {
         LangArg::C => Lang::C,
@@ -561,7 +566,7 @@ fn export(file: &Path, lang: LangArg, out: Option<&Path>, max_bytes: u64) -> Res
         LangArg::Rust => Lang::Rust,
         LangArg::Python => Lang::Python,
     };
-    let source = sgtab::export::export(&table, lang, max_bytes)?;
+    let source = sgtab::export::export(&table, lang, max_bytes, name)?;
     write_output(out, source.as_bytes())
 }
 
