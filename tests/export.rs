@@ -300,8 +300,18 @@ fn a_named_function_past_its_table_exits_1_after_the_output_before_it() {
     let mut progs: Vec<(&str, Vec<String>)> = vec![];
     let path = |p: &Path| p.to_str().unwrap().to_string();
     let mains = [
-        ("c", "gcc", "-std=c11", "#include <stdio.h>\n#include <stdint.h>\nuint32_t grundy(uint64_t n);\nint main(void) { unsigned long long n; while (scanf(\"%llu\", &n) == 1) printf(\"%u\\n\", grundy(n)); return 0; }\n"),
-        ("cpp", "g++", "-std=c++17", "#include <cstdint>\n#include <iostream>\nuint32_t grundy(uint64_t n);\nint main() { std::ios::sync_with_stdio(false); std::cin.tie(nullptr); unsigned long long n; while (std::cin >> n) std::cout << grundy(n) << '\\n'; return 0; }\n"),
+        (
+            "c",
+            "gcc",
+            "-std=c11",
+            "#include <stdio.h>\n#include <stdint.h>\nuint32_t grundy(uint64_t n);\nint main(void) { unsigned long long n; while (scanf(\"%llu\", &n) == 1) printf(\"%u\\n\", grundy(n)); return 0; }\n",
+        ),
+        (
+            "cpp",
+            "g++",
+            "-std=c++17",
+            "#include <cstdint>\n#include <iostream>\nuint32_t grundy(uint64_t n);\nint main() { std::ios::sync_with_stdio(false); std::cin.tie(nullptr); unsigned long long n; while (std::cin >> n) std::cout << grundy(n) << '\\n'; return 0; }\n",
+        ),
     ];
     for (lang, compiler, std, main_src) in mains {
         if !have(compiler) {

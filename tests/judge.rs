@@ -202,7 +202,37 @@ fn usage_errors() {
     assert!(out.status.success() && text(&out.stdout).contains("SGTAB_TABLES"));
     let out = common::run(env!("CARGO_BIN_EXE_sgq"), &["chess", "--tables", "/nonexistent"], b"1\n");
     assert_eq!(out.status.code(), Some(1));
-    assert!(text(&out.stderr).contains("table /nonexistent/chess-20.sgt not found; build it with `sgtab build chess:20"));
+    let err = text(&out.stderr);
+    assert!(err.contains("table /nonexistent/chess-20.sgt not found; build it with `sgtab build chess:20 --out /nonexistent`"), "{err}");
+    assert!(err.contains("sgq looked in /nonexistent (--tables); it looks in --tables DIR, then $SGTAB_TABLES (not set)"), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    let out = common::run(env!("CARGO_BIN_EXE_sgq"), &["--version"], b"");
+    assert!(out.status.success() && text(&out.stdout) == format!("sgq {}\n", env!("CARGO_PKG_VERSION")), "{}", text(&out.stdout));
+}
+
+#[test]
+fn a_table_not_found_says_where_sgq_looked_and_where_to_build_it() {
+    // From $SGTAB_TABLES: built there. From the source tree sgq was built from (nothing else
+    // applies): built in ./tables, which sgq looks in first next time, not in the source tree.
+    let dir = common::scratch("judge", "not-found");
+    let empty = dir.join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let sgq = |env: Option<&std::path::Path>, args: &[&str]| {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_sgq"));
+        cmd.args(args).current_dir(&dir).env_remove("SGTAB_TABLES").stdin(std::process::Stdio::null());
+        if let Some(e) = env {
+            cmd.env("SGTAB_TABLES", e);
+        }
+        cmd.output().unwrap()
+    };
+    let out = sgq(Some(&empty), &["value", "queen:5"]);
+    let err = text(&out.stderr);
+    assert!(err.contains(&format!("build it with `sgtab build queen:5 --out {}`", empty.display())), "{err}");
+    assert!(err.contains(&format!("sgq looked in {} ($SGTAB_TABLES)", empty.display())), "{err}");
+    let out = sgq(None, &["value", "queen:5"]);
+    let err = text(&out.stderr);
+    assert!(err.contains("build it with `sgtab build queen:5 --out tables`") && err.contains("./tables (none here)"), "{err}");
+    assert!(err.contains("(where sgq was built)"), "{err}");
 }
 
 #[test]

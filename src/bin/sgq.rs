@@ -14,6 +14,7 @@ use std::process::ExitCode;
 const USAGE: &str = "usage: sgq PROBLEM [--tables DIR] [--input FILE] [--threads N] < input
        sgq value SPEC|--table FILE [--tables DIR] [--input FILE] [--threads N] < positions
        sgq sum SPEC|--table FILE [--first WORD] [--second WORD] [--tables DIR] [--input FILE] [--threads N] < cases
+       sgq --version
 
 Answers judge input on standard input, writing the judge's output on standard output.
 
@@ -41,8 +42,8 @@ the parse when N is more than 1. The answers are the same either way. Numbers ar
 AVX2 where the CPU has it (SGQ_KERNEL=portable forces the portable kernel).
 
 Tables are looked for in, first match wins: --tables DIR; $SGTAB_TABLES; ./tables if it
-exists; the tables/ directory of the source tree sgq was built from.
-Make them with `sgtab build`.";
+exists; the tables/ directory of the source tree sgq was built from. Make them with
+`sgtab build`; a table not found is named with where sgq looked and the command that makes it.";
 
 fn main() -> ExitCode {
     let mut problem = None;
@@ -56,10 +57,8 @@ fn main() -> ExitCode {
                 Ok(()) => {}
                 Err(why) => return usage(&why),
             },
-            Some("-h" | "--help") => {
-                println!("{USAGE}");
-                return ExitCode::SUCCESS;
-            }
+            Some("-V" | "--version") => return print(&format!("sgq {}", env!("CARGO_PKG_VERSION"))),
+            Some("-h" | "--help") => return print(USAGE),
             Some("--tables") => match args.next() {
                 Some(dir) if dir.is_empty() => return usage("--tables needs a directory, not an empty string (use `--tables .` for this one)"),
                 Some(dir) => tables = Some(PathBuf::from(dir)),
@@ -236,6 +235,20 @@ fn stdin_file() -> Option<std::fs::File> {
     io::stdin().as_fd().try_clone_to_owned().ok().map(std::fs::File::from)
 }
 
+/// Prints `text` and a newline on stdout: success, or (a stdout that fails) a line on stderr
+/// and failure, never a panic.
+fn print(text: &str) -> ExitCode {
+    let mut out = io::stdout().lock();
+    match writeln!(out, "{text}").and_then(|()| out.flush()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::FAILURE,
+        Err(e) => {
+            let _ = writeln!(io::stderr().lock(), "sgq: error: cannot write to standard output: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
 /// A command line refused: one line, and where the usage is.
 fn usage(why: &str) -> ExitCode {
     let _ = writeln!(io::stderr().lock(), "sgq: {why}; see `sgq --help`");
@@ -263,10 +276,7 @@ fn query_args(kind: &str, tables: Option<PathBuf>, source: &mut Source, mut args
         };
         let mut value = |flag: &str| args.next().map(|v| v.to_string_lossy().into_owned()).ok_or(format!("{flag} needs a value"));
         let slot = match arg.as_str() {
-            "-h" | "--help" => {
-                println!("{USAGE}");
-                return Err(ExitCode::SUCCESS);
-            }
+            "-h" | "--help" => return Err(print(USAGE)),
             "--tables" => &mut tables,
             "--table" => &mut file,
             "--input" | "--threads" => match source.set(&arg, args.next()) {

@@ -108,21 +108,64 @@ pub fn table_dir(flag: Option<PathBuf>) -> PathBuf {
     if here.is_dir() {
         return here;
     }
+    built_tables()
+}
+
+/// The source tree's `tables/`: the last place of the search order.
+fn built_tables() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tables")
+}
+
+/// Where a table sgq did not find should be built, as a shell word: the directory it looked in,
+/// except the source tree it was built from (the last resort of the search), for which
+/// `./tables` is what a user means (and sgq looks there first next time).
+fn out_dir(dir: &Path) -> String {
+    if dir.as_os_str().is_empty() {
+        ".".to_string()
+    } else if dir == built_tables() && std::env::var_os("SGTAB_TABLES").is_none_or(|d| Path::new(&d) != dir) {
+        "tables".to_string()
+    } else {
+        shell_word(&dir.to_string_lossy())
+    }
+}
+
+/// Where sgq looked for tables, for a table it did not find: the directory, why that one, and
+/// the places of the search order that are set or exist.
+fn looked(dir: &Path) -> String {
+    let env = std::env::var_os("SGTAB_TABLES").filter(|d| !d.is_empty()).map(PathBuf::from);
+    let why = if env.as_deref() == Some(dir) {
+        "$SGTAB_TABLES"
+    } else if dir == Path::new("tables") {
+        "./tables"
+    } else if dir == built_tables() {
+        "the tables of the source tree sgq was built from"
+    } else {
+        "--tables"
+    };
+    let mut order = vec!["--tables DIR".to_string()];
+    order.push(match &env {
+        Some(d) => format!("$SGTAB_TABLES ({})", d.display()),
+        None => "$SGTAB_TABLES (not set)".to_string(),
+    });
+    order.push(if Path::new("tables").is_dir() { "./tables".to_string() } else { "./tables (none here)".to_string() });
+    let built = built_tables();
+    if built.is_dir() {
+        order.push(format!("{} (where sgq was built)", built.display()));
+    }
+    format!("sgq looked in {} ({why}); it looks in {}, the first that applies", dir.display(), order.join(", then "))
 }
 
 /// Loads the table `spec` from `dir`, checked, or says how to make it (once, at the end of the
 /// line). The file's header must name `spec` before any of its values is read.
 pub fn load_table(dir: &Path, spec: &GameSpec) -> Result<Table, JudgeError> {
-    let out = if dir.as_os_str().is_empty() { ".".to_string() } else { shell_word(&dir.to_string_lossy()) };
-    let fix = format!("build it with `sgtab build {spec} --out {out}`");
+    let fix = format!("build it with `sgtab build {spec} --out {}`", out_dir(dir));
     load_named(dir, &spec.to_string(), &spec.file_name(), &fix)
 }
 
 /// The table of a game named by anything `sgq` accepts: a family's spec, `lua:PATH[:...]`
 /// (the script is read to name its table; nothing runs) or `import:NAME`.
 pub fn load_any(dir: &Path, text: &str) -> Result<Table, JudgeError> {
-    let out = if dir.as_os_str().is_empty() { ".".to_string() } else { shell_word(&dir.to_string_lossy()) };
+    let out = out_dir(dir);
     if let Some(script) = crate::games::stored::Script::parse(text) {
         let script = script.map_err(|e| JudgeError::Table(e.0))?;
         let fix = format!("build it with `sgtab build {} --out {out}`", shell_word(text.trim()));
@@ -145,7 +188,7 @@ fn load_named(dir: &Path, spec: &str, name: &str, fix: &str) -> Result<Table, Ju
         Ok(table) => Ok(table),
         Err(format::ReadError::OtherGame(found)) => Err(JudgeError::Table(format!("table {} holds {found}, not {spec}; {fix}", path.display()))),
         Err(format::ReadError::Io(e)) if e.kind() == io::ErrorKind::NotFound => {
-            Err(JudgeError::Table(format!("table {} not found; {fix} (or point --tables / SGTAB_TABLES at it)", path.display())))
+            Err(JudgeError::Table(format!("table {} not found; {fix} ({})", path.display(), looked(dir))))
         }
         // A damaged table is rebuilt; one that cannot be read here (no memory for it, no
         // permission) would not be helped by rebuilding it.
