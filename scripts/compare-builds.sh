@@ -26,7 +26,7 @@ build "$root"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 input="$tmp/lasker.txt"
-"$root/target/release/sgtab" gen lasker --cases 10 --seed 1 > "$input"
+"$root/target/release/sgtab" gen lasker --cases 10 --per-case 1000000 --seed 1 > "$input"
 for side in base head; do
     dir="$base"; [ "$side" = head ] && dir="$root"
     mkdir -p "$tmp/$side/tables"

@@ -4,7 +4,7 @@
 # lent machine's 16 cores (one short run there), and runs anywhere:
 #     bash scripts/sgq-scaling.sh [RUNS]            # builds sgq and sgtab (release) with cargo
 #     SGQ=path/sgq SGTAB=path/sgtab bash scripts/sgq-scaling.sh [RUNS]   # binaries built here
-# RUNS: alternating rounds (default 9). The input is `sgtab gen lasker --cases 10` (seed 1),
+# RUNS: alternating rounds (default 9). The input is `sgtab gen lasker --cases 10 --per-case 1000000` (seed 1),
 # written once to $SGQ_SCALING_DIR (default /tmp/sgq-scaling). Before timing, every thread
 # count and the pipe must give the same answers. Prints one line a command: best and median
 # wall time (ms), the median over `wc -l`'s, and the speed-up over one thread.
@@ -22,7 +22,7 @@ tables="$PWD/tables"
 mkdir -p "$dir"
 input="$dir/lasker-10-seed1.txt"
 if [ ! -s "$input" ]; then
-    "$sgtab" gen lasker --cases 10 --seed 1 >"$input.tmp"
+    "$sgtab" gen lasker --cases 10 --per-case 1000000 --seed 1 >"$input.tmp"
     mv "$input.tmp" "$input"
 fi
 cores=$(nproc)

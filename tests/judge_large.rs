@@ -99,3 +99,28 @@ fn an_error_deep_in_a_large_input_names_its_line() {
     assert!(err.contains(&format!("line {lines}, column {column} (byte {start}): expected a heap size in case 2")), "{err}");
     assert_eq!(text(&out.stdout).lines().count(), 1, "case 1 answered, the broken case 2 not");
 }
+
+#[test]
+fn generated_inputs_are_modest_and_test_both_verdicts() {
+    // Default sizes: a few MB each; the answers `sgq` gives to them split between the two
+    // verdicts, each between 30% and 70% (cases; snim: positions; funny: games won or not).
+    for problem in Problem::ALL {
+        let data = input(problem, 1, Size::default());
+        assert!(data.len() < 8 << 20, "{}: {} bytes by default", problem.name(), data.len());
+        let out = sgq(problem.name(), &data);
+        assert!(out.status.success(), "{}: {}", problem.name(), text(&out.stderr));
+        let answers = text(&out.stdout);
+        let (second, all) = match problem {
+            Problem::Snim => {
+                let chars: Vec<char> = answers.chars().filter(|c| *c == 'W' || *c == 'L').collect();
+                (chars.iter().filter(|&&c| c == 'L').count(), chars.len())
+            }
+            Problem::Funny => (answers.lines().filter(|l| l.ends_with("-1 -1 -1")).count(), answers.lines().count()),
+            Problem::Chess => (answers.lines().filter(|&l| l == "NO").count(), answers.lines().count()),
+            Problem::Lasker => (answers.lines().filter(|&l| l == "Bob").count(), answers.lines().count()),
+            Problem::Stones => (answers.lines().filter(|&l| l == "lose").count(), answers.lines().count()),
+        };
+        let share = second as f64 / all as f64;
+        assert!(all >= 10 && (0.3..=0.7).contains(&share), "{}: {second} of {all} answers are the second player's", problem.name());
+    }
+}

@@ -219,19 +219,22 @@ enum Command {
         #[arg(long, default_value = "tables")]
         out: PathBuf,
     },
-    /// Write a large, legal judge input for `sgq` (deterministic for a given seed) to stdout
+    /// Write a legal judge input for `sgq` (deterministic for a given seed) to stdout: a few MB by
+    /// default, about half its cases won by the second player, so an answer's both branches are tested
     Gen {
         /// snim, chess, lasker, stones or funny
         problem: String,
         /// Seed of the generator
         #[arg(long, default_value_t = 1)]
         seed: u64,
-        /// Test cases (default: the problem's maximum; stones: 100000 lines, funny: 10000 games).
-        /// Lasker 1 to 100, the others 1 to 10^9
+        /// Test cases: lasker 1 to 100 (default 10), chess 1 to 10^9 (default 100), snim move
+        /// sets 1 to 10^9 (default 100), stones lines 1 to 10^9 (default 100000), funny games 1
+        /// to 10^9 (default 10000)
         #[arg(long)]
         cases: Option<u64>,
-        /// Per case: heaps (lasker, 1 to 10^6), rows (chess, 1 to 1000), positions (snim, 1 to
-        /// 100), piles (funny, 1 to 23); default the maximum. Not for stones
+        /// Per case: heaps (lasker, 1 to 10^6, default 50000), rows (chess, 1 to 1000, default
+        /// 1000), positions (snim, 1 to 100, default 100), piles (funny, 1 to 23, default a random
+        /// count). Not for stones. The largest lasker input (1.05 GB): --cases 100 --per-case 1000000
         #[arg(long)]
         per_case: Option<u64>,
         /// Chess only: chips in every row, 0 to 20 (default: a random count 0..=20)
