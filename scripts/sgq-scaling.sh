@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# How `sgq lasker` scales with threads on the 105 MB input of issue 12, against `wc -l` on the
+# How `sgq lasker` scales with threads on a 105 MB input, against `wc -l` on the
 # same file: 1, 2, 4, 8, ... threads up to every core, medians of alternating runs. Made for the
 # lent machine's 16 cores (one short run there), and runs anywhere:
 #     bash scripts/sgq-scaling.sh [RUNS]            # builds sgq and sgtab (release) with cargo

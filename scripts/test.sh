@@ -20,20 +20,28 @@ if ! have_vulkan_driver; then
 fi
 
 # tests/export.rs compiles exported tables with gcc, g++ and rustc and runs them with python3;
-# tests/plot.rs draws text with a TrueType font (DejaVu Sans).
+# tests/plot.rs draws text with a TrueType font (DejaVu Sans); tests/dump.rs loads .npy dumps
+# with NumPy.
 missing=()
 command -v gcc >/dev/null || missing+=(gcc)
 command -v g++ >/dev/null || missing+=(g++)
 command -v python3 >/dev/null || missing+=(python3)
 compgen -G "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf" >/dev/null || missing+=(fonts-dejavu-core)
+have_numpy() { python3 -c "import numpy" 2>/dev/null || /usr/bin/python3 -c "import numpy" 2>/dev/null; }
+have_numpy || missing+=(python3-numpy)
 if [ ${#missing[@]} -gt 0 ]; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-        echo "scripts/test.sh: installing ${missing[*]} (export and plot tests)"
+        echo "scripts/test.sh: installing ${missing[*]} (export, plot and dump tests)"
         apt-get update -qq
         DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
     else
         echo "scripts/test.sh: WARNING: ${missing[*]} missing and cannot be installed (need root and apt-get)"
     fi
+fi
+
+# A python3 of its own (pyenv, say) does not see Debian's numpy: pip then, where it can.
+if ! have_numpy; then
+    python3 -m pip install --quiet numpy >/dev/null 2>&1 || echo "scripts/test.sh: WARNING: numpy cannot be installed: the .npy dump test will skip"
 fi
 
 # Format and lints first: a quick failure before the long build. rustfmt and clippy come with

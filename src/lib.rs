@@ -21,6 +21,7 @@ macro_rules! line_error {
 }
 
 pub mod build;
+pub mod dump;
 pub mod engine;
 pub mod export;
 pub mod games;

@@ -84,6 +84,15 @@ impl From<BackendArg> for Backend {
     }
 }
 
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum DumpArg {
+    Text,
+    Csv,
+    Json,
+    Npy,
+    Bfile,
+}
+
 #[derive(Clone, Copy, ValueEnum)]
 enum LangArg {
     C,
@@ -161,8 +170,22 @@ enum Command {
         #[arg(long, value_name = "K")]
         rows: Option<u64>,
     },
-    /// Print every value, one decimal per line, in index order
-    Dump { file: PathBuf },
+    /// Write a table's values: one a line, CSV, JSON, NumPy .npy or an OEIS b-file; all, or a range
+    Dump {
+        /// The .sgt table file
+        file: PathBuf,
+        /// text (a value a line), csv (with a header: n,g / row,g / x,y,g / p1,...,pk,g), json
+        /// (spec, shape, rule, values), npy (NumPy, the narrowest unsigned dtype, the table's
+        /// shape) or bfile (OEIS b-file: n a(n))
+        #[arg(long, value_enum, default_value = "text")]
+        format: DumpArg,
+        /// Only the indexes A..B, both included (for a board or a k-D game, of its first axis)
+        #[arg(long, value_name = "A..B")]
+        range: Option<String>,
+        /// Write here instead of to stdout (atomically: nothing half-written)
+        #[arg(short, long)]
+        out: Option<PathBuf>,
+    },
     /// Write a table as one source file defining sg(n), values bit-packed in a string literal
     #[command(
         after_help = "Where the table has a rule, only g(0..pre+period) is stored and the rule gives the rest; the function's comment says whether the rule is proven. Without a rule, every value is stored and sg stops the program past the table."
@@ -271,7 +294,7 @@ fn main() -> ExitCode {
         }
         Command::Verify { files, backend, script } => verify(&files, script, backend.into()),
         Command::Show { file, values, rows } => show(&file, values, rows),
-        Command::Dump { file } => dump(&file),
+        Command::Dump { file, format, range, out } => dump(&file, format, range.as_deref(), out.as_deref()),
         Command::Export { file, lang, out, max_bytes, name } => export(&file, lang, out.as_deref(), max_bytes, &name),
         Command::Plot { file, out, size, font } => plot(&file, &out, size, font.as_deref()),
         Command::Import { file, name, shape, out } => import(&file, &name, shape, &out),
@@ -325,7 +348,8 @@ impl Command {
             Command::Build { .. } => Some("the report of what was built"),
             Command::Verify { .. } => Some("the verdicts"),
             Command::Show { .. } => Some("the table's description"),
-            Command::Dump { .. } => Some("the values"),
+            Command::Dump { out: None, .. } => Some("the values"),
+            Command::Dump { out: Some(_), .. } => None,
             Command::Import { .. } => Some("the report of what was written"),
             Command::Export { out: None, .. } => Some("the source"),
             Command::Export { out: Some(_), .. } | Command::Plot { .. } => None,
@@ -545,11 +569,30 @@ fn verify(files: &[PathBuf], script: ScriptArgs, backend: Backend) -> Result<()>
     if failed { Err(Failure::Said) } else { Ok(()) }
 }
 
-fn dump(file: &Path) -> Result<()> {
+fn dump(file: &Path, format: DumpArg, range: Option<&str>, out: Option<&Path>) -> Result<()> {
+    use sgtab::dump::{self, Format};
+    let format = match format {
+        DumpArg::Text => Format::Text,
+        DumpArg::Csv => Format::Csv,
+        DumpArg::Json => Format::Json,
+        DumpArg::Npy => Format::Npy,
+        DumpArg::Bfile => Format::Bfile,
+    };
+    let range = range.map(dump::parse_range).transpose()?;
     let table = read(file)?;
-    let mut out = BufWriter::with_capacity(1 << 16, io::stdout().lock());
-    let written = table.values.iter().try_for_each(|v| writeln!(out, "{v}")).and_then(|_| out.flush());
-    written.map_err(stdout_error)
+    dump::check(&table, range)?;
+    match out {
+        None => {
+            let mut out = BufWriter::with_capacity(1 << 16, io::stdout().lock());
+            dump::dump(&table, format, range, &mut out).and_then(|()| out.flush()).map_err(stdout_error)
+        }
+        Some(path) => Ok(sgtab::output::write(path, |w| {
+            let mut w = BufWriter::with_capacity(1 << 16, w);
+            dump::dump(&table, format, range, &mut w)?;
+            w.flush()
+        })
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))?),
+    }
 }
 
 fn generate(problem: &str, seed: u64, size: Size) -> Result<()> {
