@@ -102,9 +102,9 @@ impl Parallel {
 
     /// After a piece is read: its pages dropped from this process, if the input is a mapped
     /// file, so that the resident set stays near threads × piece (peak RSS of `sgq lasker` on a
-    /// 105 MB input: 20.5 MiB on 2 threads, against the 100 MiB of the whole file). Pages are not
-    /// mapped ahead (`MADV_POPULATE_READ`): that cost 6% of the run here (20.7 against 19.5 ms,
-    /// medians of 15 alternating runs, file in the page cache).
+    /// 105 MB input: 12.6 MiB on 2 threads, against the 100 MiB of the whole file; `cargo bench
+    /// --bench sgq`). Pages are not mapped ahead (`MADV_POPULATE_READ`): that cost 6% of the
+    /// run here (20.7 against 19.5 ms, medians of 15 alternating runs, file in the page cache).
     pub(crate) fn release(&self, bytes: &[u8]) {
         #[cfg(target_os = "linux")]
         if self.mapped_file {

@@ -1,6 +1,7 @@
 //! Tables: values with the game they belong to and the rule found in them, and the `.sgt`
 //! file format that stores them.
 
+pub mod diff;
 pub mod format;
 pub mod import;
 pub mod packed;

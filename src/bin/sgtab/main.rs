@@ -170,6 +170,16 @@ enum Command {
         #[arg(long, value_name = "K")]
         rows: Option<u64>,
     },
+    /// Compare two tables: the same game or not, then their values position by position
+    #[command(
+        after_help = "Tables of different lengths are compared over the entries both have, boards of different sides over the common square, k-D tables over the common box; the line says so. Exit status: 0 when the values are equal (and cover the same positions), 1 when they differ or one table has positions the other lacks, 2 when a table cannot be read or the two cannot be compared."
+    )]
+    Diff {
+        /// The first .sgt table file
+        a: PathBuf,
+        /// The second .sgt table file
+        b: PathBuf,
+    },
     /// Write a table's values: one a line, CSV, JSON, NumPy .npy or an OEIS b-file; all, or a range
     Dump {
         /// The .sgt table file
@@ -288,7 +298,11 @@ fn main() -> ExitCode {
         say_error(&format!("standard output is closed, so {what} would be lost; give sgtab somewhere to write it"));
         return ExitCode::FAILURE;
     }
+    if let Command::Diff { a, b } = &cli.command {
+        return diff(a, b);
+    }
     let result = match cli.command {
+        Command::Diff { .. } => unreachable!("answered above"),
         Command::Build { specs, backend, out, timings, prove, max, from, script } => {
             build(&specs, &from, script, backend.into(), &out, timings, prove.then_some(max))
         }
@@ -349,6 +363,7 @@ impl Command {
             Command::Verify { .. } => Some("the verdicts"),
             Command::Show { .. } => Some("the table's description"),
             Command::Dump { out: None, .. } => Some("the values"),
+            Command::Diff { .. } => Some("the comparison"),
             Command::Dump { out: Some(_), .. } => None,
             Command::Import { .. } => Some("the report of what was written"),
             Command::Export { out: None, .. } => Some("the source"),
@@ -593,6 +608,42 @@ fn dump(file: &Path, format: DumpArg, range: Option<&str>, out: Option<&Path>) -
         })
         .map_err(|e| format!("cannot write {}: {e}", path.display()))?),
     }
+}
+
+/// `sgtab diff A B`: exit 0 (equal), 1 (different, or covering different positions) or 2 (a
+/// table unreadable, or the two not comparable).
+fn diff(a: &Path, b: &Path) -> ExitCode {
+    let compared = read(a).and_then(|ta| Ok((ta, read(b)?))).and_then(|(ta, tb)| Ok((sgtab::table::diff::diff(&ta, &tb)?, ta, tb)));
+    let (d, ta, tb) = match compared {
+        Ok(found) => found,
+        Err(Failure::Line(e)) => {
+            say_error(&e);
+            return ExitCode::from(2);
+        }
+        Err(Failure::Said) => return ExitCode::from(2),
+    };
+    let mut lines = vec![if d.same_game { format!("same game: {}", ta.spec) } else { format!("different games: {} and {}", ta.spec, tb.spec) }];
+    if let Some(part) = &d.partial {
+        lines.push(format!("compared over {part}"));
+    }
+    lines.push(match &d.first {
+        None => format!("equal: all {} values compared", d.compared),
+        Some((at, va, vb)) => {
+            format!("differ: first at {at} ({} has {va}, {} has {vb}); {} of {} values differ", a.display(), b.display(), d.differences, d.compared)
+        }
+    });
+    if ta.rule != tb.rule {
+        let rule = |t: &Table| t.rule.map_or("none".to_string(), |r| r.to_string());
+        lines.push(format!("rules: {} and {}", rule(&ta), rule(&tb)));
+    }
+    let mut out = io::stdout().lock();
+    if let Err(e) = lines.iter().try_for_each(|l| writeln!(out, "{l}")).and_then(|()| out.flush()) {
+        if e.kind() != io::ErrorKind::BrokenPipe {
+            say_error(&format!("cannot write to standard output: {e}"));
+        }
+        return ExitCode::from(2);
+    }
+    if d.equal() { ExitCode::SUCCESS } else { ExitCode::from(1) }
 }
 
 fn generate(problem: &str, seed: u64, size: Size) -> Result<()> {

@@ -1,5 +1,7 @@
-//! The bulk number path on AVX2: the same contract as the portable [`super::blocks`], about
-//! twice as fast, chosen at run time on a CPU that has AVX2 (`sgq` is built for plain x86-64).
+//! The bulk number path on AVX2: the same contract as the portable [`super::blocks`], chosen at
+//! run time on a CPU that has AVX2 (`sgq` is built for plain x86-64). What it pays: `sgq lasker`
+//! on one thread over the 105 MB input of `cargo bench --bench sgq` takes 42.9 ms against 51.5 ms
+//! with the portable kernel (`SGQ_KERNEL=portable`), 1.20× (medians of 7 alternating runs).
 //!
 //! Written with `std::arch` intrinsics by hand because it is the project's own craft: `wide`
 //! picks its instructions when the crate is compiled, so a portable build would never use
