@@ -71,7 +71,7 @@ pub fn build(engines: &Engines, spec: &GameSpec, progress: &Progress, timings: &
             if let Some(rule) = find_rule(&short, &values).filter(|r| r.proven)
                 && let Some(full) = fill(values.len(), |i| values.get(i), &rule, len)?
             {
-                let table = timings.time("rule search", || Table::new(spec.clone(), full));
+                let table = timings.time(&format!("filled from the rule to {len}"), || Table::new(spec.clone(), full));
                 return Ok(Built { table, engine, filled_from: Some(n) });
             }
             n *= GROWTH;
@@ -168,22 +168,23 @@ fn grown(spec: &GameSpec, mut g: Box<dyn Grow>, max: Option<u64>, progress: &Pro
             Ok(step) => format!("building {step}"),
             Err(_) => format!("building {spec}"),
         });
-        timings.time("kernel", || g.grow(stop, progress))?;
+        let from = g.len();
+        timings.time(&format!("kernel, heaps {from} to {stop}"), || g.grow(stop, progress))?;
         if max.is_none() && stop == len {
             // The last stop of a plain build: packed first, so that the rule search's memory
             // (8 bytes a value of its window) comes on top of the packed table, not the wider
             // one being grown (0.106 to 2^26: 119 MB peak the other way round).
             let values = g.into_packed();
-            let table = timings.time("rule search", || Table::new(spec.clone(), values));
+            let table = timings.time(&format!("rule search over {stop} heaps"), || Table::new(spec.clone(), values));
             return Ok((Built { table, engine: Backend::Simd, filled_from: None }, None));
         }
-        let rule = timings.time("rule search", || rule_of(spec, &*g));
+        let rule = timings.time(&format!("rule search over {stop} heaps"), || rule_of(spec, &*g));
         let proven = rule.filter(|r| r.proven);
         if stop < len {
             if let Some(r) = proven {
                 // Exact from here on: the rest of the table comes from the rule.
                 if let Some(full) = fill(g.len(), |i| g.get(i), &r, len)? {
-                    let table = timings.time("rule search", || Table::new(spec.clone(), full));
+                    let table = timings.time(&format!("filled from the rule to {len}"), || Table::new(spec.clone(), full));
                     let proof = max.map(|_| proven_by(spec, &r, len));
                     return Ok((Built { table, engine: Backend::Simd, filled_from: Some(stop) }, proof));
                 }

@@ -94,3 +94,36 @@ fn a_build_of_a_three_heap_code_shows_its_progress_with_its_size() {
     assert!(lines.iter().any(|l| l.contains("/4096) after")), "{err}");
     assert!(lines.last().is_some_and(|l| l.contains("done in")), "{err}");
 }
+
+#[test]
+fn show_gives_a_board_as_a_grid_and_how_often_each_value_occurs() {
+    let dir = common::scratch("cli", "show-board");
+    let built = sgtab(&["build", "queen:8", "--out", dir.to_str().unwrap()]);
+    assert!(built.status.success(), "{}", text(&built.stderr));
+    let shown = text(&sgtab(&["show", dir.join("queen-8.sgt").to_str().unwrap(), "--values", "3"]).stdout);
+    // Wythoff's game: g(x, y) = x xor y below 3.
+    assert!(shown.contains("values:   the corner 3×3 of 8×8: x down, y across\n"), "{shown}");
+    assert!(shown.contains("          0 | 0 1 2\n          1 | 1 2 0\n          2 | 2 0 1\n"), "{shown}");
+    // Every value of the 8×8 board with its count and last position: the zeros are Wythoff's
+    // P-positions (0, 0), (1, 2), (2, 1), (3, 5), (5, 3), (4, 7), (7, 4).
+    assert!(shown.contains("counts:   11 values: 0 ×7 (last at (7, 4)), "), "{shown}");
+    let counts = shown.lines().find(|l| l.starts_with("counts:")).unwrap();
+    let total: u64 = counts.split('×').skip(1).map(|s| s.split_whitespace().next().unwrap().parse::<u64>().unwrap()).sum();
+    assert_eq!(total, 64, "{counts}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn timings_label_each_step_of_a_growing_build() {
+    let dir = common::scratch("cli", "timings");
+    let built = sgtab(&["build", "0.16:20000", "--timings", "--out", dir.to_str().unwrap()]);
+    assert!(built.status.success(), "{}", text(&built.stderr));
+    let out = text(&built.stdout);
+    let steps: Vec<&str> = out.lines().filter(|l| l.starts_with("  kernel") || l.starts_with("  rule search")).collect();
+    // 256, 1024, 4096 (a quarter of the length at most), then the whole table.
+    for (k, (from, to)) in [(0, 256), (256, 1024), (1024, 4096), (4096, 20000)].iter().enumerate() {
+        assert!(steps[2 * k].starts_with(&format!("  kernel, heaps {from} to {to} ")), "{out}");
+        assert!(steps[2 * k + 1].starts_with(&format!("  rule search over {to} heaps ")), "{out}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -190,9 +190,20 @@ fn show_lists_the_rare_values_of_the_mask_with_fewest_rare_entries() {
     kinds.dedup();
     let shown = show(&file);
     let r = line(&shown, "rare:").unwrap_or_else(|| panic!("{shown}"));
-    let first: Vec<String> = kinds.iter().take(24).map(|v| v.to_string()).collect();
-    assert!(r.starts_with(&format!("rare:     {} ...", first.join(" "))), "{r}");
-    assert!(r.contains(&format!("({} rare values under bit mask {mask:#x}, at {entries} of 20000 entries", kinds.len())), "{r}");
+    let mut distinct = values.clone();
+    distinct.sort_unstable();
+    distinct.dedup();
+    assert!(r.starts_with(&format!("rare:     {} of the {} values are rare, held by {entries} of 20000 entries", kinds.len(), distinct.len())), "{r}");
+    assert!(r.contains(&format!("the mask {mask:#x}")), "{r}");
+    // The first rare values, each with the last entry that holds it.
+    let last = |k: u32| values.iter().rposition(|&v| v == k).unwrap();
+    let first: Vec<String> = kinds.iter().take(16).map(|&k| format!("{k} (last at {})", last(k))).collect();
+    assert!(r.contains(&format!("): {}, ...", first.join(", "))), "{r}");
+    // How often each value occurs: the counts line adds up the table.
+    let counts = line(&shown, "counts:").unwrap_or_else(|| panic!("{shown}"));
+    assert!(counts.starts_with(&format!("counts:   {} distinct values; the most frequent: ", distinct.len())), "{counts}");
+    let zeros = values.iter().filter(|&&v| v == 0).count();
+    assert!(shown.contains(&format!("0 ×{zeros} (last at {})", last(0))), "{shown}");
     // Grundy's game is famous for few rare values: about 6% here.
     assert!(entries * 16 < values.len(), "{r}");
     assert!(shown.contains(&format!("largest value {max}")), "{shown}");

@@ -87,6 +87,8 @@ pub struct RareSplit {
     pub rare: Vec<u32>,
     /// How many entries hold a rare value.
     pub rare_entries: u64,
+    /// How many distinct values occur, rare and common.
+    pub distinct: usize,
 }
 
 /// [`rare_split`] tries every mask over the bits of the largest value, up to this many bits
@@ -125,7 +127,7 @@ pub fn rare_split(values: &Packed) -> Option<RareSplit> {
     // Mask 0 leaves every entry rare; any other does at least as well.
     let (mask, rare_entries) = (1..size).map(|m| (m as u32, ((n + w[m]) / 2) as u64)).min_by_key(|&(m, r)| (r, m))?;
     let rare = counts.iter().filter(|&&(v, _)| (v & mask).count_ones().is_multiple_of(2)).map(|&(v, _)| v).collect();
-    Some(RareSplit { mask, rare, rare_entries })
+    Some(RareSplit { mask, rare, rare_entries, distinct: counts.len() })
 }
 
 #[cfg(test)]

@@ -163,9 +163,10 @@ enum Command {
     /// Show a table's header, its rule in words and its first values
     Show {
         file: PathBuf,
-        /// How many values to show
-        #[arg(long, default_value_t = 32)]
-        values: u64,
+        /// How many values to show (default 32); for a board or a game of several axes, the
+        /// side of the corner shown as a grid (default 12)
+        #[arg(long, value_name = "N")]
+        values: Option<u64>,
         /// Board games (queen, rook, king): the rule found along each of the first K rows
         #[arg(long, value_name = "K")]
         rows: Option<u64>,
@@ -526,8 +527,9 @@ fn build(specs: &[String], from: &[PathBuf], script: ScriptArgs, backend: Backen
             start.elapsed().as_secs_f64()
         );
         if show_timings {
+            let width = timings.phases.iter().map(|(p, _)| p.chars().count()).max().unwrap_or(0).max(24);
             for (phase, took) in timings.phases.drain(..) {
-                out!("  {phase:<24} {:>10.3} ms", took.as_secs_f64() * 1e3);
+                out!("  {phase:<width$} {:>10.3} ms", took.as_secs_f64() * 1e3);
             }
         }
         timings.phases.clear();

@@ -3,7 +3,7 @@
 
 use super::*;
 
-pub(crate) fn show(file: &Path, count: u64, rows: Option<u64>) -> Result<()> {
+pub(crate) fn show(file: &Path, count: Option<u64>, rows: Option<u64>) -> Result<()> {
     let table = read(file)?;
     if rows.is_some() && !matches!(table.spec.positions(), games::Positions::Board { .. } | games::Positions::Grid(_)) {
         return Err(fail!("--rows is for boards and games of several axes (queen, rook, king, a script's k-D game); {} is not one", table.spec));
@@ -53,9 +53,23 @@ pub(crate) fn show(file: &Path, count: u64, rows: Option<u64>) -> Result<()> {
         out!("proof:    {why}");
     }
     out!("rare:     {}", describe_rare(&table));
-    let shown: Vec<String> = table.values.iter().take(count as usize).map(|v| v.to_string()).collect();
-    let more = if table.values.len() > count { " ..." } else { "" };
-    out!("values:   {}{more}", shown.join(" "));
+    for line in histogram(&table) {
+        out!("{line}");
+    }
+    match corner_of(&table) {
+        Some((across, down)) => {
+            let side = count.unwrap_or(CORNER);
+            for line in corner(&table, across, down, side) {
+                out!("{line}");
+            }
+        }
+        None => {
+            let count = count.unwrap_or(32);
+            let shown: Vec<String> = table.values.iter().take(count as usize).map(|v| v.to_string()).collect();
+            let more = if table.values.len() > count { " ..." } else { "" };
+            out!("values:   {}{more}", shown.join(" "));
+        }
+    }
     if let Some(rows) = rows {
         show_rows(&table, rows)?;
     }
@@ -81,7 +95,90 @@ fn why_unproven(table: &Table) -> Option<String> {
 }
 
 /// Values shown at most in the `rare:` line.
-const RARE_SHOWN: usize = 24;
+const RARE_SHOWN: usize = 16;
+
+/// The side of a board's corner shown when `--values` does not say.
+const CORNER: u64 = 12;
+
+/// Distinct values the histogram lists in full; past that, the most frequent and the largest.
+const HISTOGRAM_ALL: usize = 16;
+
+/// Largest value the histogram counts (a count and a last index a value: 16 MiB at most).
+const HISTOGRAM_MAX: u32 = 1 << 20;
+
+/// For a board or a game of two or more axes: the sizes of its last two axes (across, down),
+/// the corner shown being the slice where every other coordinate is 0.
+fn corner_of(table: &Table) -> Option<(u64, u64)> {
+    match table.spec.positions() {
+        games::Positions::Board { n } => Some((n, n)),
+        games::Positions::Grid(dims) if dims.axes() >= 2 => {
+            let s = dims.sizes();
+            Some((s[s.len() - 1], s[s.len() - 2]))
+        }
+        _ => None,
+    }
+}
+
+/// The top-left `side`×`side` corner of a board (or of a k-D game's first slice across its last
+/// two axes) as a grid of aligned columns.
+fn corner(table: &Table, across: u64, down: u64, side: u64) -> Vec<String> {
+    let (w, h) = (side.min(across), side.min(down));
+    let (first, second) = match table.spec.positions() {
+        games::Positions::Board { .. } => ("x", "y"),
+        _ => ("second-last coordinate", "last coordinate"),
+    };
+    let slice = if matches!(table.spec.positions(), games::Positions::Grid(d) if d.axes() > 2) { ", the other coordinates 0" } else { "" };
+    let cells: Vec<Vec<String>> = (0..h).map(|r| (0..w).map(|c| table.values.get(r * across + c).to_string()).collect()).collect();
+    let width = cells.iter().flatten().map(String::len).max().unwrap_or(1).max(w.saturating_sub(1).to_string().len());
+    let label = h.saturating_sub(1).to_string().len();
+    let more = if w < across || h < down { format!(" of {down}×{across}") } else { String::new() };
+    let mut lines = vec![format!("values:   the corner {h}×{w}{more}: {first} down, {second} across{slice}")];
+    let head: Vec<String> = (0..w).map(|c| format!("{c:>width$}")).collect();
+    lines.push(format!("          {:>label$}   {}", "", head.join(" ")));
+    for (r, row) in cells.iter().enumerate() {
+        let row: Vec<String> = row.iter().map(|v| format!("{v:>width$}")).collect();
+        lines.push(format!("          {r:>label$} | {}", row.join(" ")));
+    }
+    lines
+}
+
+/// Index `i` of `table` as a position in words: `7`, `(3, 4)` on a board or in k-D.
+fn at(table: &Table, i: u64) -> String {
+    match table.spec.positions() {
+        games::Positions::Board { n } => format!("({}, {})", i / n, i % n),
+        games::Positions::Grid(dims) => dims.name(i),
+        _ => i.to_string(),
+    }
+}
+
+/// How often each value occurs and where last: every value where there are few, else the
+/// smallest, the most frequent and the largest few.
+fn histogram(table: &Table) -> Vec<String> {
+    let values = &table.values;
+    let max = values.max();
+    if max >= HISTOGRAM_MAX {
+        return vec![format!("counts:   not computed (values up to {max}; counted up to {HISTOGRAM_MAX})")];
+    }
+    let mut count = vec![0u64; max as usize + 1];
+    let mut last = vec![0u64; max as usize + 1];
+    for (i, v) in values.iter().enumerate() {
+        count[v as usize] += 1;
+        last[v as usize] = i as u64;
+    }
+    let present: Vec<u32> = (0..=max).filter(|&v| count[v as usize] > 0).collect();
+    let line = |v: u32| format!("{v} ×{} (last at {})", count[v as usize], at(table, last[v as usize]));
+    if present.len() <= HISTOGRAM_ALL {
+        let all: Vec<String> = present.iter().map(|&v| line(v)).collect();
+        return vec![format!("counts:   {} values: {}", present.len(), all.join(", "))];
+    }
+    let mut frequent = present.clone();
+    frequent.sort_by_key(|&v| (std::cmp::Reverse(count[v as usize]), v));
+    let list = |vs: &[u32]| vs.iter().map(|&v| line(v)).collect::<Vec<_>>().join(", ");
+    vec![
+        format!("counts:   {} distinct values; the most frequent: {}", present.len(), list(&frequent[..6])),
+        format!("          the smallest: {}; the largest: {}", list(&present[..4]), list(&present[present.len() - 4..])),
+    ]
+}
 
 /// The rare values of a table and the mask that makes them (see [`table::rare_split`]).
 fn describe_rare(table: &Table) -> String {
@@ -92,17 +189,27 @@ fn describe_rare(table: &Table) -> String {
             format!("not computed (values need more than {} bits)", table::RARE_SPLIT_BITS)
         };
     };
-    let mut list: Vec<String> = split.rare.iter().take(RARE_SHOWN).map(|v| v.to_string()).collect();
+    // The last entry holding each rare value shown, in one pass.
+    let shown = &split.rare[..split.rare.len().min(RARE_SHOWN)];
+    let mut last = vec![None; shown.len()];
+    for (i, v) in table.values.iter().enumerate() {
+        if let Ok(k) = shown.binary_search(&v) {
+            last[k] = Some(i);
+        }
+    }
+    let mut list: Vec<String> = shown.iter().zip(&last).map(|(v, i)| format!("{v} (last at {})", at(table, i.unwrap_or(0) as u64))).collect();
     if split.rare.len() > RARE_SHOWN {
         list.push("...".into());
     }
     format!(
-        "{} ({} rare values under bit mask {:#x}, at {} of {} entries; the other values are common)",
-        list.join(" "),
+        "{} of the {} values are rare, held by {} of {} entries (rare: an even number of bits in common with the mask {:#x}, \
+         which leaves the fewest entries rare; the other values are common): {}",
         split.rare.len(),
-        split.mask,
+        split.distinct,
         split.rare_entries,
-        table.values.len()
+        table.values.len(),
+        split.mask,
+        list.join(", ")
     )
 }
 
