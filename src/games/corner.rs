@@ -4,7 +4,7 @@
 //! diagonally down-left. Entry x·N + y holds the value of the piece on (x, y).
 //!
 //! The three families share one game type, [`Corner`]. A move always lowers x + y, so the cells
-//! of one anti-diagonal are independent: the fast engines (`crate::engine::corner`, and the GPU)
+//! of one anti-diagonal are independent: the fast engines (on the CPU and the GPU)
 //! compute the board anti-diagonal by anti-diagonal.
 
 use super::SpecError;

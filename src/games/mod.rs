@@ -11,7 +11,7 @@
 //!
 //! Adding a family is that file plus one line in [`FAMILIES`]; nothing else matches on games.
 //! Games name no engine: a family with a fast engine adds an engine module and one line in the
-//! engines' registry (`crate::engine::registry`), which is where a game is turned back into its
+//! engines' registry, which is where a game is turned back into its
 //! family's type. So `sgq`, which reads tables through `Game`, links no engine code (no GPU).
 
 pub mod chess;
@@ -220,7 +220,7 @@ pub struct Theorem {
 }
 
 /// A game given by its options: for each position (a table index), what one move leaves. The
-/// generic engine ([`crate::engine::generic`]) computes the table of any such game as the mex
+/// generic engine computes the table of any such game as the mex
 /// over the options' values.
 pub trait Moves: Sync {
     /// Positions 0..count.
@@ -358,7 +358,7 @@ pub trait Game: fmt::Debug + Send + Sync + 'static {
         None
     }
 
-    /// The game as its own type, for the engines' registry (`crate::engine::registry`), the one
+    /// The game as its own type, for the engines' registry, the one
     /// place that turns a game back into its family's type.
     fn as_any(&self) -> &dyn Any;
 }

@@ -232,7 +232,7 @@ impl Stored {
     }
 
     /// The game of values computed elsewhere (by `sgtab import`, or by a Rust program's own
-    /// [`super::Moves`] through [`crate::engine::generic`]), named `import:NAME`.
+    /// [`super::Moves`] through the generic engine), named `import:NAME`.
     pub fn imported(name: &str, dims: Dims) -> Result<Stored, SpecError> {
         check_name(name, "import name")?;
         Ok(Stored { origin: Origin::Import(name.to_string()), dims })
