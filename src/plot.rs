@@ -14,6 +14,7 @@
 use crate::games::Positions;
 use crate::table::Table;
 use plotters::coord::Shift;
+use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 use plotters::style::register_font;
 use std::path::{Path, PathBuf};
@@ -115,22 +116,36 @@ fn fc_match() -> Option<PathBuf> {
     (out.status.success() && (ext == "ttf" || ext == "otf") && path.is_file()).then_some(path)
 }
 
+/// What to draw of a table, and how.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Options {
+    /// Only the first axis's indexes A..=B (heaps; a board's or k-D game's rows).
+    pub range: Option<(u64, u64)>,
+    /// Draw g(n) − s·⌊(n − pre)/p⌋ past the pre-period of a rule with saltus s and period p, so
+    /// that an arithmetic-periodic table shows its repeating shape.
+    pub detrend: bool,
+}
+
+/// Smallest picture drawn: below this the text does not fit.
+pub const MIN_SIZE: (u32, u32) = (300, 200);
+
 /// Draws `table` as a picture of `size` pixels; returns the file's bytes. Call [`use_font`]
 /// first.
-pub fn plot(table: &Table, format: Format, size: (u32, u32)) -> Result<Vec<u8>, String> {
+pub fn plot(table: &Table, format: Format, size: (u32, u32), options: Options) -> Result<Vec<u8>, String> {
     let (w, h) = size;
-    if !(64..=16384).contains(&w) || !(64..=16384).contains(&h) {
-        return Err(format!("picture size {w}x{h}: each side must be 64 to 16384 pixels"));
+    if !(MIN_SIZE.0..=16384).contains(&w) || !(MIN_SIZE.1..=16384).contains(&h) {
+        return Err(format!("picture size {w}x{h}: the width must be {} to 16384 pixels and the height {} to 16384", MIN_SIZE.0, MIN_SIZE.1));
     }
+    let plan = Plan::new(table, options)?;
     match format {
         Format::Svg => {
             let mut text = String::new();
-            draw(table, SVGBackend::with_string(&mut text, size).into_drawing_area())?;
+            draw(&plan, SVGBackend::with_string(&mut text, size).into_drawing_area())?;
             Ok(text.into_bytes())
         }
         Format::Png => {
             let mut rgb = vec![0u8; w as usize * h as usize * 3];
-            draw(table, BitMapBackend::with_buffer(&mut rgb, size).into_drawing_area())?;
+            draw(&plan, BitMapBackend::with_buffer(&mut rgb, size).into_drawing_area())?;
             let mut file = Vec::new();
             let mut encoder = png::Encoder::new(&mut file, w, h);
             encoder.set_color(png::ColorType::Rgb);
@@ -141,30 +156,71 @@ pub fn plot(table: &Table, format: Format, size: (u32, u32)) -> Result<Vec<u8>, 
     }
 }
 
-fn draw<DB: DrawingBackend>(table: &Table, area: DrawingArea<DB, Shift>) -> Result<(), String> {
-    match table.spec.positions() {
-        Positions::Heap => heap(table, area),
+/// A table and what of it to draw: the first axis's range checked, the detrending rule.
+struct Plan<'a> {
+    table: &'a Table,
+    /// Rows (a heap game: heaps) first..=last of the first axis.
+    first: u64,
+    last: u64,
+    /// The length of the first axis: a range short of it is named in the title.
+    axis: u64,
+    /// (pre, period, saltus) to take out past the pre-period.
+    detrend: Option<(u64, u64, u64)>,
+}
+
+impl<'a> Plan<'a> {
+    fn new(table: &'a Table, options: Options) -> Result<Plan<'a>, String> {
+        let first_axis = match table.spec.positions() {
+            Positions::Heap => table.values.len(),
+            Positions::Row { width } => 1 << (width - width / 2),
+            Positions::Board { n } => n,
+            Positions::Grid(dims) => dims.len() / dims.sizes()[dims.axes() - 1],
+        };
+        let (first, last) = options.range.unwrap_or((0, first_axis - 1));
+        if first > last || last >= first_axis {
+            return Err(format!("--range {first}..{last} is past {}: its plotted rows run from 0 to {}", table.spec, first_axis - 1));
+        }
+        let detrend = match (options.detrend, table.rule, table.spec.positions()) {
+            (false, _, _) => None,
+            (true, Some(r), Positions::Heap) if r.saltus > 0 => Some((r.pre, r.period, r.saltus)),
+            (true, _, _) => {
+                return Err(format!("--detrend takes out a rule's saltus, and {} has none ({}); plot it without --detrend", table.spec, rule_text(table)));
+            }
+        };
+        Ok(Plan { table, first, last, axis: first_axis, detrend })
+    }
+
+    /// The value drawn for heap n.
+    fn value(&self, n: u64) -> f64 {
+        let g = self.table.values.get(n) as f64;
+        match self.detrend {
+            Some((pre, period, saltus)) if n >= pre => g - (saltus * ((n - pre) / period)) as f64,
+            _ => g,
+        }
+    }
+}
+
+fn rule_text(table: &Table) -> String {
+    table.rule.map_or("no rule".to_string(), |r| r.to_string())
+}
+
+fn draw<DB: DrawingBackend>(plan: &Plan, area: DrawingArea<DB, Shift>) -> Result<(), String> {
+    area.fill(&WHITE).map_err(err)?;
+    match plan.table.spec.positions() {
+        Positions::Heap => heap(plan, area),
         Positions::Row { width } => {
             let lo = width / 2;
             let labels = (format!("high {} bits of the row", width - lo), format!("low {lo} bits (bit 0: the rightmost cell)"));
-            grid(table, area, 1 << (width - lo), 1 << lo, labels)
+            grid(plan, area, 1 << lo, labels)
         }
-        Positions::Board { n } => grid(table, area, n, n, ("x".into(), "y".into())),
+        Positions::Board { n } => grid(plan, area, n, ("x".into(), "y".into())),
         // The last axis across, the others (row-major) down.
         Positions::Grid(dims) => {
             let k = dims.axes();
             let across = dims.sizes()[k - 1];
             let down = if k == 2 { "p1".to_string() } else { format!("(p1..p{}) row-major", k - 1) };
-            grid(table, area, dims.len() / across, across, (down, format!("p{k}")))
+            grid(plan, area, across, (down, format!("p{k}")))
         }
-    }
-}
-
-/// The title: the canonical spec and the rule.
-fn title(table: &Table) -> String {
-    match table.rule {
-        Some(rule) => format!("{}: {rule}", table.spec),
-        None => format!("{}: no rule", table.spec),
     }
 }
 
@@ -172,70 +228,105 @@ fn err(e: impl std::fmt::Display) -> String {
     format!("cannot draw the plot: {e}")
 }
 
+/// Width of `text` in pixels at `size` (sans-serif: about 0.56 of the size a character).
+fn text_width(text: &str, size: u32) -> u32 {
+    (text.chars().count() as f64 * size as f64 * 0.56).ceil() as u32
+}
+
+/// The title, the largest of these that fits `width` pixels (the spec and the rule, then the
+/// spec with a shorter rule, then the spec), and its font size (18 down to 11).
+fn fit_title(titles: &[String], width: u32) -> (String, u32) {
+    for t in titles {
+        for size in (11..=18).rev() {
+            if text_width(t, size) + 24 <= width {
+                return (t.clone(), size);
+            }
+        }
+    }
+    let t = titles.last().cloned().unwrap_or_default();
+    let keep = (width.saturating_sub(24) as f64 / (11.0 * 0.56)) as usize;
+    (t.chars().take(keep.max(4)).collect(), 11)
+}
+
+/// The titles of a plan, longest first: `what` follows the longer ones, `brief` the shortest.
+fn titles(plan: &Plan, what: &str, brief: &str) -> Vec<String> {
+    let t = plan.table;
+    let range = match (plan.first > 0 || plan.last + 1 < plan.axis, t.spec.positions()) {
+        (false, _) => String::new(),
+        (true, Positions::Heap) => format!(", n = {}..{}", plan.first, plan.last),
+        (true, _) => format!(", rows {}..{}", plan.first, plan.last),
+    };
+    let spec = t.spec.to_string();
+    let mut out = vec![format!("{spec}{range}: {}{what}", rule_text(t))];
+    if let Some(r) = t.rule {
+        out.push(format!("{spec}: period {} from {}{}{what}", r.period, r.pre, if r.saltus > 0 { format!(", saltus {}", r.saltus) } else { String::new() }));
+    }
+    out.push(format!("{spec}{what}"));
+    out.push(format!("{spec}{brief}"));
+    out
+}
+
+/// The font of axis labels and descriptions. Given, not left to plotters, whose default scales
+/// with the drawing area and so leaves a narrow colour bar's labels two pixels high.
+const LABELS: (&str, u32) = ("sans-serif", 12);
+
+/// Label texts of an axis from 0 to `max`: their width in pixels at the label size.
+fn label_room(max: f64) -> u32 {
+    text_width(&format!("{max:.0}"), LABELS.1)
+}
+
 /// g(n) against n.
-fn heap<DB: DrawingBackend>(table: &Table, area: DrawingArea<DB, Shift>) -> Result<(), String> {
-    let values = &table.values;
-    let len = values.len();
+fn heap<DB: DrawingBackend>(plan: &Plan, area: DrawingArea<DB, Shift>) -> Result<(), String> {
+    let (first, last) = (plan.first, plan.last);
+    let (w, _) = area.dim_in_pixel();
+    let (lo, hi) = (first..=last).map(|n| plan.value(n)).fold((f64::MAX, f64::MIN), |(lo, hi), v| (lo.min(v), hi.max(v)));
+    let lo = lo.min(0.0);
     // Headroom above the data for the legend.
-    let top = (values.max() as f64 + 1.0) * 1.3;
-    area.fill(&WHITE).map_err(err)?;
+    let top = hi + (hi - lo + 1.0) * 0.35 + 1.0;
+    let detrended = if plan.detrend.is_some() { " (detrended: g(n) - s*floor((n - pre)/p) past the pre-period)" } else { "" };
+    let (title, size) = fit_title(&titles(plan, detrended, if plan.detrend.is_some() { ", detrended" } else { "" }), w);
+    // Room for the last x label, half of it past the axis's end.
+    let right = 12 + label_room(last as f64) / 2;
     let mut chart = ChartBuilder::on(&area)
-        .caption(title(table), ("sans-serif", 18))
-        .margin(12)
-        .x_label_area_size(40)
-        .y_label_area_size(56)
-        .build_cartesian_2d(0f64..len as f64, 0f64..top)
+        .caption(title, ("sans-serif", size))
+        .margin_top(8)
+        .margin_left(8)
+        .margin_bottom(8)
+        .margin_right(right)
+        .x_label_area_size(36)
+        .y_label_area_size(16 + label_room(top).max(label_room(lo)))
+        .build_cartesian_2d(first as f64..(last + 1) as f64, lo..top)
         .map_err(err)?;
+    let ydesc = match (plan.detrend, area.dim_in_pixel().1 < 400) {
+        (None, _) => "g(n)",
+        (Some(_), true) => "g(n), detrended",
+        (Some(_), false) => "g(n) - s*floor((n-pre)/p)",
+    };
+    let xlabels = ((w / 90).clamp(3, 12)) as usize;
     chart
         .configure_mesh()
         .x_desc("n")
-        .y_desc("g(n)")
+        .y_desc(ydesc)
+        .x_labels(xlabels)
+        // Whole numbers only: a few labels for a small range, so that none repeats.
+        .y_labels(((top - lo).floor() as usize + 1).clamp(2, 10))
         .x_label_formatter(&|x| format!("{x:.0}"))
         .y_label_formatter(&|y| format!("{y:.0}"))
+        .label_style(LABELS)
+        .axis_desc_style(LABELS)
         .light_line_style(WHITE.mix(0.0))
         .draw()
         .map_err(err)?;
 
-    if let Some(rule) = table.rule {
-        let (pre, end) = (rule.pre as f64, (rule.pre + rule.period) as f64);
-        chart
-            .draw_series(std::iter::once(Rectangle::new([(pre, 0.0), (end, top)], RGBColor(255, 214, 160).mix(0.6).filled())))
-            .map_err(err)?
-            .label(format!("one period (p = {}, saltus {})", rule.period, rule.saltus))
-            .legend(|(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], RGBColor(255, 214, 160).filled()));
-        chart
-            .draw_series(std::iter::once(PathElement::new(vec![(pre, 0.0), (pre, top)], RED.stroke_width(1))))
-            .map_err(err)?
-            .label(format!("end of the pre-period (n = {})", rule.pre))
-            .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 14, y)], RED));
-    }
+    // A narrow picture takes the short words of each legend line, so that none is cut.
+    let narrow = w < 640;
+    rule_marks(plan, &mut chart, narrow, (lo, top))?;
 
-    let (px, _) = chart.plotting_area().dim_in_pixel();
-    let columns = px.max(1) as u64;
-    let colour = RGBColor(31, 90, 180);
-    if len <= 2 * columns {
-        let radius = if len * 4 <= columns { 3 } else { 2 };
-        chart
-            .draw_series((0..len).map(|n| Circle::new((n as f64, values.get(n) as f64), radius, colour.filled())))
-            .map_err(err)?
-            .label("g(n)")
-            .legend(move |(x, y)| Circle::new((x + 7, y), 3, colour.filled()));
-    } else {
-        // One bar a pixel column, from the least to the largest value in it.
-        let bars = (0..columns).filter_map(|c| {
-            let (a, b) = (c * len / columns, (c + 1) * len / columns);
-            let (lo, hi) = (a..b).map(|n| values.get(n)).fold((u32::MAX, 0), |(lo, hi), v| (lo.min(v), hi.max(v)));
-            (a < b).then(|| Rectangle::new([(a as f64, lo as f64), (b as f64, hi as f64 + top / 400.0)], colour.filled()))
-        });
-        chart
-            .draw_series(bars)
-            .map_err(err)?
-            .label(format!("g(n): least to largest of {:.1} values a pixel", len as f64 / columns as f64))
-            .legend(move |(x, y)| Rectangle::new([(x + 5, y - 5), (x + 9, y + 5)], colour.filled()));
-    }
+    values(plan, &mut chart, narrow, (lo, top))?;
     chart
         .configure_series_labels()
         .position(SeriesLabelPosition::UpperLeft)
+        .label_font(("sans-serif", if w < 500 { 10 } else { 12 }))
         .background_style(WHITE.mix(0.85))
         .border_style(BLACK.mix(0.4))
         .draw()
@@ -243,48 +334,185 @@ fn heap<DB: DrawingBackend>(table: &Table, area: DrawingArea<DB, Shift>) -> Resu
     area.present().map_err(err)
 }
 
-/// A heat map of `rows` × `cols` entries, index r·cols + c, reduced to at most MAX_CELLS a side.
-fn grid<DB: DrawingBackend>(table: &Table, area: DrawingArea<DB, Shift>, rows: u64, cols: u64, (down, across): (String, String)) -> Result<(), String> {
-    let values = &table.values;
+/// The chart of a heap game: n across, g(n) up.
+type Chart<'a, DB> = ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+
+/// The rule on a heap chart: its first period shaded, a red line where it starts.
+fn rule_marks<DB: DrawingBackend>(plan: &Plan, chart: &mut Chart<DB>, narrow: bool, (lo, top): (f64, f64)) -> Result<(), String> {
+    let (first, last) = (plan.first, plan.last);
+    let t = plan.table;
+    if let Some(rule) = t.rule.filter(|r| r.pre + r.period > first && r.pre <= last) {
+        let (pre, end) = ((rule.pre.max(first)) as f64, ((rule.pre + rule.period).min(last + 1)) as f64);
+        chart
+            .draw_series(std::iter::once(Rectangle::new([(pre, lo), (end, top)], RGBColor(255, 214, 160).mix(0.6).filled())))
+            .map_err(err)?
+            .label(format!(
+                "{}: {} values{}",
+                if narrow { "period" } else { "the first period" },
+                rule.period,
+                match (rule.saltus, narrow) {
+                    (0, _) => String::new(),
+                    (s, true) => format!(", +{s} each"),
+                    (s, false) => format!(", then +{s} each period"),
+                }
+            ))
+            .legend(|(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], RGBColor(255, 214, 160).filled()));
+        if rule.pre >= first {
+            chart
+                .draw_series(std::iter::once(PathElement::new(vec![(rule.pre as f64, lo), (rule.pre as f64, top)], RED.stroke_width(1))))
+                .map_err(err)?
+                .label(format!("{} from n = {}", if narrow { "rule" } else { "the rule holds" }, rule.pre))
+                .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 14, y)], RED));
+        }
+    }
+    Ok(())
+}
+
+/// The values on a heap chart: a point each, or when the table is longer than twice the
+/// chart's width in pixels, a pale bar per pixel column from its least to its largest value and
+/// a dark one over the middle half of its values (where most lie).
+fn values<DB: DrawingBackend>(plan: &Plan, chart: &mut Chart<DB>, narrow: bool, (lo, top): (f64, f64)) -> Result<(), String> {
+    let (first, last) = (plan.first, plan.last);
+    let len = last - first + 1;
+    let (px, _) = chart.plotting_area().dim_in_pixel();
+    let columns = px.max(1) as u64;
+    let colour = RGBColor(31, 90, 180);
+    if len <= 2 * columns {
+        let radius = if len * 4 <= columns { 3 } else { 2 };
+        chart
+            .draw_series((first..=last).map(|n| Circle::new((n as f64, plan.value(n)), radius, colour.filled())))
+            .map_err(err)?
+            .label(if narrow { "g(n)" } else { "g(n), one point a position" })
+            .legend(move |(x, y)| Circle::new((x + 7, y), 3, colour.filled()));
+    } else {
+        // A pixel column covers several positions: a pale bar from the least to the largest of
+        // its values, a dark one over the middle half of them (where most lie).
+        let spans: Vec<(u64, u64)> = (0..columns).map(|c| (first + c * len / columns, first + (c + 1) * len / columns)).filter(|(a, b)| a < b).collect();
+        let tick = (top - lo) / 300.0;
+        let mut column = Vec::new();
+        let mut middles = Vec::with_capacity(spans.len());
+        let pale = chart
+            .draw_series(spans.iter().map(|&(a, b)| {
+                column.clear();
+                column.extend((a..b).map(|n| plan.value(n)));
+                column.sort_unstable_by(f64::total_cmp);
+                let k = column.len();
+                middles.push((a, b, column[k / 4], column[(3 * k / 4).min(k - 1)]));
+                Rectangle::new([(a as f64, column[0]), (b as f64, column[k - 1] + tick)], colour.mix(0.3).filled())
+            }))
+            .map_err(err)?;
+        let per = group(len.div_ceil(columns));
+        pale.label(if narrow {
+            format!("{per} a column: least to largest")
+        } else {
+            format!("each pixel column holds {per} positions: pale, least to largest value")
+        })
+        .legend(move |(x, y)| Rectangle::new([(x + 5, y - 5), (x + 9, y + 5)], colour.mix(0.3).filled()));
+        chart
+            .draw_series(middles.iter().map(|&(a, b, q1, q3)| Rectangle::new([(a as f64, q1), (b as f64, q3 + tick)], colour.filled())))
+            .map_err(err)?
+            .label(if narrow { "the middle half" } else { "dark: the middle half of the column's values" })
+            .legend(move |(x, y)| Rectangle::new([(x + 5, y - 5), (x + 9, y + 5)], colour.filled()));
+    }
+    Ok(())
+}
+
+/// `n` with thousands separated by thin spaces (`1 087`), for legends.
+fn group(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(' ');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// The colour of a value `v` of 0..=max: blue (hue 2/3) for 0 through green to red for the largest.
+fn heat(v: f64, max: f64) -> HSLColor {
+    HSLColor(2.0 / 3.0 * (1.0 - v / max.max(f64::MIN_POSITIVE)), 0.85, 0.5)
+}
+
+/// A heat map: rows `plan.first..=plan.last` of `cols` entries each (entry r·cols + c at row r,
+/// column c), reduced to at most MAX_CELLS a side, each cell the mean of the entries it covers;
+/// a colour bar at the right says which colour is which value.
+fn grid<DB: DrawingBackend>(plan: &Plan, area: DrawingArea<DB, Shift>, cols: u64, (down, across): (String, String)) -> Result<(), String> {
+    let values = &plan.table.values;
+    let (first, rows) = (plan.first, plan.last - plan.first + 1);
     let (gr, gc) = (rows.min(MAX_CELLS), cols.min(MAX_CELLS));
+    let cell = |k: u64| {
+        let (i, j) = (k / gc, k % gc);
+        (first + i * rows / gr, first + (i + 1) * rows / gr, j * cols / gc, (j + 1) * cols / gc)
+    };
     // The mean value of each cell, row by row.
     let means: Vec<f64> = (0..gr * gc)
         .map(|k| {
-            let (i, j) = (k / gc, k % gc);
-            let (r0, r1) = (i * rows / gr, (i + 1) * rows / gr);
-            let (c0, c1) = (j * cols / gc, (j + 1) * cols / gc);
+            let (r0, r1, c0, c1) = cell(k);
             let sum: u64 = (r0..r1).flat_map(|r| (c0..c1).map(move |c| r * cols + c)).map(|n| values.get(n) as u64).sum();
             sum as f64 / ((r1 - r0) * (c1 - c0)).max(1) as f64
         })
         .collect();
     let max = means.iter().copied().fold(0.0, f64::max);
-    area.fill(&WHITE).map_err(err)?;
+    let (w, _) = area.dim_in_pixel();
+    let bar_width = 24 + label_room(max) + 32;
+    let (main, bar) = area.split_horizontally(w.saturating_sub(bar_width));
     let per_cell = (rows / gr) * (cols / gc);
-    let caption = format!("{} (colour: mean g of {per_cell} rows a cell, 0 blue to {max:.1} red)", title(table));
-    let mut chart = ChartBuilder::on(&area)
-        .caption(caption, ("sans-serif", 18))
-        .margin(12)
-        .x_label_area_size(40)
-        .y_label_area_size(64)
-        .build_cartesian_2d(0f64..cols as f64, rows as f64..0f64)
+    let what = if per_cell > 1 { format!(" (a cell: the mean of {} entries)", group(per_cell)) } else { String::new() };
+    let (title, size) = fit_title(&titles(plan, &what, ""), main.dim_in_pixel().0);
+    let mut chart = ChartBuilder::on(&main)
+        .caption(title, ("sans-serif", size))
+        .margin(8)
+        .margin_right(8 + label_room(cols as f64) / 2)
+        .x_label_area_size(36)
+        .y_label_area_size(16 + label_room((first + rows) as f64))
+        .build_cartesian_2d(0f64..cols as f64, (first + rows) as f64..first as f64)
         .map_err(err)?;
     chart
         .configure_mesh()
         .disable_mesh()
         .x_desc(across)
         .y_desc(down)
+        .x_labels(((w / 110).clamp(3, 10)) as usize)
         .x_label_formatter(&|x| format!("{x:.0}"))
         .y_label_formatter(&|y| format!("{y:.0}"))
+        .label_style(LABELS)
+        .axis_desc_style(LABELS)
         .draw()
         .map_err(err)?;
     let cells = means.iter().enumerate().map(|(k, &mean)| {
-        let (i, j) = (k as u64 / gc, k as u64 % gc);
-        let (r0, r1) = (i * rows / gr, (i + 1) * rows / gr);
-        let (c0, c1) = (j * cols / gc, (j + 1) * cols / gc);
-        // Blue (hue 2/3) for 0 through green to red (hue 0) for the largest mean.
-        let colour = HSLColor(2.0 / 3.0 * (1.0 - mean / max.max(f64::MIN_POSITIVE)), 0.85, 0.5);
-        Rectangle::new([(c0 as f64, r0 as f64), (c1 as f64, r1 as f64)], colour.filled())
+        let (r0, r1, c0, c1) = cell(k as u64);
+        Rectangle::new([(c0 as f64, r0 as f64), (c1 as f64, r1 as f64)], heat(mean, max).filled())
     });
     chart.draw_series(cells).map_err(err)?;
+    // The colour bar: the scale from 0 (bottom) to the largest mean (top), labelled.
+    let top_pad = (size + 16) as i32;
+    let mut scale = ChartBuilder::on(&bar)
+        .margin_top(top_pad)
+        .margin_bottom(44)
+        .margin_right(8)
+        // The labels at the right of the bar (left-aligned text is placed exactly by every
+        // backend), with room for the tick marks and the gap.
+        .set_label_area_size(LabelAreaPosition::Right, label_room(max) + 20)
+        .build_cartesian_2d(0f64..1f64, 0f64..max.max(1.0))
+        .map_err(err)?;
+    scale
+        .configure_mesh()
+        .disable_mesh()
+        .disable_x_axis()
+        .y_labels((max.max(1.0).floor() as usize + 1).min(6))
+        .y_label_formatter(&|y| format!("{y:.0}"))
+        .label_style(LABELS)
+        .draw()
+        .map_err(err)?;
+    let steps = 128;
+    let m = max.max(1.0);
+    scale
+        .draw_series((0..steps).map(|i| {
+            let (a, b) = (m * i as f64 / steps as f64, m * (i + 1) as f64 / steps as f64);
+            Rectangle::new([(0.0, a), (1.0, b)], heat((a + b) / 2.0, max).filled())
+        }))
+        .map_err(err)?;
     area.present().map_err(err)
 }

@@ -89,7 +89,11 @@ fn bad_requests_get_one_line() {
     for (args, needle) in [
         (vec!["plot", t, "-o", gif.to_str().unwrap()], "must end in .svg or .png"),
         (vec!["plot", t, "-o", "/nonexistent-dir/x.svg"], "cannot write /nonexistent-dir/x.svg"),
-        (vec!["plot", t, "-o", "x.svg", "--size", "10x10"], "each side must be 64 to 16384"),
+        (vec!["plot", t, "-o", "x.svg", "--size", "10x10"], "the width must be 300 to 16384 pixels and the height 200 to 16384"),
+        (vec!["plot", t, "-o", "x.svg", "--size", "299x200"], "the width must be 300"),
+        (vec!["plot", t, "-o", "x.svg", "--range", "5..2"], "--range"),
+        (vec!["plot", t, "-o", "x.svg", "--range", "0..99999"], "--range"),
+        (vec!["plot", t, "-o", "x.svg", "--detrend"], "has none"),
         (vec!["plot", t, "-o", "x.svg", "--font", "/nonexistent.ttf"], "cannot read font /nonexistent.ttf"),
         (vec!["plot", t, "-o", "x.svg", "--font", t], "is not a TrueType/OpenType font"),
     ] {
@@ -98,5 +102,74 @@ fn bad_requests_get_one_line() {
         assert!(!out.status.success() && err.lines().count() == 1 && err.contains(needle), "{args:?}: {err}");
     }
     assert!(!Path::new("x.svg").exists());
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The SVG's text elements, in order.
+fn svg_texts(file: &Path) -> Vec<String> {
+    let source = fs::read_to_string(file).unwrap();
+    let doc = roxmltree::Document::parse(&source).unwrap();
+    doc.descendants().filter(|n| n.tag_name().name() == "text").map(|n| n.text().unwrap_or("").trim().to_string()).collect()
+}
+
+#[test]
+fn detrend_and_range_show_in_the_title() {
+    let dir = scratch("detrend");
+    let run = sgtab(&["build", "4.[3]:2000", "--out", dir.to_str().unwrap()]);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    let table = dir.join("4._3_-2000.sgt");
+    let svg = dir.join("d.svg");
+    let args = |size: &str| sgtab(&["plot", table.to_str().unwrap(), "-o", svg.to_str().unwrap(), "--size", size, "--detrend", "--range", "0..200"]);
+    for size in ["1000x600", "300x200"] {
+        let out = args(size);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let (w, h) = size.split_once('x').unwrap();
+        check_svg(&svg, w.parse().unwrap(), h.parse().unwrap());
+        let texts = svg_texts(&svg);
+        assert!(texts[0].starts_with("4.[3]:2000") && texts[0].contains("detrended"), "{size}: title {:?}", texts[0]);
+        // Detrended, every value lies in 0..=4: no y label past the headroom above it.
+        let ys: Vec<f64> = texts.iter().filter_map(|t| t.parse().ok()).collect();
+        assert!(ys.iter().all(|&y| y <= 200.0), "{ys:?}");
+    }
+    // The whole table's diagonal reaches 2000; the detrended one stays below 10.
+    let out = sgtab(&["plot", table.to_str().unwrap(), "-o", svg.to_str().unwrap(), "--detrend"]);
+    assert!(out.status.success());
+    let source = fs::read_to_string(&svg).unwrap();
+    assert!(source.contains("(detrended: g(n) - s*floor((n - pre)/p)"), "the long title states the formula");
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_heat_map_has_its_colour_bar() {
+    let dir = scratch("colourbar");
+    let svg = dir.join("q.svg");
+    let table = tables_dir().join("chess-20.sgt");
+    for size in ["1000x600", "300x200"] {
+        let out = sgtab(&["plot", table.to_str().unwrap(), "-o", svg.to_str().unwrap(), "--size", size]);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let source = fs::read_to_string(&svg).unwrap();
+        let doc = roxmltree::Document::parse(&source).unwrap();
+        // The bar: 128 thin cells at the right of the picture, one above the other, coloured
+        // from blue at the bottom to red at the top.
+        let width: f64 = size.split_once('x').unwrap().0.parse().unwrap();
+        let bar: Vec<(f64, String)> = doc
+            .descendants()
+            .filter(|n| n.tag_name().name() == "rect")
+            .filter(|n| n.attribute("x").and_then(|x| x.parse::<f64>().ok()).is_some_and(|x| x > width * 0.6))
+            .filter_map(|n| Some((n.attribute("y")?.parse().ok()?, n.attribute("fill")?.to_string())))
+            .collect();
+        assert!(bar.len() >= 128, "{size}: {} cells at the right", bar.len());
+        // Its labels are readable: a real font size, and they start at 0.
+        let labels: Vec<_> = doc
+            .descendants()
+            .filter(|n| n.tag_name().name() == "text")
+            .filter(|n| n.attribute("x").and_then(|x| x.parse::<f64>().ok()).is_some_and(|x| x > width * 0.6))
+            .collect();
+        assert!(labels.iter().any(|n| n.text().map(str::trim) == Some("0")), "{size}: no 0 on the colour bar");
+        assert!(
+            labels.iter().all(|n| n.attribute("font-size").and_then(|f| f.parse::<f64>().ok()).is_some_and(|f| f >= 9.0)),
+            "{size}: colour-bar labels too small"
+        );
+    }
     fs::remove_dir_all(&dir).unwrap();
 }

@@ -133,7 +133,7 @@ enum Command {
         #[arg(long, value_enum, default_value = "auto")]
         backend: BackendArg,
         /// Directory to write the tables into (created if missing)
-        #[arg(long, default_value = "tables")]
+        #[arg(short, long, default_value = "tables")]
         out: PathBuf,
         /// Report the time of each phase (device set-up, upload, kernel, readback, file write)
         #[arg(long)]
@@ -220,7 +220,7 @@ enum Command {
     },
     /// Draw a table as an SVG or PNG picture: g(n) against n, or a heat map of rows
     #[command(
-        after_help = "A heap game: points (a bar per pixel column, least to largest value, when the table is longer than twice the plot's width in pixels), the pre-period ended by a red line and one period shaded. A row game (chess): a heat map, high bits of the row down, low bits across, each cell the mean value of the rows it covers. Text uses a TrueType font: --font, $SGTAB_FONT, DejaVu Sans or Liberation Sans where they usually are, or what fc-match names."
+        after_help = "A heap game: points, or when the table is longer than twice the plot's width in pixels, a pale bar per pixel column from its least to its largest value and a dark one over the middle half of its values; the pre-period ended by a red line and one period shaded. A chess row, board or k-D game: a heat map (high bits of the row, x, or the first axis down), each cell the mean value of the entries it covers, with a colour bar. Text uses a TrueType font: --font, $SGTAB_FONT, DejaVu Sans or Liberation Sans where they usually are, or what fc-match names."
     )]
     Plot {
         /// The .sgt table file
@@ -234,6 +234,13 @@ enum Command {
         /// TrueType font for the text
         #[arg(long)]
         font: Option<PathBuf>,
+        /// Only the indexes A..B, both included (heaps; rows of a board or k-D game)
+        #[arg(long, value_name = "A..B")]
+        range: Option<String>,
+        /// For a rule with a saltus s and period p: plot g(n) - s*floor((n - pre)/p) past the
+        /// pre-period, so that the repeating shape shows instead of a diagonal
+        #[arg(long)]
+        detrend: bool,
     },
     /// Make a table of values another program computed: sgtab's rules, show, plot, export and
     /// `sgq value import:NAME` then serve a game written in any language
@@ -250,7 +257,7 @@ enum Command {
         #[arg(long, value_parser = parse_shape)]
         shape: Option<games::Dims>,
         /// Directory to write the table into (created if missing)
-        #[arg(long, default_value = "tables")]
+        #[arg(short, long, default_value = "tables")]
         out: PathBuf,
     },
     /// Write a legal judge input for `sgq` (deterministic for a given seed) to stdout: a few MB by
@@ -311,7 +318,7 @@ fn main() -> ExitCode {
         Command::Show { file, values, rows } => show(&file, values, rows),
         Command::Dump { file, format, range, out } => dump(&file, format, range.as_deref(), out.as_deref()),
         Command::Export { file, lang, out, max_bytes, name } => export(&file, lang, out.as_deref(), max_bytes, &name),
-        Command::Plot { file, out, size, font } => plot(&file, &out, size, font.as_deref()),
+        Command::Plot { file, out, size, font, range, detrend } => plot(&file, &out, size, font.as_deref(), range.as_deref(), detrend),
         Command::Import { file, name, shape, out } => import(&file, &name, shape, &out),
         Command::Gen { problem, seed, cases, per_case, chips } => generate(&problem, seed, Size { cases, per_case, chips }),
     };
@@ -729,11 +736,12 @@ fn parse_size(text: &str) -> std::result::Result<(u32, u32), String> {
     Ok((w.parse().map_err(|_| bad())?, h.parse().map_err(|_| bad())?))
 }
 
-fn plot(file: &Path, out: &Path, size: (u32, u32), font: Option<&Path>) -> Result<()> {
+fn plot(file: &Path, out: &Path, size: (u32, u32), font: Option<&Path>, range: Option<&str>, detrend: bool) -> Result<()> {
     use sgtab::plot;
     let format = plot::Format::from_path(out)?;
+    let range = range.map(sgtab::dump::parse_range).transpose()?;
     let table = read(file)?;
     plot::use_font(font)?;
-    let bytes = plot::plot(&table, format, size)?;
+    let bytes = plot::plot(&table, format, size, plot::Options { range, detrend })?;
     write_output(Some(out), &bytes)
 }
