@@ -166,7 +166,7 @@ fn writers(dir: &Path) -> Vec<Writer> {
         let out = format!("{d}/x.{ext}");
         list.push(Writer {
             name: "plot",
-            args: v(&["plot", &t, "-o", &out, "--size", "200x100"]),
+            args: v(&["plot", &t, "-o", &out, "--size", "300x200"]),
             prints: false,
             failing: v(&["plot", &t, "-o", &out, "--size", "1x1"]),
         });
@@ -276,7 +276,7 @@ fn command_to(cmd: &str, ext: &str, out: &Path, fail: bool) -> Vec<String> {
     let t = table();
     let args = match cmd {
         "export" => vec!["export", &t, "--lang", ext_lang(ext), "--max-bytes", if fail { "10" } else { "65536" }],
-        _ => vec!["plot", &t, "--size", if fail { "1x1" } else { "200x100" }],
+        _ => vec!["plot", &t, "--size", if fail { "1x1" } else { "300x200" }],
     };
     let out = out.to_str().unwrap();
     args.into_iter().chain(["-o", out]).map(String::from).collect()
