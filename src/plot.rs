@@ -119,7 +119,8 @@ fn fc_match() -> Option<PathBuf> {
 /// What to draw of a table, and how.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Options {
-    /// Only the first axis's indexes A..=B (heaps; a board's or k-D game's rows).
+    /// Only the indexes A..=B of a heap game, or the rows A..=B of a heat map (x on a board, the
+    /// row's high bits on a chess table, (p1, ..., p(k-1)) row-major on a k-D game).
     pub range: Option<(u64, u64)>,
     /// Draw g(n) − s·⌊(n − pre)/p⌋ past the pre-period of a rule with saltus s and period p, so
     /// that an arithmetic-periodic table shows its repeating shape.
@@ -156,29 +157,29 @@ pub fn plot(table: &Table, format: Format, size: (u32, u32), options: Options) -
     }
 }
 
-/// A table and what of it to draw: the first axis's range checked, the detrending rule.
+/// A table and what of it to draw: the range of rows checked, the detrending rule.
 struct Plan<'a> {
     table: &'a Table,
-    /// Rows (a heap game: heaps) first..=last of the first axis.
+    /// Rows first..=last of the heat map (a heap game: heaps).
     first: u64,
     last: u64,
-    /// The length of the first axis: a range short of it is named in the title.
-    axis: u64,
+    /// The number of rows (heaps): a range short of it is named in the title.
+    rows: u64,
     /// (pre, period, saltus) to take out past the pre-period.
     detrend: Option<(u64, u64, u64)>,
 }
 
 impl<'a> Plan<'a> {
     fn new(table: &'a Table, options: Options) -> Result<Plan<'a>, String> {
-        let first_axis = match table.spec.positions() {
+        let rows = match table.spec.positions() {
             Positions::Heap => table.values.len(),
             Positions::Row { width } => 1 << (width - width / 2),
             Positions::Board { n } => n,
             Positions::Grid(dims) => dims.len() / dims.sizes()[dims.axes() - 1],
         };
-        let (first, last) = options.range.unwrap_or((0, first_axis - 1));
-        if first > last || last >= first_axis {
-            return Err(format!("--range {first}..{last} is past {}: its plotted rows run from 0 to {}", table.spec, first_axis - 1));
+        let (first, last) = options.range.unwrap_or((0, rows - 1));
+        if first > last || last >= rows {
+            return Err(format!("--range {first}..{last} is past {}: its plotted rows run from 0 to {}", table.spec, rows - 1));
         }
         let detrend = match (options.detrend, table.rule, table.spec.positions()) {
             (false, _, _) => None,
@@ -187,7 +188,7 @@ impl<'a> Plan<'a> {
                 return Err(format!("--detrend takes out a rule's saltus, and {} has none ({}); plot it without --detrend", table.spec, rule_text(table)));
             }
         };
-        Ok(Plan { table, first, last, axis: first_axis, detrend })
+        Ok(Plan { table, first, last, rows, detrend })
     }
 
     /// The value drawn for heap n.
@@ -251,7 +252,7 @@ fn fit_title(titles: &[String], width: u32) -> (String, u32) {
 /// The titles of a plan, longest first: `what` follows the longer ones, `brief` the shortest.
 fn titles(plan: &Plan, what: &str, brief: &str) -> Vec<String> {
     let t = plan.table;
-    let range = match (plan.first > 0 || plan.last + 1 < plan.axis, t.spec.positions()) {
+    let range = match (plan.first > 0 || plan.last + 1 < plan.rows, t.spec.positions()) {
         (false, _) => String::new(),
         (true, Positions::Heap) => format!(", n = {}..{}", plan.first, plan.last),
         (true, _) => format!(", rows {}..{}", plan.first, plan.last),
@@ -417,7 +418,7 @@ fn values<DB: DrawingBackend>(plan: &Plan, chart: &mut Chart<DB>, narrow: bool, 
     Ok(())
 }
 
-/// `n` with thousands separated by thin spaces (`1 087`), for legends.
+/// `n` with thousands separated by spaces (`1 087`), for legends.
 fn group(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::new();

@@ -234,7 +234,7 @@ enum Command {
         /// TrueType font for the text
         #[arg(long)]
         font: Option<PathBuf>,
-        /// Only the indexes A..B, both included (heaps; rows of a board or k-D game)
+        /// Only the indexes A..B, both included (a heat map: its rows, e.g. x on a board)
         #[arg(long, value_name = "A..B")]
         range: Option<String>,
         /// For a rule with a saltus s and period p: plot g(n) - s*floor((n - pre)/p) past the
