@@ -271,6 +271,12 @@ fn titles(plan: &Plan, what: &str, brief: &str) -> Vec<String> {
 /// with the drawing area and so leaves a narrow colour bar's labels two pixels high.
 const LABELS: (&str, u32) = ("sans-serif", 12);
 
+/// How many labels an axis spanning `span` takes, at most `most`: the labels are whole numbers,
+/// so a short axis gets fewer, one a unit, and none repeats (`0 0 1 1 2`).
+fn whole_labels(span: f64, most: u32) -> usize {
+    (span.max(1.0).floor() as usize + 1).clamp(2, most as usize)
+}
+
 /// Label texts of an axis from 0 to `max`: their width in pixels at the label size.
 fn label_room(max: f64) -> u32 {
     text_width(&format!("{max:.0}"), LABELS.1)
@@ -303,14 +309,12 @@ fn heap<DB: DrawingBackend>(plan: &Plan, area: DrawingArea<DB, Shift>) -> Result
         (Some(_), true) => "g(n), detrended",
         (Some(_), false) => "g(n) - s*floor((n-pre)/p)",
     };
-    let xlabels = ((w / 90).clamp(3, 12)) as usize;
     chart
         .configure_mesh()
         .x_desc("n")
         .y_desc(ydesc)
-        .x_labels(xlabels)
-        // Whole numbers only: a few labels for a small range, so that none repeats.
-        .y_labels(((top - lo).floor() as usize + 1).clamp(2, 10))
+        .x_labels(whole_labels((last + 1 - first) as f64, (w / 90).clamp(3, 12)))
+        .y_labels(whole_labels(top - lo, 10))
         .x_label_formatter(&|x| format!("{x:.0}"))
         .y_label_formatter(&|y| format!("{y:.0}"))
         .label_style(LABELS)
@@ -475,7 +479,8 @@ fn grid<DB: DrawingBackend>(plan: &Plan, area: DrawingArea<DB, Shift>, cols: u64
         .disable_mesh()
         .x_desc(across)
         .y_desc(down)
-        .x_labels(((w / 110).clamp(3, 10)) as usize)
+        .x_labels(whole_labels(cols as f64, (w / 110).clamp(3, 10)))
+        .y_labels(whole_labels(rows as f64, 10))
         .x_label_formatter(&|x| format!("{x:.0}"))
         .y_label_formatter(&|y| format!("{y:.0}"))
         .label_style(LABELS)
@@ -502,7 +507,7 @@ fn grid<DB: DrawingBackend>(plan: &Plan, area: DrawingArea<DB, Shift>, cols: u64
         .configure_mesh()
         .disable_mesh()
         .disable_x_axis()
-        .y_labels((max.max(1.0).floor() as usize + 1).min(6))
+        .y_labels(whole_labels(max, 6))
         .y_label_formatter(&|y| format!("{y:.0}"))
         .label_style(LABELS)
         .draw()

@@ -173,3 +173,28 @@ fn a_heat_map_has_its_colour_bar() {
     }
     fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_short_axis_repeats_no_label() {
+    let dir = scratch("labels");
+    let svg = dir.join("r.svg");
+    for table in ["chess-20.sgt", "lasker-1024.sgt"] {
+        let t = tables_dir().join(table);
+        let out = sgtab(&["plot", t.to_str().unwrap(), "-o", svg.to_str().unwrap(), "--range", "0..3"]);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let source = fs::read_to_string(&svg).unwrap();
+        let doc = roxmltree::Document::parse(&source).unwrap();
+        // The y labels (right-aligned at the left axis) and the x labels (centred below it).
+        for anchor in ["end", "middle"] {
+            let labels: Vec<&str> = doc
+                .descendants()
+                .filter(|n| n.tag_name().name() == "text" && n.attribute("text-anchor") == Some(anchor))
+                .filter_map(|n| n.text().map(str::trim))
+                .filter(|t| t.parse::<f64>().is_ok())
+                .collect();
+            let unique: HashSet<&&str> = labels.iter().collect();
+            assert_eq!(unique.len(), labels.len(), "{table}, {anchor}: {labels:?}");
+        }
+    }
+    fs::remove_dir_all(&dir).unwrap();
+}
