@@ -89,30 +89,31 @@ fn load(x: u32, y: u32) -> u32 {
 }
 
 // The first free value above `v` in a row or column set at `off` (a set always has one).
+//
+// Every loop here leaves by its condition and computes its result after the loop, never as
+// `x += ...; break;`: Mesa's llvmpipe on OpenGL (22.3) drops an update a lane makes to a loop
+// variable on the branch that breaks out while other lanes of its SIMD vector go on looping
+// and the loop reads a storage buffer, and wrote 3,354 wrong values of queen:64 that way.
+// lavapipe's Vulkan path compiled the same code right. `shaders/corner.wgsl` is held to the
+// CPU on both backends in tests/gpu_corner.rs.
 fn walk_row_set(off: u32, v: u32) -> u32 {
     var f = v + 1u;
-    loop {
-        let zeros = ~row_sets[off + f / 32u] >> (f % 32u);
-        if zeros != 0u {
-            f += countTrailingZeros(zeros);
-            break;
-        }
+    var zeros = ~row_sets[off + f / 32u] >> (f % 32u);
+    while zeros == 0u {
         f = (f | 31u) + 1u;
+        zeros = ~row_sets[off + f / 32u];
     }
-    return f;
+    return f + countTrailingZeros(zeros);
 }
 
 fn walk_diag_set(off: u32, v: u32) -> u32 {
     var f = v + 1u;
-    loop {
-        let zeros = ~diag_sets[off + f / 32u] >> (f % 32u);
-        if zeros != 0u {
-            f += countTrailingZeros(zeros);
-            break;
-        }
+    var zeros = ~diag_sets[off + f / 32u] >> (f % 32u);
+    while zeros == 0u {
         f = (f | 31u) + 1u;
+        zeros = ~diag_sets[off + f / 32u];
     }
-    return f;
+    return f + countTrailingZeros(zeros);
 }
 
 fn king(x: u32, y: u32) -> u32 {
@@ -127,6 +128,15 @@ fn king(x: u32, y: u32) -> u32 {
         seen |= 1u << load(x - 1u, y - 1u);
     }
     return countTrailingZeros(~seen);
+}
+
+// Word `w` of the OR of a cell's row, column and (queen) diagonal sets.
+fn taken_word(ro: u32, co: u32, qo: u32, w: u32) -> u32 {
+    var taken = row_sets[ro + w] | row_sets[co + w];
+    if PIECE == 0u {
+        taken |= diag_sets[qo + w];
+    }
+    return taken;
 }
 
 fn lines_mex(x: u32, y: u32) -> u32 {
@@ -146,20 +156,15 @@ fn lines_mex(x: u32, y: u32) -> u32 {
         qo = state[d.lines + q];
         start = max(start, fq);
     }
-    // Every value below `start` is taken in the line whose floor it is.
+    // Every value below `start` is taken in the line whose floor it is. The word holding the
+    // first free value, then that value (see `walk_row_set` on why no value is set at a break).
     var w = start / 32u;
-    var v = 0u;
-    loop {
-        var taken = row_sets[ro + w] | row_sets[co + w];
-        if queen {
-            taken |= diag_sets[qo + w];
-        }
-        if taken != 0xffffffffu {
-            v = w * 32u + countTrailingZeros(~taken);
-            break;
-        }
+    var taken = taken_word(ro, co, qo, w);
+    while taken == 0xffffffffu {
         w += 1u;
+        taken = taken_word(ro, co, qo, w);
     }
+    let v = w * 32u + countTrailingZeros(~taken);
     let bit = 1u << (v % 32u);
     row_sets[ro + v / 32u] |= bit;
     row_sets[co + v / 32u] |= bit;
