@@ -215,3 +215,40 @@ fn proven_by(spec: &GameSpec, rule: &Rule, len: u64) -> Proof {
 fn grown_spec(spec: &GameSpec, len: u64) -> Result<GameSpec, EngineError> {
     resized(spec, len).ok_or_else(|| EngineError(format!("{spec} cannot be grown to {len} entries")))
 }
+
+/// A second engine's table of the same game compared value for value with `built`'s: a table
+/// built on the GPU is checked against the fast CPU engine, one from the fast CPU engine against
+/// the game's reference, one from the reference against the fast CPU engine, a game given by its
+/// options (the generic engine) against the same engine on one thread. Returns the second engine
+/// and how many values were compared; an error names the first difference, or says that there
+/// is no second engine to compare with.
+pub fn cross_check(engines: &Engines, built: &Built, progress: &Progress, timings: &mut Timings) -> Result<(Backend, u64), EngineError> {
+    let spec = &built.table.spec;
+    let threads = Some(engines.threads());
+    let other = match built.engine {
+        Backend::Gpu | Backend::Scalar => Engines::new(Backend::Simd).with_threads(threads),
+        Backend::Generic if engines.threads() > 1 => Engines::new(Backend::Generic).with_threads(Some(1)),
+        _ => Engines::new(Backend::Scalar),
+    };
+    let engine = other.choose(spec);
+    if engine == built.engine && engine != Backend::Generic || engine == Backend::Generic && engines.threads() == 1 {
+        let why = if engine == Backend::Generic { " (give --threads 2 or more to compare one thread with several)" } else { "" };
+        return Err(EngineError(format!("--cross-check: {spec} has no engine besides {engine} to compare with{why}")));
+    }
+    progress.set_label(format!("cross-checking {spec} on {engine}"));
+    let start = std::time::Instant::now();
+    let (values, _) = other.compute(spec, progress, &mut Timings::default())?;
+    timings.add(format!("cross-check on {engine}"), start.elapsed());
+    let ours = &built.table.values;
+    let Some(first) = ours.first_difference(&values) else { return Ok((engine, values.len())) };
+    let differ = (0..values.len()).filter(|&i| ours.get(i) != values.get(i)).count();
+    Err(EngineError(format!(
+        "--cross-check: {spec}: {} and {engine} differ first at {} ({} has {}, {engine} has {}); {differ} of {} values differ; nothing written",
+        built.engine,
+        crate::engine::check::position(spec.positions(), first),
+        built.engine,
+        ours.get(first),
+        values.get(first),
+        values.len()
+    )))
+}

@@ -6,6 +6,7 @@
 //!   baseline the benches compare against).
 //! - `corner`: queen, rook and king boards by anti-diagonals of tiles, on all cores.
 //! - `octal`: take-and-break codes and Grundy's game by the rare/common split.
+//! - `check`: the self-check of a GPU table, a sample recomputed from the table's own values.
 //! - `registry`: which families have which fast engines, and the adapters that run them.
 //! - `gpu`: chess rows with a wgpu compute shader, layer by layer (feature `gpu`).
 //!
@@ -13,6 +14,7 @@
 //! for the backend asked for, falling back to the game's reference where it has none, and says
 //! which it used.
 
+pub mod check;
 pub mod chess;
 pub mod corner;
 pub mod generic;
@@ -138,6 +140,8 @@ pub struct Engines {
     _none: OnceLock<()>,
     /// Threads for the engines that take a count (the generic engine); every core by default.
     threads: Option<usize>,
+    /// For tests of the GPU self-check: the index of a value to change in every GPU table.
+    gpu_fault: Option<u64>,
 }
 
 impl Engines {
@@ -154,7 +158,27 @@ impl Engines {
             #[cfg(not(feature = "gpu"))]
             _none: OnceLock::new(),
             threads: None,
+            gpu_fault: std::env::var("SGTAB_TEST_GPU_FAULT").ok().and_then(|v| v.parse().ok()),
         }
+    }
+
+    /// Every table the GPU engine returns gets its value at `index` changed (the lowest bit
+    /// flipped), as a wrong kernel would leave it, so that tests can see the self-check refuse
+    /// it and `auto` fall back, on a device that computes right. The `sgtab` binary takes the
+    /// index from `SGTAB_TEST_GPU_FAULT`; nothing else sets it.
+    #[doc(hidden)]
+    pub fn with_gpu_fault(mut self, index: Option<u64>) -> Engines {
+        self.gpu_fault = index;
+        self
+    }
+
+    /// `values` from the GPU, changed as [`Engines::with_gpu_fault`] asks.
+    #[cfg(feature = "gpu")]
+    fn gpu_fault(&self, values: Packed) -> Packed {
+        let Some(at) = self.gpu_fault.filter(|&i| i < values.len()) else { return values };
+        let mut all: Vec<u32> = values.iter().collect();
+        all[at as usize] ^= 1;
+        Packed::from_values(&all)
     }
 
     /// The same, the generic engine on `threads` threads.
@@ -207,6 +231,15 @@ impl Engines {
         }
     }
 
+    /// `auto` takes a software GPU (lavapipe, llvmpipe) as it would a hardware one: for tests
+    /// of what `auto` does with a GPU, on machines that have only a software driver.
+    #[cfg(feature = "gpu")]
+    #[doc(hidden)]
+    pub fn auto_takes_software_gpu(self) -> Engines {
+        let _ = self.hardware.set(gpu::GpuEngine::probe().map(drop).map_err(|e| e.0));
+        self
+    }
+
     /// `auto`: is there a hardware GPU worth using? Probed once, without opening a device.
     #[cfg(feature = "gpu")]
     fn hardware_gpu(&self) -> Result<(), String> {
@@ -234,7 +267,7 @@ impl Engines {
             return Backend::Generic;
         }
         let has = |b: Backend| registry::of(&**spec).is_some_and(|f| f.engines.contains(&b));
-        let cpu = if has(Backend::Simd) { Backend::Simd } else { Backend::Scalar };
+        let cpu = self.cpu_engine(spec);
         match self.backend {
             Backend::Scalar => Backend::Scalar,
             Backend::Gpu if has(Backend::Gpu) => Backend::Gpu,
@@ -261,8 +294,28 @@ impl Engines {
 
     /// Computes the values of `spec`, packed at the fewest bits that hold them, and says which
     /// engine computed them.
+    ///
+    /// Under `auto`, a GPU build that fails (its self-check found a wrong value, the device was
+    /// lost) is built again on the CPU, with a note saying why.
     pub fn compute(&self, spec: &GameSpec, progress: &Progress, timings: &mut Timings) -> Result<(Packed, Backend), EngineError> {
         let chosen = self.choose(spec);
+        match self.compute_on(spec, chosen, progress, timings) {
+            Err(e) if chosen == Backend::Gpu && self.backend == Backend::Auto => {
+                let cpu = self.cpu_engine(spec);
+                self.note(format!("--backend auto built {spec} on {cpu} instead: {e}"));
+                self.compute_on(spec, cpu, progress, timings)
+            }
+            done => done,
+        }
+    }
+
+    /// The best CPU engine `spec`'s game has: its fast one, else its reference.
+    fn cpu_engine(&self, spec: &GameSpec) -> Backend {
+        if registry::of(&**spec).is_some_and(|f| f.engines.contains(&Backend::Simd)) { Backend::Simd } else { Backend::Scalar }
+    }
+
+    /// [`Engines::compute`] on the engine `chosen`, with no fallback.
+    fn compute_on(&self, spec: &GameSpec, chosen: Backend, progress: &Progress, timings: &mut Timings) -> Result<(Packed, Backend), EngineError> {
         if let Some(need) = memory_needed(spec, chosen) {
             crate::memory::check("its values", need)?;
         }

@@ -6,7 +6,7 @@
 //! A family with a fast engine is one engine module and one entry here; a family without one
 //! builds with its reference (or, given by its options alone, with the generic engine).
 
-use super::{Backend, EngineError, Engines, Timings, chess as rows, corner, octal, threads};
+use super::{Backend, EngineError, Engines, Timings, check, chess as rows, corner, octal, threads};
 use crate::games::chess::Chess;
 use crate::games::corner::Corner;
 use crate::games::grundy::Grundy;
@@ -87,7 +87,11 @@ fn chess(game: &dyn Game, backend: Backend, engines: &Engines, progress: &Progre
     match backend {
         Backend::Simd => Ok(timings.time("kernel", || rows::chess(width, threads(), progress))?.shrink()),
         #[cfg(feature = "gpu")]
-        Backend::Gpu => Ok(engines.gpu(timings)?.chess(width, progress, timings)?.shrink()),
+        Backend::Gpu => {
+            let gpu = engines.gpu(timings)?;
+            let values = gpu.chess(width, progress, timings)?.shrink();
+            self_checked(game, gpu, engines.gpu_fault(values), check::chess_first_layers(width, FIRST_CHESS_LAYERS), timings)
+        }
         _ => {
             let _ = engines;
             Err(no_engine(game, backend))
@@ -103,13 +107,47 @@ fn corner(game: &dyn Game, backend: Backend, engines: &Engines, progress: &Progr
             timings.time("kernel", || corner::corner(piece, n, corner::threads(), progress))?
         }
         #[cfg(feature = "gpu")]
-        Backend::Gpu => engines.gpu(timings)?.corner(piece, n, progress, timings)?,
+        Backend::Gpu => {
+            let gpu = engines.gpu(timings)?;
+            let values = gpu.corner(piece, n, progress, timings)?;
+            let values = timings.time("shrink", || values.shrink());
+            return self_checked(game, gpu, engines.gpu_fault(values), check::corner_first_layers(n as u64, FIRST_LAYERS), timings);
+        }
         _ => {
             let _ = engines;
             return Err(no_engine(game, backend));
         }
     };
     Ok(timings.time("shrink", || values.shrink()))
+}
+
+/// Layers of a GPU table the self-check takes whole: board cells with x + y below 64 (the
+/// first 2,080 cells, past the values where a line's set first needs a second word), chess
+/// rows of excess below 12 (3,348 rows of 32 cells, 1,766 of 20).
+#[cfg(feature = "gpu")]
+const FIRST_LAYERS: u64 = 64;
+#[cfg(feature = "gpu")]
+const FIRST_CHESS_LAYERS: u32 = 12;
+
+/// `values`, computed by `gpu`, once a sample of them (`first`, and positions spread over the
+/// table) has been recomputed on the CPU from the table itself: see [`check`]. A wrong value
+/// fails the build with one line naming the adapter and the position.
+#[cfg(feature = "gpu")]
+fn self_checked(game: &dyn Game, gpu: &super::gpu::GpuEngine, values: Packed, first: Vec<u64>, timings: &mut Timings) -> Result<Packed, EngineError> {
+    let moves = game.moves().ok_or_else(|| EngineError(format!("{} gives no options to check its GPU table against", game.canonical())))?;
+    let positions = check::sample(values.len(), first);
+    let wrong = timings.time(&format!("self-check ({} positions)", positions.len()), || check::check(moves, &values, &positions, threads()));
+    match wrong {
+        None => Ok(values),
+        Some(w) => Err(EngineError(format!(
+            "{}: the GPU table failed its self-check on {}: at {} it holds {} where the mex of its options' values is {}; nothing written (build it with --backend simd)",
+            game.canonical(),
+            gpu.describe(),
+            w.position(game.positions()),
+            w.held,
+            w.mex
+        ))),
+    }
 }
 
 fn takebreak(game: &dyn Game, backend: Backend, _: &Engines, progress: &Progress, timings: &mut Timings) -> Result<Packed, EngineError> {
