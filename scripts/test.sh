@@ -19,6 +19,21 @@ if ! have_vulkan_driver; then
     fi
 fi
 
+# The GPU tests run on OpenGL too (Mesa's llvmpipe through EGL, no display needed): wgpu takes
+# GL where no Vulkan driver is installed, and a kernel can be right on one and wrong on the other.
+have_gl_driver() {
+    compgen -G "/usr/lib/*/libEGL_mesa.so.0" >/dev/null && compgen -G "/usr/lib/*/dri/swrast_dri.so" >/dev/null
+}
+if ! have_gl_driver; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+        echo "scripts/test.sh: no OpenGL driver found; installing Mesa's llvmpipe (libegl1 libegl-mesa0 libgl1-mesa-dri)"
+        apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends libegl1 libegl-mesa0 libgl1-mesa-dri >/dev/null
+    else
+        echo "scripts/test.sh: WARNING: no OpenGL driver and cannot install one (need root and apt-get)"
+    fi
+fi
+
 # tests/export.rs compiles exported tables with gcc, g++ and rustc and runs them with python3;
 # tests/plot.rs draws text with a TrueType font (DejaVu Sans); tests/dump.rs loads .npy dumps
 # with NumPy.
@@ -61,6 +76,9 @@ export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-/tmp}"
 # Release mode: the exhaustive engine checks are fast there. --include-ignored also runs the
 # big GPU/SIMD widths that are ignored in a plain `cargo test`.
 cargo test --release -- --include-ignored
+
+# The GPU tests again on wgpu's GL backend (tests/common/gpu.rs checks that GL is what opened).
+WGPU_BACKEND=gl cargo test --release --test gpu --test gpu_corner --test gpu_check -- --include-ignored
 
 # The Rust example of a user's own game builds its tables and checks Kayles against sgtab's own
 # engine (it exits non-zero where they differ).
