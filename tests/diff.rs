@@ -17,7 +17,7 @@ fn equal_different_and_differently_long_tables() {
     let dir = common::scratch("diff", "tables");
     let d = dir.to_str().unwrap();
     for spec in ["lasker:512", "queen:8", "queen:12", "sub:1,2:1024"] {
-        let built = sgtab(&["build", spec, "--out", d]);
+        let built = sgtab(&["build", spec, "--dir", d]);
         assert!(built.status.success(), "{}", text(&built.stderr));
     }
     let lasker = tables_dir().join("lasker-1024.sgt");
@@ -25,7 +25,7 @@ fn equal_different_and_differently_long_tables() {
     // The same table twice, and a committed table against its rebuild.
     let (code, out, _) = diff(&lasker, &lasker);
     assert_eq!((code, out.as_str()), (Some(0), "same game: lasker:1024\nequal: all 1024 values compared\n"));
-    let rebuilt = sgtab(&["build", "lasker", "--out", d]);
+    let rebuilt = sgtab(&["build", "lasker", "--dir", d]);
     assert!(rebuilt.status.success());
     assert_eq!(diff(&lasker, &dir.join("lasker-1024.sgt")).0, Some(0));
 
@@ -49,7 +49,7 @@ fn equal_different_and_differently_long_tables() {
     let values: Vec<String> = text(&sgtab(&["dump", lasker.to_str().unwrap()]).stdout).lines().map(str::to_string).collect();
     let mut changed = values.clone();
     changed[700] = "9999".into();
-    let imported = run(env!("CARGO_BIN_EXE_sgtab"), &["import", "-", "--name", "changed", "--out", d], (changed.join("\n") + "\n").as_bytes());
+    let imported = run(env!("CARGO_BIN_EXE_sgtab"), &["import", "-", "--name", "changed", "--dir", d], (changed.join("\n") + "\n").as_bytes());
     assert!(imported.status.success(), "{}", text(&imported.stderr));
     let (code, out, _) = diff(&lasker, &dir.join("changed.sgt"));
     assert_eq!(code, Some(1), "{out}");

@@ -143,12 +143,12 @@ fn every_format_gives_the_values_back() {
     // A board (queen:12) and a 3-D table imported from values of more than 8 bits.
     let dir = scratch("made");
     let d = dir.to_str().unwrap();
-    let built = sgtab(&["build", "queen:12", "--out", d]);
+    let built = sgtab(&["build", "queen:12", "--dir", d]);
     assert!(built.status.success(), "{}", text(&built.stderr));
     check(&dir.join("queen-12.sgt"), "queen", None, &[12], "x,y,g");
     check(&dir.join("queen-12.sgt"), "queen-range", Some((3, 5)), &[12], "x,y,g");
     let values: String = (0..2 * 3 * 4u64).map(|i| format!("{}\n", i * 97 % 1000)).collect();
-    let imported = run(env!("CARGO_BIN_EXE_sgtab"), &["import", "-", "--name", "box", "--shape", "2x3x4", "--out", d], values.as_bytes());
+    let imported = run(env!("CARGO_BIN_EXE_sgtab"), &["import", "-", "--name", "box", "--shape", "2x3x4", "--dir", d], values.as_bytes());
     assert!(imported.status.success(), "{}", text(&imported.stderr));
     check(&dir.join("box.sgt"), "box", None, &[3, 4], "p1,p2,p3,g");
     check(&dir.join("box.sgt"), "box-range", Some((1, 1)), &[3, 4], "p1,p2,p3,g");

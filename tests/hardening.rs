@@ -296,7 +296,7 @@ fn defect_6_long_specs_and_long_names_are_written() {
     let dir = scratch("long-names");
     let moves: Vec<String> = (1..=83).map(|m| m.to_string()).collect();
     let spec = format!("sub:{}:100", moves.join(","));
-    let out = sgtab(&["build", &spec, "--backend", "scalar", "--out", dir.to_str().unwrap()]);
+    let out = sgtab(&["build", &spec, "--backend", "scalar", "--dir", dir.to_str().unwrap()]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let names: Vec<String> = fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
     assert_eq!(names.len(), 1, "{names:?}");
@@ -327,7 +327,7 @@ fn defect_7_a_killed_build_leaves_nothing_behind() {
     let out_dir = dir.to_str().unwrap();
     for delay_ms in [5u64, 20, 50, 100, 200, 400] {
         let mut child =
-            Command::new(SGTAB).args(["build", "chess:26", "--backend", "simd", "--out", out_dir]).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
+            Command::new(SGTAB).args(["build", "chess:26", "--backend", "simd", "--dir", out_dir]).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
         std::thread::sleep(Duration::from_millis(delay_ms));
         child.kill().unwrap(); // SIGKILL
         child.wait().unwrap();
@@ -344,7 +344,7 @@ fn defect_7_a_killed_build_leaves_nothing_behind() {
     for name in [format!(".sgtab-{dead}-0.tmp"), format!(".chess-20.sgt.tmp{dead}"), format!(".sgtab-{live}-99.tmp")] {
         fs::write(dir.join(name), b"partial").unwrap();
     }
-    let out = sgtab(&["build", "sub:1,2:50", "--backend", "scalar", "--out", out_dir]);
+    let out = sgtab(&["build", "sub:1,2:50", "--backend", "scalar", "--dir", out_dir]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert_eq!(leftovers(&dir), vec![format!(".sgtab-{live}-99.tmp")]);
     fs::remove_dir_all(&dir).unwrap();
@@ -356,7 +356,7 @@ fn defect_7_a_killed_build_leaves_nothing_behind() {
 fn defect_8_auto_builds_of_cpu_games_print_no_driver_noise() {
     let dir = scratch("xdg");
     let out = Command::new(SGTAB)
-        .args(["build", "sub:1,3,9", "lasker", "funny", "--backend", "auto", "--out", dir.to_str().unwrap()])
+        .args(["build", "sub:1,3,9", "lasker", "funny", "--backend", "auto", "--dir", dir.to_str().unwrap()])
         .env_remove("XDG_RUNTIME_DIR")
         .output()
         .unwrap();

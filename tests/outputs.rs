@@ -145,9 +145,9 @@ fn writers(dir: &Path) -> Vec<Writer> {
         Writer { name: "verify", args: v(&["verify", &t]), prints: true, failing: v(&["verify", &missing]) },
         Writer {
             name: "build",
-            args: v(&["build", "lasker:64", "--backend", "scalar", "--out", &format!("{d}/built")]),
+            args: v(&["build", "lasker:64", "--backend", "scalar", "--dir", &format!("{d}/built")]),
             prints: true,
-            failing: v(&["build", "nosuch:1", "--out", &format!("{d}/built")]),
+            failing: v(&["build", "nosuch:1", "--dir", &format!("{d}/built")]),
         },
         Writer { name: "dump", args: v(&["dump", &t]), prints: true, failing: v(&["dump", &missing]) },
         Writer { name: "gen", args: v(&["gen", "lasker", "--cases", "2", "--per-case", "50"]), prints: true, failing: v(&["gen", "nosuch"]) },
@@ -441,7 +441,7 @@ fn dead_pid() -> u32 {
 #[test]
 fn a_killed_export_or_plot_leaves_nothing_behind() {
     let dir = scratch("killed");
-    let built = run_limited(&mut sgtab(&["build", "chess:24", "--backend", "simd", "--out", dir.to_str().unwrap()].map(String::from)));
+    let built = run_limited(&mut sgtab(&["build", "chess:24", "--backend", "simd", "--dir", dir.to_str().unwrap()].map(String::from)));
     built.assert_ok("build chess:24");
     let t = dir.join("chess-24.sgt");
     let out = dir.join("out");

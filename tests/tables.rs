@@ -19,7 +19,7 @@ fn committed() -> Vec<PathBuf> {
 
 fn rebuild_matches_committed(backend: &str) {
     let out = scratch(&format!("rebuild-{backend}"));
-    let run = sgtab(&["build", "--backend", backend, "--out", out.to_str().unwrap()]);
+    let run = sgtab(&["build", "--backend", backend, "--dir", out.to_str().unwrap()]);
     assert!(run.status.success(), "{}", text(&run.stderr));
     let mut built: Vec<_> = fs::read_dir(&out).unwrap().map(|e| e.unwrap().file_name()).collect();
     built.sort();
@@ -141,7 +141,7 @@ fn show_and_dump() {
 
 #[test]
 fn bad_specs_and_missing_files_say_what_to_do() {
-    let run = sgtab(&["build", "chess:40", "--out", "/nonexistent-never"]);
+    let run = sgtab(&["build", "chess:40", "--dir", "/nonexistent-never"]);
     assert_eq!(run.status.code(), Some(1));
     let err = text(&run.stderr);
     assert!(err.contains("bad game spec `chess:40`: chess width 40 is outside 1 to 32"), "{err}");
@@ -153,7 +153,7 @@ fn bad_specs_and_missing_files_say_what_to_do() {
 #[test]
 fn small_builds_of_every_game_round_trip() {
     let out = scratch("games");
-    let run = sgtab(&["build", "chess:9", "sub:2,5:300", "lasker:200", "funny:40", "--backend", "scalar", "--out", out.to_str().unwrap()]);
+    let run = sgtab(&["build", "chess:9", "sub:2,5:300", "lasker:200", "funny:40", "--backend", "scalar", "--dir", out.to_str().unwrap()]);
     assert!(run.status.success(), "{}", text(&run.stderr));
     for name in ["chess-9.sgt", "sub-2_5-300.sgt", "lasker-200.sgt", "funny-40.sgt"] {
         let path = out.join(name);
@@ -180,7 +180,7 @@ fn sgq_answers_from_the_environment_variable() {
 #[test]
 fn auto_says_which_engine_it_chose() {
     let out = scratch("auto");
-    let run = sgtab(&["build", "chess:8", "--out", out.to_str().unwrap()]);
+    let run = sgtab(&["build", "chess:8", "--dir", out.to_str().unwrap()]);
     assert!(run.status.success(), "{}", text(&run.stderr));
     let err = text(&run.stderr);
     assert!(err.contains("sgtab: --backend auto chose "), "{err}");

@@ -82,18 +82,19 @@ impl ScriptArgs {
 
 #[derive(Subcommand)]
 pub(crate) enum Command {
-    /// Build tables and write them as .sgt files (no SPEC: every default table)
-    #[command(after_help = format!("SPEC is one of: {}.\nDefaults: chess:20, lasker:1024, sub:1,3,9:1024, funny:32.\nEach game is built by the engine asked for where it has one; the line written for each table says which engine built it.", games::grammar()))]
+    /// Build tables and write them as .sgt files into a directory (no SPEC: every default table)
+    #[command(after_help = format!("SPEC is one of: {}.\nDefaults: chess:20, lasker:1024, sub:1,3,9:1024, funny:32.\nEach game is built by the engine asked for where it has one; the line written for each table says which engine built it. A table is named after its spec (chess-20.sgt) and written atomically; a file of that name is replaced only when it is a table of the same game.", buildable_specs()))]
     Build {
-        /// Game specs, e.g. chess:24 sub:1,3,9 lasker funny:40
+        /// Game specs, e.g. chess:24 sub:1,3,9 lasker funny:40 lua:game.lua:N=100
+        #[arg(value_name = "SPEC")]
         specs: Vec<String>,
         /// Engine to compute with
         #[arg(long, value_enum, default_value = "auto")]
         backend: BackendArg,
-        /// Directory to write the tables into (created if missing)
-        #[arg(short, long, default_value = "tables")]
-        out: PathBuf,
-        /// Report the time of each phase (device set-up, upload, kernel, readback, file write)
+        #[command(flatten)]
+        dir: DirArgs,
+        /// Report the time of each step: the GPU's device set-up, upload, kernel and readback,
+        /// each kernel and rule search of a growing build, the file write
         #[arg(long)]
         timings: bool,
         /// Grow each table (from its N) until its rule is proven by its game's theorem, or
@@ -109,8 +110,13 @@ pub(crate) enum Command {
         #[command(flatten)]
         script: ScriptArgs,
     },
-    /// Check tables: checksum and header, then recompute and compare every value
+    /// Check tables: checksum and header, then recompute every value and compare
+    #[command(
+        after_help = "A script's table is recomputed by running the script it carries. An imported table's values came from another program, so only its checksum, header and rule are checked, and the line says so. Exit status: 0 when every file holds, 1 when one does not (each file gets its line)."
+    )]
     Verify {
+        /// The .sgt table files to check, one line of verdict each
+        #[arg(value_name = "FILE")]
         files: Vec<PathBuf>,
         /// Engine to recompute with
         #[arg(long, value_enum, default_value = "scalar")]
@@ -118,14 +124,17 @@ pub(crate) enum Command {
         #[command(flatten)]
         script: ScriptArgs,
     },
-    /// Show a table's header, its rule in words and its first values
+    /// Show a table: its header, rule in words, rare values, how often each value occurs, and its
+    /// first values
     Show {
+        /// The .sgt table file
         file: PathBuf,
         /// How many values to show (default 32); for a board or a game of several axes, the
         /// side of the corner shown as a grid (default 12)
         #[arg(long, value_name = "N")]
         values: Option<u64>,
-        /// Board games (queen, rook, king): the rule found along each of the first K rows
+        /// For a board or any game of two or more axes (queen, rook, king, a script's or an
+        /// imported k-D table): the rule found along the last axis in each of the first K rows
         #[arg(long, value_name = "K")]
         rows: Option<u64>,
     },
@@ -151,11 +160,12 @@ pub(crate) enum Command {
         /// Only the indexes A..B, both included (for a board or a k-D game, of its first axis)
         #[arg(long, value_name = "A..B")]
         range: Option<String>,
-        /// Write here instead of to stdout (atomically: nothing half-written)
-        #[arg(short, long)]
+        /// Write to this file instead of to stdout (atomically: nothing half-written)
+        #[arg(short, long, value_name = "FILE")]
         out: Option<PathBuf>,
     },
-    /// Write a table as one source file defining sg(n), values bit-packed in a string literal
+    /// Write a table as one source file (C, C++, Rust or Python) defining sg(n), values
+    /// bit-packed in a string literal
     #[command(
         after_help = "Where the table has a rule, only g(0..pre+period) is stored and the rule gives the rest; the function's comment says whether the rule is proven. Without a rule, every value is stored and sg stops the program past the table."
     )]
@@ -165,8 +175,8 @@ pub(crate) enum Command {
         /// Language of the source
         #[arg(long, value_enum)]
         lang: LangArg,
-        /// Write here instead of to stdout (atomically: nothing half-written)
-        #[arg(short, long)]
+        /// Write to this file instead of to stdout (atomically: nothing half-written)
+        #[arg(short, long, value_name = "FILE")]
         out: Option<PathBuf>,
         /// Refuse a source larger than this many bytes (65536 is a usual judge's limit)
         #[arg(long, default_value_t = 65536)]
@@ -184,13 +194,13 @@ pub(crate) enum Command {
         /// The .sgt table file
         file: PathBuf,
         /// The picture to write, .svg or .png (written atomically)
-        #[arg(short, long)]
+        #[arg(short, long, value_name = "FILE")]
         out: PathBuf,
         /// Size in pixels, WIDTHxHEIGHT
         #[arg(long, default_value = "1000x600", value_parser = parse_size)]
         size: (u32, u32),
         /// TrueType font for the text
-        #[arg(long)]
+        #[arg(long, value_name = "FILE.ttf")]
         font: Option<PathBuf>,
         /// Only the indexes A..B, both included (a heat map: its rows, e.g. x on a board)
         #[arg(long, value_name = "A..B")]
@@ -203,7 +213,7 @@ pub(crate) enum Command {
     /// Make a table of values another program computed: sgtab's rules, show, plot, export and
     /// `sgq value import:NAME` then serve a game written in any language
     #[command(
-        after_help = "FILE holds one value a line in index order, or `index value` lines in any order (an OEIS b-file is of this form); blank lines and lines starting with # are skipped. A position (p1, ..., pk) of a shape D1x...xDk is index ((p1*D2 + p2)*D3 + p3)... Bad lines are refused with their line number; the table is written only when every line is good."
+        after_help = "FILE holds one value a line in index order, or `index value` lines in any order (an OEIS b-file is of this form); blank lines and lines starting with # are skipped. A position (p1, ..., pk) of a shape D1x...xDk is index ((p1*D2 + p2)*D3 + p3)... Bad lines are refused with their line number; the table is written only when every line is good, and a file NAME.sgt is replaced only when it is a table of import:NAME."
     )]
     Import {
         /// The values: a text file, or - for standard input
@@ -214,9 +224,8 @@ pub(crate) enum Command {
         /// The shape of the positions: N (0 to N-1) or D1xD2x... (default: N, as many as the values)
         #[arg(long, value_parser = parse_shape)]
         shape: Option<games::Dims>,
-        /// Directory to write the table into (created if missing)
-        #[arg(short, long, default_value = "tables")]
-        out: PathBuf,
+        #[command(flatten)]
+        dir: DirArgs,
     },
     /// Write a legal judge input for `sgq` (deterministic for a given seed) to stdout: a few MB by
     /// default, about half its cases won by the second player, so an answer's both branches are tested
@@ -240,6 +249,41 @@ pub(crate) enum Command {
         #[arg(long)]
         chips: Option<u32>,
     },
+}
+
+/// `-d/--dir DIR`, the directory `build` and `import` write tables into. `-o/--out` names a file
+/// in every other command; here it is still taken as the directory, with a note.
+#[derive(clap::Args)]
+pub(crate) struct DirArgs {
+    /// Directory to write into (created if missing)
+    #[arg(short = 'd', long = "dir", value_name = "DIR", default_value = "tables")]
+    dir: PathBuf,
+    /// The old spelling of --dir
+    #[arg(short = 'o', long = "out", value_name = "DIR", hide = true, conflicts_with = "dir")]
+    out: Option<PathBuf>,
+}
+
+impl DirArgs {
+    /// The directory; the old spelling gets its one-line note on stderr (`command`: whose).
+    pub(crate) fn resolve(self, command: &str) -> PathBuf {
+        match self.out {
+            Some(out) => {
+                let _ = writeln!(
+                    io::stderr().lock(),
+                    "sgtab: note: `{command} -o/--out DIR` is spelled `-d/--dir DIR` now (-o/--out names an output file in every command); taken as --dir {}",
+                    out.display()
+                );
+                out
+            }
+            None => self.dir,
+        }
+    }
+}
+
+/// The specs `build` takes, as `--help` lists them: every family but imported tables, which are
+/// made by `sgtab import`, not built.
+fn buildable_specs() -> String {
+    games::FAMILIES.iter().filter(|f| f.name != "import").map(|f| f.grammar).collect::<Vec<_>>().join(", ")
 }
 
 /// A command line clap refused, in one line with the pointer to `--help`; `--help` and
@@ -298,6 +342,7 @@ fn parse_shape(text: &str) -> std::result::Result<games::Dims, String> {
     games::Dims::new(&sizes, games::stored::MAX_POSITIONS)
 }
 
+/// `WIDTHxHEIGHT` in pixels.
 fn parse_size(text: &str) -> std::result::Result<(u32, u32), String> {
     let bad = || format!("`{text}` is not WIDTHxHEIGHT, e.g. 1000x600");
     let (w, h) = text.split_once(['x', 'X']).ok_or_else(bad)?;

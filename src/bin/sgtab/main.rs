@@ -82,15 +82,15 @@ fn main() -> ExitCode {
     }
     let result = match cli.command {
         Command::Diff { .. } => unreachable!("answered above"),
-        Command::Build { specs, backend, out, timings, prove, max, from, script } => {
-            build(&specs, &from, script, backend.into(), &out, timings, prove.then_some(max))
+        Command::Build { specs, backend, dir, timings, prove, max, from, script } => {
+            build(&specs, &from, script, backend.into(), &dir.resolve("build"), timings, prove.then_some(max))
         }
         Command::Verify { files, backend, script } => verify(&files, script, backend.into()),
         Command::Show { file, values, rows } => show(&file, values, rows),
         Command::Dump { file, format, range, out } => dump(&file, format, range.as_deref(), out.as_deref()),
         Command::Export { file, lang, out, max_bytes, name } => export(&file, lang, out.as_deref(), max_bytes, &name),
         Command::Plot { file, out, size, font, range, detrend } => plot(&file, &out, size, font.as_deref(), range.as_deref(), detrend),
-        Command::Import { file, name, shape, out } => import(&file, &name, shape, &out),
+        Command::Import { file, name, shape, dir } => import(&file, &name, shape, &dir.resolve("import")),
         Command::Gen { problem, seed, cases, per_case, chips } => generate(&problem, seed, Size { cases, per_case, chips }),
     };
     match result {
