@@ -337,16 +337,41 @@ fn defect_7_a_killed_build_leaves_nothing_behind() {
         format::write(&table, &dir.join("probe.sgt")).unwrap();
         assert!(leftovers(&dir).is_empty(), "after a kill at {delay_ms} ms: {:?}", leftovers(&dir));
     }
-    // Stale temporaries of dead builds, in this version's and the old naming, are removed by the
-    // next build; one of a live process (this test) is not.
+    // Stale temporaries of dead builds are removed by the next build; one of a live process (this
+    // test) is not.
     let dead = dead_pid();
     let live = std::process::id();
-    for name in [format!(".sgtab-{dead}-0.tmp"), format!(".chess-20.sgt.tmp{dead}"), format!(".sgtab-{live}-99.tmp")] {
+    for name in [format!(".sgtab-{dead}-0.tmp"), format!(".sgtab-{live}-99.tmp")] {
         fs::write(dir.join(name), b"partial").unwrap();
     }
     let out = sgtab(&["build", "sub:1,2:50", "--backend", "scalar", "--dir", out_dir]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert_eq!(leftovers(&dir), vec![format!(".sgtab-{live}-99.tmp")]);
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+// The sweep for stale temporaries removed any `.NAME.EXT.tmpDIGITS` of a few extensions whose
+// number was no running PID: a user's `.solution.cpp.tmp3999999` was deleted by `build` and by
+// `export`. Only sgtab's own `.sgtab-PID-SEQ.tmp` names are swept now.
+#[test]
+fn a_users_temporaries_are_never_swept() {
+    let dir = scratch("users-temporaries");
+    let dead = dead_pid();
+    let users = [".solution.cpp.tmp3999999".to_string(), format!(".chess-20.sgt.tmp{dead}"), format!(".x.py.tmp{dead}"), format!(".notes.txt.tmp{dead}")];
+    for name in &users {
+        fs::write(dir.join(name), b"a user's work").unwrap();
+    }
+    let d = dir.to_str().unwrap();
+    let out = sgtab(&["build", "sub:1,2:50", "--backend", "scalar", "--dir", d]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let table = dir.join("sub-1_2-50.sgt");
+    for lang in ["c", "cpp", "python"] {
+        let out = sgtab(&["export", table.to_str().unwrap(), "--lang", lang, "-o", dir.join(format!("solution.{lang}")).to_str().unwrap()]);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+    }
+    for name in &users {
+        assert_eq!(fs::read(dir.join(name)).unwrap(), b"a user's work", "{name} was touched");
+    }
     fs::remove_dir_all(&dir).unwrap();
 }
 
