@@ -67,6 +67,18 @@ fn equal_different_and_differently_long_tables() {
     let (code, out, err) = diff(&lasker, &dir.join("missing.sgt"));
     assert!(code == Some(2) && out.is_empty() && err.lines().count() == 1, "{err}");
     let (code, _, err) = diff(&lasker, &dir.join("queen-8.sgt"));
-    assert!(code == Some(2) && err.contains("cannot compare") && err.lines().count() == 1, "{err}");
+    assert!(code == Some(2) && err.contains("cannot compare lasker:1024 (1 axis) with queen:8 (2 axes)") && err.lines().count() == 1, "{err}");
+
+    // One value against two: singular words.
+    for (name, values) in [("one", "5\n"), ("two", "5\n6\n")] {
+        let imported = run(env!("CARGO_BIN_EXE_sgtab"), &["import", "-", "--name", name, "--dir", d], values.as_bytes());
+        assert!(imported.status.success(), "{}", text(&imported.stderr));
+    }
+    let (code, out, _) = diff(&dir.join("one.sgt"), &dir.join("two.sgt"));
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.contains("compared over the first entry (the tables have 1 and 2)\nequal: the 1 value compared\n"), "{out}");
+    let (code, out, _) = diff(&dir.join("one.sgt"), &dir.join("changed.sgt"));
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.contains("one.sgt has 5, ") && out.contains("1 of 1 value differs"), "{out}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
