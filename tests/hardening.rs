@@ -581,3 +581,85 @@ fn defect_10_messages_say_it_once_and_plainly() {
     assert!(err.starts_with("sgq: --tables needs a directory, not an empty string"), "{err}");
     assert!(!err.contains("--out "), "{err}");
 }
+
+/// The bytes of a version-3 table header with a game block of `kind` (1 a script's, 2 an
+/// imported table's, one axis) for `spec`, claiming `count` entries of `bits` bits; and the file
+/// length it implies.
+fn stored_header(spec: &str, kind: u8, count: u64, bits: u8) -> (Vec<u8>, u64) {
+    let h = (64 + spec.len()).next_multiple_of(8);
+    let mut header = Vec::new();
+    header.extend_from_slice(&format::MAGIC);
+    header.extend_from_slice(&3u16.to_le_bytes());
+    header.extend_from_slice(&(h as u16).to_le_bytes());
+    header.extend_from_slice(&[bits, 0]);
+    header.extend_from_slice(&(spec.len() as u16).to_le_bytes());
+    header.extend_from_slice(&count.to_le_bytes());
+    header.resize(57, 0);
+    header.push(kind);
+    header.extend_from_slice(&[0, 0]);
+    header.extend_from_slice(&16u32.to_le_bytes());
+    header.extend_from_slice(spec.as_bytes());
+    header.resize(h, 0);
+    let len = h as u64 + (count as u128 * bits as u128).div_ceil(8) as u64 + 16 + 4;
+    (header, len)
+}
+
+/// A file's bytes as a reader: the header, then zeros up to `len` (a sparse file); counts what
+/// was read.
+struct Sparse {
+    header: Vec<u8>,
+    len: u64,
+    at: u64,
+}
+
+impl std::io::Read for Sparse {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = (self.len - self.at).min(buf.len() as u64) as usize;
+        for (i, b) in buf[..n].iter_mut().enumerate() {
+            *b = self.header.get(self.at as usize + i).copied().unwrap_or(0);
+        }
+        self.at += n as u64;
+        Ok(n)
+    }
+}
+
+// A script's or an imported table's header could claim any number of entries: it was checked
+// only once the values had been read (a sparse 12 GiB file was read whole, 12.6 GB, before it was
+// refused). Its count and the kind of its spec are checked from the header now.
+#[test]
+fn a_stored_tables_forged_count_is_refused_from_its_header() {
+    // In memory, 2^31 one-bit entries (256 MiB): refused having read no more than the header.
+    for (spec, kind, count, bits, want) in [
+        ("import:big", 2, 1u64 << 31, 1, "damaged header: 2147483648 entries, but a script's or an imported table has 1 to 1073741824"),
+        ("lua:big@0123abcd", 1, 1 << 33, 12, "damaged header: 8589934592 entries"),
+        ("lua:big@0123abcd", 2, 1 << 20, 8, "damaged header: a game block of kind 2 for the spec `lua:big@0123abcd`"),
+    ] {
+        let (header, len) = stored_header(spec, kind, count, bits);
+        let mut r = Sparse { header, len, at: 0 };
+        let e = format::read_from(&mut r, len).map(|_| ()).unwrap_err().to_string();
+        assert!(e.contains(want), "{spec}: {e}");
+        assert!(r.at <= 4096, "{spec}: {} bytes read before the refusal", r.at);
+    }
+    // On disk: a sparse file of 12 GiB (2^33 entries of 12 bits), read by `sgtab show` and
+    // `sgq value` under a 2 GB address-space limit: refused from the header, at once.
+    let dir = scratch("forged-count");
+    let (header, len) = stored_header("import:big", 2, 1 << 33, 12);
+    let file = dir.join("big.sgt");
+    let mut f = fs::File::create(&file).unwrap();
+    f.write_all(&header).unwrap();
+    f.set_len(len).unwrap();
+    drop(f);
+    assert!(len > 12 << 30);
+    let limited = |args: &str| {
+        let mut cmd = Command::new("bash");
+        cmd.arg("-c").arg(format!("ulimit -v 2000000 && exec {args}"));
+        run_with_limit(&mut cmd, Duration::from_secs(60))
+    };
+    let out = limited(&format!("'{SGTAB}' show '{}'", file.display()));
+    assert_refused(&out, "damaged header: 8589934592 entries, but a script's or an imported table has 1 to 1073741824");
+    let mut sgq = Command::new("bash");
+    sgq.arg("-c").arg(format!("ulimit -v 2000000 && echo 1 | exec '{SGQ}' value import:big --tables '{}'", dir.display()));
+    let out = sgq.output().unwrap();
+    assert_refused(&out, "damaged header: 8589934592 entries");
+    fs::remove_dir_all(&dir).unwrap();
+}
