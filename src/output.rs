@@ -47,6 +47,63 @@ pub fn write(path: &Path, mut fill: impl FnMut(&mut dyn Write) -> io::Result<()>
     }
 }
 
+/// Refuses an output that is one of the command's `inputs`: `output` is a path given with `-o`
+/// (its links followed), `None` the standard output (where it is a regular file, as after
+/// `>> T.sgt`). Files that exist are compared by device and inode, so a hard link, a symbolic
+/// link or `./T.sgt` for `T.sgt` is the same file; a path that names nothing yet is compared by
+/// its canonical form (its directory resolved). The message says which input it is.
+pub fn refuse_onto_input(output: Option<&Path>, inputs: &[&Path]) -> Result<(), String> {
+    let out_meta = match output {
+        Some(path) => fs::metadata(path).ok(),
+        None => stdout_metadata().filter(|m| m.is_file()),
+    };
+    let out_path = output.and_then(|p| dangling_end(p).ok()).and_then(|p| canonical_beside(&p));
+    for &input in inputs {
+        let same = match (&out_meta, fs::metadata(input)) {
+            (Some(a), Ok(b)) => same_file(a, &b),
+            (None, Err(_)) => out_path.is_some() && out_path == canonical_beside(input),
+            _ => false,
+        };
+        if same {
+            return Err(match output {
+                Some(path) => format!(
+                    "the output {} is the input {} (the same file): writing it would destroy the input; choose another output file",
+                    path.display(),
+                    input.display()
+                ),
+                None => format!("standard output goes into the input {} (the same file), which this would damage; send the output elsewhere", input.display()),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The metadata of what descriptor 1 is open on, if it is open.
+fn stdout_metadata() -> Option<fs::Metadata> {
+    use std::os::fd::AsFd;
+    let fd = io::stdout().as_fd().try_clone_to_owned().ok()?;
+    File::from(fd).metadata().ok()
+}
+
+/// `path` with its directory made canonical (the file itself need not exist).
+fn canonical_beside(path: &Path) -> Option<PathBuf> {
+    if let Ok(p) = fs::canonicalize(path) {
+        return Some(p);
+    }
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    Some(fs::canonicalize(dir).ok()?.join(path.file_name()?))
+}
+
+/// Makes the directory `dir` (and its parents) where it is missing; one line where it cannot
+/// be made or something else is there.
+pub fn make_dir(dir: &Path) -> Result<(), String> {
+    match fs::create_dir_all(dir) {
+        Ok(()) => Ok(()),
+        Err(_) if fs::metadata(dir).is_ok_and(|m| !m.is_dir()) => Err(format!("cannot write into {}: it is not a directory", dir.display())),
+        Err(e) => Err(format!("cannot create the directory {}: {e}", dir.display())),
+    }
+}
+
 /// Opens an input file (a script, values to import): a regular file only, opened without
 /// blocking (a FIFO with no writer would hang the open). Returns it with its length.
 pub fn open_regular(path: &Path) -> io::Result<(fs::File, u64)> {

@@ -663,3 +663,142 @@ fn a_stored_tables_forged_count_is_refused_from_its_header() {
     assert_refused(&out, "damaged header: 8589934592 entries");
     fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Runs `sgtab` in `dir` through the shell (`line` after the binary's name), its input closed.
+fn sgtab_in(dir: &Path, line: &str) -> std::process::Output {
+    let mut cmd = Command::new("sh");
+    cmd.current_dir(dir).arg("-c").arg(format!("exec \"$0\" {line}")).arg(SGTAB);
+    run_with_limit(&mut cmd, Duration::from_secs(60))
+}
+
+// An output onto its own input replaced the table with text: `dump T.sgt -o T.sgt`,
+// `export T.sgt --lang c -o T.sgt`, `plot T.sgt -o link.svg` with link.svg a link to the table.
+// Any output that is, or resolves to, an input is refused before anything is read or written.
+#[test]
+fn an_output_onto_its_own_input_is_refused() {
+    let dir = scratch("onto-input");
+    let t = dir.join("T.sgt");
+    fs::copy(tables_dir().join("lasker-1024.sgt"), &t).unwrap();
+    let table = fs::read(&t).unwrap();
+    fs::hard_link(&t, dir.join("hard.png")).unwrap();
+    std::os::unix::fs::symlink("T.sgt", dir.join("link.svg")).unwrap();
+    fs::create_dir(dir.join("sub")).unwrap();
+    fs::write(dir.join("font.png"), b"not a font").unwrap();
+    for line in [
+        "dump T.sgt -o T.sgt",
+        "dump T.sgt -o ./T.sgt",
+        "dump ./T.sgt --format csv -o sub/../T.sgt",
+        &format!("dump T.sgt -o '{}'", t.display()),
+        "dump T.sgt -o /dev/stdout >> T.sgt",
+        "dump T.sgt >> T.sgt",
+        "export T.sgt --lang c -o T.sgt",
+        "export T.sgt --lang python -o hard.png",
+        "export hard.png --lang rust >> T.sgt",
+        "plot T.sgt -o link.svg",
+        "plot T.sgt -o hard.png",
+        "plot T.sgt -o font.png --font font.png",
+        "show T.sgt >> T.sgt",
+        "verify T.sgt >> link.svg",
+        "build --from T.sgt --dir sub >> T.sgt",
+    ] {
+        let out = sgtab_in(&dir, line);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{line}: {err}");
+        assert_eq!(err.lines().count(), 1, "{line}: one line: {err}");
+        assert!(err.contains("is the input") || err.contains("goes into the input"), "{line}: {err}");
+        assert_eq!(fs::read(&t).unwrap(), table, "{line}: the table was changed");
+        assert_eq!(fs::read(dir.join("font.png")).unwrap(), b"not a font", "{line}");
+    }
+    assert!(fs::symlink_metadata(dir.join("link.svg")).unwrap().is_symlink());
+    // diff says it with its own status for what cannot be compared.
+    let out = sgtab_in(&dir, "diff T.sgt hard.png >> T.sgt");
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert_eq!(fs::read(&t).unwrap(), table);
+    // Other outputs are written; `build --from` may rewrite the table it read (the same game,
+    // the same bytes).
+    for line in ["dump T.sgt -o sub/T.txt", "plot T.sgt -o sub/T.svg --size 300x200", "export T.sgt --lang c >> sub/T.c"] {
+        let out = sgtab_in(&dir, line);
+        assert!(out.status.success(), "{line}: {}", text(&out.stderr));
+    }
+    fs::copy(&t, dir.join("sub/lasker-1024.sgt")).unwrap();
+    let out = sgtab_in(&dir, "build --from sub/lasker-1024.sgt --dir sub");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(fs::read(dir.join("sub/lasker-1024.sgt")).unwrap(), table);
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+// `build` wrote over whatever had its table's name: a user's file, another game's table (an
+// imported `import:chess-6` shares `chess-6.sgt` with `chess:6`). `build` and `import` now replace
+// only a table of the same game (sound or damaged: a rebuild is how a damaged one is mended).
+#[test]
+fn build_and_import_replace_only_a_table_of_the_same_game() {
+    let dir = scratch("replace");
+    let d = dir.to_str().unwrap();
+    let file = dir.join("chess-6.sgt");
+    let build = || sgtab(&["build", "chess:6", "--backend", "scalar", "--dir", d]);
+    let import = |name: &str| run(SGTAB, &["import", "-", "--name", name, "--dir", d], b"0\n1\n1\n0\n");
+    let kept = |what: &str, out: &std::process::Output, needle: &str| {
+        assert_refused(out, needle);
+        assert!(text(&out.stderr).contains("so it is kept; move it away or write into another --dir"), "{what}: {}", text(&out.stderr));
+    };
+
+    // A user's file of that name.
+    fs::write(&file, b"my notes").unwrap();
+    kept("text", &build(), "chess-6.sgt is there and is not a table of chess:6 (it is not an sgtab table)");
+    kept("text", &import("chess-6"), "is not a table of import:chess-6");
+    assert_eq!(fs::read(&file).unwrap(), b"my notes");
+    // Another game's table.
+    fs::remove_file(&file).unwrap();
+    let out = import("chess-6");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let imported = fs::read(&file).unwrap();
+    kept("import", &build(), "chess-6.sgt holds the table of `import:chess-6`, not of chess:6");
+    assert_eq!(fs::read(&file).unwrap(), imported);
+    // A link to a user's file: the file it points to is kept.
+    fs::remove_file(&file).unwrap();
+    fs::write(dir.join("notes.txt"), b"my notes").unwrap();
+    std::os::unix::fs::symlink("notes.txt", &file).unwrap();
+    kept("link", &build(), "it is not an sgtab table");
+    assert_eq!(fs::read(dir.join("notes.txt")).unwrap(), b"my notes");
+    // A FIFO (refused without waiting on it), a directory, a device.
+    fs::remove_file(&file).unwrap();
+    assert!(Command::new("mkfifo").arg(&file).status().unwrap().success());
+    kept("fifo", &run_with_limit(Command::new(SGTAB).args(["build", "chess:6", "--dir", d]), Duration::from_secs(20)), "it is a FIFO, socket or device");
+    fs::remove_file(&file).unwrap();
+    fs::create_dir(&file).unwrap();
+    kept("directory", &build(), "it is a directory");
+    fs::remove_dir(&file).unwrap();
+    std::os::unix::fs::symlink("/dev/null", &file).unwrap();
+    kept("device", &build(), "it is a FIFO, socket or device");
+    fs::remove_file(&file).unwrap();
+    // A table of chess:6 cut short inside its header cannot say its game: kept.
+    let out = build();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let good = fs::read(&file).unwrap();
+    fs::write(&file, &good[..40]).unwrap();
+    kept("cut", &build(), "is an sgtab table whose header is too damaged to tell its game");
+    // One whose header still names chess:6 is mended, through a link as well.
+    let mut damaged = good.clone();
+    damaged[good.len() - 6] ^= 0x10;
+    fs::write(&file, &damaged).unwrap();
+    let out = build();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(fs::read(&file).unwrap(), good);
+    fs::rename(&file, dir.join("real.sgt")).unwrap();
+    std::os::unix::fs::symlink("real.sgt", &file).unwrap();
+    let out = build();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(fs::symlink_metadata(&file).unwrap().is_symlink());
+    assert_eq!(fs::read(dir.join("real.sgt")).unwrap(), good);
+    // `import` keeps a family's table, and replaces its own.
+    kept("family", &import("chess-6"), "holds the table of `chess:6`, not of import:chess-6");
+    let out = import("mine");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let out = import("mine");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    // A --dir that is not a directory: one line.
+    let out = sgtab(&["build", "chess:6", "--dir", dir.join("notes.txt").to_str().unwrap()]);
+    assert_refused(&out, "notes.txt: it is not a directory");
+    assert_eq!(fs::read(dir.join("notes.txt")).unwrap(), b"my notes");
+    fs::remove_dir_all(&dir).unwrap();
+}

@@ -440,6 +440,71 @@ pub fn read_expecting(path: &Path, want: &str) -> Result<Table, ReadError> {
     read_checked(io::BufReader::with_capacity(1 << 16, file), len, Some(want))
 }
 
+/// What a file holds where a table is to be written, as far as its start tells.
+enum Holds {
+    /// Nothing is there (or a link to nothing).
+    Nothing,
+    /// A table whose header names this game (canonical text).
+    Game(String),
+    /// A table whose header is too short or damaged to name its game.
+    Unknown,
+    /// Not a table: why.
+    Other(String),
+}
+
+/// Reads only the magic and the spec of the file at `path`: a damaged table still names its game.
+fn holds(path: &Path) -> Holds {
+    match std::fs::metadata(path) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Holds::Nothing,
+        Ok(m) if m.is_dir() => return Holds::Other("it is a directory".into()),
+        Ok(m) if !m.is_file() => return Holds::Other("it is a FIFO, socket or device".into()),
+        _ => {}
+    }
+    let mut file = match open_regular(path) {
+        Ok((file, _)) => file,
+        Err(e) => return Holds::Other(format!("cannot read it: {e}")),
+    };
+    let mut fixed = Vec::with_capacity(FIXED);
+    if let Err(e) = file.by_ref().take(FIXED as u64).read_to_end(&mut fixed) {
+        return Holds::Other(format!("cannot read it: {e}"));
+    }
+    if fixed.len() < 8 || fixed[..8] != MAGIC {
+        return Holds::Other("it is not an sgtab table".into());
+    }
+    if fixed.len() < FIXED {
+        return Holds::Unknown;
+    }
+    let spec_len = u16_at(&fixed, 14) as u64;
+    let mut spec = Vec::new();
+    match file.take(spec_len).read_to_end(&mut spec) {
+        Ok(n) if n as u64 == spec_len => String::from_utf8(spec).map_or(Holds::Unknown, Holds::Game),
+        _ => Holds::Unknown,
+    }
+}
+
+/// Whether the table of `spec` (canonical text) may be written at `path`: where nothing is, or
+/// over a table of the same game, sound or damaged (a rebuild is how a damaged table is
+/// mended). Anything else is kept, and the one-line message says what it is: a file that is not
+/// an sgtab table, a table of another game (`import:chess-20` and `chess:20` share the file
+/// name `chess-20.sgt`), or a table whose header is too damaged to tell which game it holds.
+pub fn check_replaceable(path: &Path, spec: &str) -> Result<(), String> {
+    let keep = |what: String| Err(format!("{} {what}, so it is kept; move it away or write into another --dir", path.display()));
+    match holds(path) {
+        Holds::Nothing => Ok(()),
+        Holds::Game(text) if text == spec => Ok(()),
+        Holds::Game(text) => keep(format!("holds the table of {}, not of {spec}", quoted(&text))),
+        Holds::Unknown => keep("is an sgtab table whose header is too damaged to tell its game".into()),
+        Holds::Other(why) => keep(format!("is there and is not a table of {spec} ({why})")),
+    }
+}
+
+/// Writes `table` to `path` as [`write`] does, where [`check_replaceable`] allows it: what
+/// `sgtab build` and `sgtab import` write through. The error is one line.
+pub fn write_replacing(table: &Table, path: &Path) -> Result<(), String> {
+    check_replaceable(path, &table.spec.to_string())?;
+    write(table, path).map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
 /// Decodes a whole file held in memory.
 pub fn decode(bytes: &[u8]) -> Result<Table, ReadError> {
     read_from(bytes, bytes.len() as u64)

@@ -5,7 +5,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use sgtab::engine::Backend;
 use sgtab::games;
 use std::io::{self, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use crate::say_error;
@@ -331,6 +331,25 @@ impl Command {
             Command::Export { out: None, .. } => Some("the source"),
             Command::Export { out: Some(_), .. } | Command::Plot { .. } => None,
             Command::Gen { .. } => Some("the judge input"),
+        }
+    }
+}
+
+impl Command {
+    /// The files the command reads and where its output goes (`None`: the standard output, or
+    /// nothing for a command whose only output is a file); an output may not be one of the
+    /// inputs. `build` and `import` write tables into a directory, by the rule of
+    /// `format::check_replaceable` instead.
+    pub(crate) fn files(&self) -> (Vec<&Path>, Option<&Path>) {
+        match self {
+            Command::Build { from, .. } => (from.iter().map(PathBuf::as_path).collect(), None),
+            Command::Verify { files, .. } => (files.iter().map(PathBuf::as_path).collect(), None),
+            Command::Show { file, .. } => (vec![file], None),
+            Command::Diff { a, b } => (vec![a, b], None),
+            Command::Dump { file, out, .. } | Command::Export { file, out, .. } => (vec![file], out.as_deref()),
+            Command::Plot { file, out, font, .. } => (std::iter::once(file).chain(font).map(PathBuf::as_path).collect(), Some(out)),
+            Command::Import { file, .. } => (if file == Path::new("-") { vec![] } else { vec![file.as_path()] }, None),
+            Command::Gen { .. } => (vec![], None),
         }
     }
 }

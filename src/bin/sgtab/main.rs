@@ -55,9 +55,10 @@ macro_rules! fail {
     };
 }
 
-/// Writes `table` to `path` (atomically); the file's size.
+/// Writes `table` to `path` (atomically) where no other file would be lost: nothing is there,
+/// or a table of the same game ([`format::check_replaceable`]); the file's size.
 fn write_table(table: &Table, path: &Path) -> Result<u64> {
-    format::write(table, path).map_err(|e| fail!("cannot write {}: {e}", path.display()))?;
+    format::write_replacing(table, path)?;
     Ok(std::fs::metadata(path).map(|m| m.len()).unwrap_or(0))
 }
 
@@ -76,6 +77,18 @@ fn main() -> ExitCode {
     if let Some(what) = cli.command.prints().filter(|_| sgtab::output::stdout_was_closed()) {
         say_error(&format!("standard output is closed, so {what} would be lost; give sgtab somewhere to write it"));
         return ExitCode::FAILURE;
+    }
+    // An output onto an input of the same command (`dump T.sgt -o T.sgt`, `show T.sgt >> T.sgt`)
+    // would destroy it: refused before anything is read.
+    let (inputs, output) = cli.command.files();
+    let onto = match output {
+        Some(path) => sgtab::output::refuse_onto_input(Some(path), &inputs),
+        None if cli.command.prints().is_some() => sgtab::output::refuse_onto_input(None, &inputs),
+        None => Ok(()),
+    };
+    if let Err(e) = onto {
+        say_error(&e);
+        return if matches!(cli.command, Command::Diff { .. }) { ExitCode::from(2) } else { ExitCode::FAILURE };
     }
     if let Command::Diff { a, b } = &cli.command {
         return diff(a, b);
@@ -212,10 +225,15 @@ fn build(specs: &[String], from: &[PathBuf], script: ScriptArgs, backend: Backen
             spec.len()
         ));
     }
-    std::fs::create_dir_all(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
+    sgtab::output::make_dir(out)?;
     let mut timings = Timings::default();
     let engines = Engines::new(backend).with_threads(script.threads.map(|t| t as usize));
     for spec in specs {
+        // Checked again as it is written; here so that a long build is not lost to it. A build
+        // that grows its table learns the final name only at the end.
+        if prove.is_none() {
+            format::check_replaceable(&out.join(spec.file_name()), &spec.to_string())?;
+        }
         let start = Instant::now();
         let progress = Progress::new(format!("building {spec}"));
         let built = match prove {
@@ -420,16 +438,8 @@ fn import(file: &Path, name: &str, shape: Option<games::Dims>, out: &Path) -> Re
     }?;
     let spec = GameSpec::new(games::stored::Stored { dims: imported.dims, ..game });
     let table = Table::new(spec.clone(), imported.values);
-    std::fs::create_dir_all(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
+    sgtab::output::make_dir(out)?;
     let path = out.join(spec.file_name());
-    // A file of that name holding another game's table is that game's: keep it.
-    if path.exists() {
-        match format::read_expecting(&path, &spec.canonical()) {
-            Ok(_) => {}
-            Err(format::ReadError::OtherGame(other)) => return Err(fail!("{} holds {other}, not {spec}; choose another --name or --out", path.display())),
-            Err(e) => return Err(fail!("{} is there and is not a table of {spec} ({e}); move it away or choose another --out", path.display())),
-        }
-    }
     let size = write_table(&table, &path)?;
     out!(
         "wrote {} ({size} bytes, {spec}, shape {}, {} entries, {} bits each, {})",
