@@ -498,7 +498,7 @@ pub fn check_replaceable(path: &Path, spec: &str) -> Result<(), String> {
     }
 }
 
-/// Writes `table` to `path` as [`write`] does, where [`check_replaceable`] allows it: what
+/// Writes `table` to `path` as [`write()`] does, where [`check_replaceable`] allows it: what
 /// `sgtab build` and `sgtab import` write through. The error is one line.
 pub fn write_replacing(table: &Table, path: &Path) -> Result<(), String> {
     check_replaceable(path, &table.spec.to_string())?;
