@@ -5,4 +5,4 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-/tmp}"
 cargo build --release
-./target/release/sgtab build --backend auto --out tables "$@"
+./target/release/sgtab build --backend auto --dir tables "$@"

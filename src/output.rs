@@ -32,7 +32,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// The temporary name is `.sgtab-PID-SEQ.tmp`: under 40 bytes whatever `path` is, so it fits
 /// wherever the final name does (up to 255 bytes). A kill -9 can still strand one (between the
 /// link and the rename, or anywhere on the fallback path); every write first removes those whose
-/// PID is no longer running. A file that is replaced keeps its permission bits. There is no
+/// writer is gone (its PID not running, the lock it held on the file released), and no other
+/// name. A file that is replaced keeps its permission bits. There is no
 /// fsync: it would cost more than building chess:20, and a table torn by a power cut fails its
 /// checksum when read.
 pub fn write(path: &Path, mut fill: impl FnMut(&mut dyn Write) -> io::Result<()>) -> io::Result<()> {
@@ -43,6 +44,63 @@ pub fn write(path: &Path, mut fill: impl FnMut(&mut dyn Write) -> io::Result<()>
             fill(&mut w)?;
             w.flush()
         }
+    }
+}
+
+/// Refuses an output that is one of the command's `inputs`: `output` is a path given with `-o`
+/// (its links followed), `None` the standard output (where it is a regular file, as after
+/// `>> T.sgt`). Files that exist are compared by device and inode, so a hard link, a symbolic
+/// link or `./T.sgt` for `T.sgt` is the same file; a path that names nothing yet is compared by
+/// its canonical form (its directory resolved). The message says which input it is.
+pub fn refuse_onto_input(output: Option<&Path>, inputs: &[&Path]) -> Result<(), String> {
+    let out_meta = match output {
+        Some(path) => fs::metadata(path).ok(),
+        None => stdout_metadata().filter(|m| m.is_file()),
+    };
+    let out_path = output.and_then(|p| dangling_end(p).ok()).and_then(|p| canonical_beside(&p));
+    for &input in inputs {
+        let same = match (&out_meta, fs::metadata(input)) {
+            (Some(a), Ok(b)) => same_file(a, &b),
+            (None, Err(_)) => out_path.is_some() && out_path == canonical_beside(input),
+            _ => false,
+        };
+        if same {
+            return Err(match output {
+                Some(path) => format!(
+                    "the output {} is the input {} (the same file): writing it would destroy the input; choose another output file",
+                    path.display(),
+                    input.display()
+                ),
+                None => format!("standard output goes into the input {} (the same file), which this would damage; send the output elsewhere", input.display()),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The metadata of what descriptor 1 is open on, if it is open.
+fn stdout_metadata() -> Option<fs::Metadata> {
+    use std::os::fd::AsFd;
+    let fd = io::stdout().as_fd().try_clone_to_owned().ok()?;
+    File::from(fd).metadata().ok()
+}
+
+/// `path` with its directory made canonical (the file itself need not exist).
+fn canonical_beside(path: &Path) -> Option<PathBuf> {
+    if let Ok(p) = fs::canonicalize(path) {
+        return Some(p);
+    }
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    Some(fs::canonicalize(dir).ok()?.join(path.file_name()?))
+}
+
+/// Makes the directory `dir` (and its parents) where it is missing; one line where it cannot
+/// be made or something else is there.
+pub fn make_dir(dir: &Path) -> Result<(), String> {
+    match fs::create_dir_all(dir) {
+        Ok(()) => Ok(()),
+        Err(_) if fs::metadata(dir).is_ok_and(|m| !m.is_dir()) => Err(format!("cannot write into {}: it is not a directory", dir.display())),
+        Err(e) => Err(format!("cannot create the directory {}: {e}", dir.display())),
     }
 }
 
@@ -185,12 +243,17 @@ fn replace(path: &Path, mode: Option<u32>, fill: &mut dyn FnMut(&mut dyn Write) 
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
     remove_stale_temporaries(dir);
     static SEQ: AtomicU64 = AtomicU64::new(0);
-    let tmp = dir.join(format!(".sgtab-{}-{}.tmp", std::process::id(), SEQ.fetch_add(1, Ordering::Relaxed)));
+    let tmp = dir.join(format!("{TEMPORARY_PREFIX}{}-{}{TEMPORARY_SUFFIX}", std::process::id(), SEQ.fetch_add(1, Ordering::Relaxed)));
     #[cfg(target_os = "linux")]
     if let Some(file) = anonymous::create(dir) {
-        let placed = file.and_then(|file| filled(file, mode, fill)).and_then(|file| anonymous::link(&file, &tmp));
+        // The lock is taken before the file has a name and held until it has its real one.
+        let placed = file.and_then(|file| {
+            lock(&file, false);
+            let file = filled(file, mode, fill)?;
+            anonymous::link(&file, &tmp).map(|()| file)
+        });
         return match placed {
-            Ok(()) => rename_or_remove(&tmp, path),
+            Ok(_held) => rename_or_remove(&tmp, path),
             // No /proc to link through: write it again under the name instead.
             Err(e) if e.kind() == io::ErrorKind::NotFound && !tmp.exists() && dir.is_dir() => named(&tmp, path, mode, fill),
             Err(e) => Err(e),
@@ -209,14 +272,19 @@ fn filled(file: File, mode: Option<u32>, fill: &mut dyn FnMut(&mut dyn Write) ->
     w.into_inner().map_err(|e| e.into_error())
 }
 
-/// The fallback: written under the temporary name, then renamed.
+/// The fallback: written under the temporary name (locked while it has that name), then renamed.
 fn named(tmp: &Path, path: &Path, mode: Option<u32>, fill: &mut dyn FnMut(&mut dyn Write) -> io::Result<()>) -> io::Result<()> {
-    let written = File::create_new(tmp).and_then(|f| filled(f, mode, fill));
-    if let Err(e) = written {
-        let _ = fs::remove_file(tmp);
-        return Err(e);
+    let written = File::create_new(tmp).and_then(|f| {
+        lock(&f, false);
+        filled(f, mode, fill)
+    });
+    match written {
+        Ok(_held) => rename_or_remove(tmp, path),
+        Err(e) => {
+            let _ = fs::remove_file(tmp);
+            Err(e)
+        }
     }
-    rename_or_remove(tmp, path)
 }
 
 fn rename_or_remove(tmp: &Path, path: &Path) -> io::Result<()> {
@@ -225,25 +293,17 @@ fn rename_or_remove(tmp: &Path, path: &Path) -> io::Result<()> {
     })
 }
 
-/// Extensions of the files that older versions wrote under a `.NAME.tmpPID` temporary name:
-/// tables, and the sources and pictures of `export -o` and `plot -o`.
-const OLD_TEMPORARY_KINDS: &[&str] = &["sgt", "c", "cc", "cpp", "cxx", "h", "hpp", "rs", "py", "svg", "png"];
+/// The temporary names this module makes: `.sgtab-PID-SEQ.tmp`. Only names of this form are
+/// ever removed by the sweep of [`remove_stale_temporaries`]; a user's own `.NAME.tmp123` never is.
+const TEMPORARY_PREFIX: &str = ".sgtab-";
+const TEMPORARY_SUFFIX: &str = ".tmp";
 
-/// The PID in a temporary name this module makes (`.sgtab-PID-SEQ.tmp`), or an older version
-/// made (`.NAME.EXT.tmpPID`, EXT one of [`OLD_TEMPORARY_KINDS`]).
+/// The PID in a temporary name this module makes (`.sgtab-PID-SEQ.tmp`, both decimal).
 fn temporary_pid(name: &str) -> Option<u32> {
-    let digits = if let Some(rest) = name.strip_prefix(".sgtab-").and_then(|r| r.strip_suffix(".tmp")) {
-        let (pid, seq) = rest.split_once('-')?;
-        (!seq.is_empty() && seq.bytes().all(|b| b.is_ascii_digit())).then_some(pid)?
-    } else {
-        let (stem, digits) = name.strip_prefix('.')?.rsplit_once(".tmp")?;
-        let (base, ext) = stem.rsplit_once('.')?;
-        (!base.is_empty() && OLD_TEMPORARY_KINDS.contains(&ext)).then_some(digits)?
-    };
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    digits.parse().ok()
+    let rest = name.strip_prefix(TEMPORARY_PREFIX)?.strip_suffix(TEMPORARY_SUFFIX)?;
+    let (pid, seq) = rest.split_once('-')?;
+    let decimal = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    (decimal(pid) && decimal(seq)).then(|| pid.parse().ok())?
 }
 
 /// Whether process `pid` is running (on this machine). Conservative: when unsure, yes.
@@ -264,22 +324,54 @@ fn running(pid: u32) -> bool {
     }
 }
 
-/// Removes the temporary files in `dir` left by writers that were killed (their PID is gone).
-/// Best effort: a directory that cannot be listed is left as it is.
+/// Removes the temporary files in `dir` left by writers that were killed: names of sgtab's own
+/// form ([`temporary_pid`]) whose PID is not running and whose lock nobody holds (a writer holds
+/// one on its temporary from before it is named until it is renamed, so a writer in another PID
+/// namespace sharing the directory keeps its file). Best effort: a directory that cannot be
+/// listed is left as it is.
 fn remove_stale_temporaries(dir: &Path) -> Vec<PathBuf> {
     let mut removed = Vec::new();
     let Ok(entries) = fs::read_dir(dir) else { return removed };
     for entry in entries.flatten() {
         let name = entry.file_name();
         let Some(pid) = name.to_str().and_then(temporary_pid) else { continue };
-        if pid != std::process::id() && !running(pid) && entry.file_type().is_ok_and(|t| t.is_file()) {
-            let path = entry.path();
-            if fs::remove_file(&path).is_ok() {
-                removed.push(path);
-            }
+        if pid == std::process::id() || running(pid) || !entry.file_type().is_ok_and(|t| t.is_file()) {
+            continue;
+        }
+        let path = entry.path();
+        if remove_if_unlocked(&path) {
+            removed.push(path);
         }
     }
     removed
+}
+
+/// Removes the regular file at `path` unless another process holds its lock; true if removed.
+/// Where the file system has no locks, the PID's absence (checked by the caller) decides.
+fn remove_if_unlocked(path: &Path) -> bool {
+    use std::os::unix::fs::OpenOptionsExt;
+    let opened = fs::OpenOptions::new().read(true).custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK).open(path);
+    let Ok(file) = opened else { return false };
+    // Held while the file is removed, so a writer cannot take it in between.
+    if !lock(&file, true) {
+        return false;
+    }
+    // The name must still be the file that was locked (not renamed over meanwhile).
+    let same = file.metadata().ok().zip(fs::symlink_metadata(path).ok()).is_some_and(|(a, b)| a.is_file() && same_file(&a, &b));
+    same && fs::remove_file(path).is_ok()
+}
+
+/// Takes an exclusive `flock` on `file`. `probe`: without waiting, and true unless another
+/// process holds it (also true where the file system has no locks); otherwise waits, and a file
+/// system without locks is not an error (the writer's PID still marks the file as live).
+fn lock(file: &File, probe: bool) -> bool {
+    use std::os::fd::AsRawFd;
+    let how = if probe { libc::LOCK_EX | libc::LOCK_NB } else { libc::LOCK_EX };
+    // SAFETY: flock on a descriptor `file` owns; the lock goes with it when it is closed.
+    if unsafe { libc::flock(file.as_raw_fd(), how) } == 0 {
+        return true;
+    }
+    io::Error::last_os_error().raw_os_error() != Some(libc::EWOULDBLOCK)
 }
 
 /// Anonymous files (`O_TMPFILE`) and linking them into a directory.
@@ -356,27 +448,46 @@ mod tests {
     }
 
     #[test]
-    fn temporary_names_are_recognised() {
+    fn only_sgtabs_own_temporary_names_are_recognised() {
         assert_eq!(temporary_pid(".sgtab-123-0.tmp"), Some(123));
         assert_eq!(temporary_pid(".sgtab-123-45.tmp"), Some(123));
-        assert_eq!(temporary_pid(".chess-20.sgt.tmp4567"), Some(4567));
-        assert_eq!(temporary_pid(".lasker.c.tmp77"), Some(77));
-        assert_eq!(temporary_pid(".a b.svg.tmp8"), Some(8));
         for other in [
             "chess-20.sgt",
             ".sgtab-x-0.tmp",
             ".sgtab-1-.tmp",
             ".sgtab--1.tmp",
+            ".sgtab-1-2x.tmp",
             "sgtab-1-1.tmp",
-            ".a.sgt.tmp",
-            ".a.sgt.tmp12x",
             ".sgtab-1-2.tmp.sgt",
+            ".sgtab-99999999999-1.tmp",
+            // A user's (or another program's) temporaries, whatever their extension.
+            ".chess-20.sgt.tmp4567",
+            ".solution.cpp.tmp3999999",
+            ".lasker.c.tmp77",
             ".notes.txt.tmp12",
-            ".c.tmp12",
-            "a.c.tmp12",
         ] {
             assert_eq!(temporary_pid(other), None, "{other}");
         }
+    }
+
+    #[test]
+    fn a_locked_temporary_of_a_gone_pid_is_kept_and_an_unlocked_one_removed() {
+        let dir = scratch("sweep");
+        // A PID that is surely not running: past the kernel's largest (2^22).
+        let (held, stale, users) = (dir.join(".sgtab-4999999-1.tmp"), dir.join(".sgtab-4999999-2.tmp"), dir.join(".solution.cpp.tmp4999999"));
+        for p in [&held, &stale, &users] {
+            fs::write(p, b"partial").unwrap();
+        }
+        // A writer in another PID namespace: its PID means nothing here, its lock does. Locks
+        // are per open file, so one taken through another descriptor excludes the sweep's.
+        let writer = File::open(&held).unwrap();
+        assert!(lock(&writer, true));
+        assert_eq!(remove_stale_temporaries(&dir), vec![stale]);
+        assert_eq!(names(&dir), [".sgtab-4999999-1.tmp", ".solution.cpp.tmp4999999"]);
+        drop(writer);
+        assert_eq!(remove_stale_temporaries(&dir), vec![held]);
+        assert_eq!(names(&dir), [".solution.cpp.tmp4999999"]);
+        fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

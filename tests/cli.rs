@@ -61,7 +61,7 @@ fn show_rows_on_a_heap_table_is_refused_before_anything_is_printed() {
 fn the_auto_backend_says_once_why_it_passed_the_gpu_over() {
     // Without a hardware adapter (lavapipe is software), auto notes its choice for chess once.
     let dir = common::scratch("cli", "notes");
-    let run = sgtab(&["build", "chess:6", "--out", dir.to_str().unwrap()]);
+    let run = sgtab(&["build", "chess:6", "--dir", dir.to_str().unwrap()]);
     assert!(run.status.success(), "{}", text(&run.stderr));
     let err = text(&run.stderr);
     // Once, or never where a hardware adapter is found; a build asks for its engine twice.
@@ -72,7 +72,7 @@ fn the_auto_backend_says_once_why_it_passed_the_gpu_over() {
 fn a_wgpu_backend_variable_that_names_nothing_says_so() {
     let dir = common::scratch("cli", "wgpu");
     let run = std::process::Command::new(env!("CARGO_BIN_EXE_sgtab"))
-        .args(["build", "chess:6", "--backend", "gpu", "--out", dir.to_str().unwrap()])
+        .args(["build", "chess:6", "--backend", "gpu", "--dir", dir.to_str().unwrap()])
         .env("WGPU_BACKEND", "bogus")
         .output()
         .unwrap();
@@ -87,7 +87,7 @@ fn a_build_of_a_three_heap_code_shows_its_progress_with_its_size() {
     // 0.8 to 4096 heaps takes a few seconds (three-heap splits are cubic): progress lines name
     // the table being built and count its heaps.
     let dir = common::scratch("cli", "progress");
-    let run = sgtab(&["build", "0.8:4096", "--out", dir.to_str().unwrap()]);
+    let run = sgtab(&["build", "0.8:4096", "--dir", dir.to_str().unwrap()]);
     assert!(run.status.success(), "{}", text(&run.stderr));
     let err = text(&run.stderr);
     let lines: Vec<&str> = err.lines().filter(|l| l.starts_with("building 0.8:4096: ")).collect();
@@ -98,7 +98,7 @@ fn a_build_of_a_three_heap_code_shows_its_progress_with_its_size() {
 #[test]
 fn show_gives_a_board_as_a_grid_and_how_often_each_value_occurs() {
     let dir = common::scratch("cli", "show-board");
-    let built = sgtab(&["build", "queen:8", "--out", dir.to_str().unwrap()]);
+    let built = sgtab(&["build", "queen:8", "--dir", dir.to_str().unwrap()]);
     assert!(built.status.success(), "{}", text(&built.stderr));
     let shown = text(&sgtab(&["show", dir.join("queen-8.sgt").to_str().unwrap(), "--values", "3"]).stdout);
     // Wythoff's game: g(x, y) = x xor y below 3.
@@ -116,7 +116,7 @@ fn show_gives_a_board_as_a_grid_and_how_often_each_value_occurs() {
 #[test]
 fn timings_label_each_step_of_a_growing_build() {
     let dir = common::scratch("cli", "timings");
-    let built = sgtab(&["build", "0.16:20000", "--timings", "--out", dir.to_str().unwrap()]);
+    let built = sgtab(&["build", "0.16:20000", "--timings", "--dir", dir.to_str().unwrap()]);
     assert!(built.status.success(), "{}", text(&built.stderr));
     let out = text(&built.stdout);
     let steps: Vec<&str> = out.lines().filter(|l| l.starts_with("  kernel") || l.starts_with("  rule search")).collect();
@@ -125,5 +125,77 @@ fn timings_label_each_step_of_a_growing_build() {
         assert!(steps[2 * k].starts_with(&format!("  kernel, heaps {from} to {to} ")), "{out}");
         assert!(steps[2 * k + 1].starts_with(&format!("  rule search over {to} heaps ")), "{out}");
     }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+// `-o` was a directory for `build` and `import` but a file for `dump`, `export` and `plot`. The
+// directory is `-d/--dir` now; the old spelling still works, with a one-line note.
+#[test]
+fn dir_names_the_directory_and_out_a_file_with_the_old_spelling_noted() {
+    let dir = common::scratch("cli", "dir-flag");
+    let d = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    for flag in ["-d", "--dir"] {
+        let run = sgtab(&["build", "lasker:16", flag, &d(flag)]);
+        assert!(run.status.success() && run.stderr.is_empty(), "{flag}: {}", text(&run.stderr));
+        assert!(dir.join(flag).join("lasker-16.sgt").is_file(), "{flag}");
+    }
+    for flag in ["-o", "--out"] {
+        let run = sgtab(&["build", "lasker:16", flag, &d(&format!("old{flag}"))]);
+        let err = text(&run.stderr);
+        assert!(run.status.success(), "{flag}: {err}");
+        assert!(dir.join(format!("old{flag}")).join("lasker-16.sgt").is_file(), "{flag}");
+        assert_eq!(err.lines().count(), 1, "{flag}: {err}");
+        assert!(err.starts_with("sgtab: note: `build -o/--out DIR` is spelled `-d/--dir DIR` now"), "{flag}: {err}");
+        let run = common::run(env!("CARGO_BIN_EXE_sgtab"), &["import", "-", "--name", "x", flag, &d(&format!("import{flag}"))], b"0\n1\n");
+        let err = text(&run.stderr);
+        assert!(run.status.success() && dir.join(format!("import{flag}/x.sgt")).is_file(), "{flag}: {err}");
+        assert!(err.lines().count() == 1 && err.contains("`import -o/--out DIR` is spelled `-d/--dir DIR` now"), "{flag}: {err}");
+    }
+    // Both at once is a usage error, not a guess.
+    refused(&["build", "lasker:16", "-d", &d("a"), "-o", &d("b")], 2, &["cannot be used with", "sgtab --help"]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `sgtab COMMAND --help`, printed in full.
+fn help(command: &str) -> String {
+    let run = sgtab(&[command, "--help"]);
+    assert!(run.status.success(), "{command} --help: {}", text(&run.stderr));
+    text(&run.stdout)
+}
+
+#[test]
+fn help_says_what_each_flag_and_argument_is() {
+    // One meaning per flag: -d/--dir a directory, -o/--out a file.
+    for command in ["build", "import"] {
+        let h = help(command);
+        assert!(h.contains("-d, --dir <DIR>") && !h.contains("--out"), "{command}: {h}");
+    }
+    for command in ["dump", "export", "plot"] {
+        let h = help(command);
+        assert!(h.contains("-o, --out <FILE>") && !h.contains("--dir"), "{command}: {h}");
+    }
+    // Every argument is described.
+    let verify = help("verify");
+    assert!(verify.contains("[FILE]...") && verify.contains("The .sgt table files to check"), "{verify}");
+    assert!(verify.contains("An imported table"), "{verify}");
+    for command in ["show", "dump", "export", "plot"] {
+        assert!(help(command).contains("<FILE>  The .sgt table file"), "{command}: {}", help(command));
+    }
+    // --rows works on any board or k-D table, and says so.
+    let show = help("show");
+    assert!(!show.contains("Board games (queen, rook, king):"), "{show}");
+    assert!(show.contains("any game of two or more axes"), "{show}");
+    // build lists what it can build: not an imported table, which `sgtab import` makes.
+    let build = help("build");
+    assert!(build.contains("lua:PATH") && !build.contains("import:NAME"), "{build}");
+    // And what it says holds: --rows on a 3-D imported table gives each row's rule.
+    let dir = common::scratch("cli", "rows-3d");
+    let values: String = (0..2 * 3 * 8).map(|i| format!("{}\n", i % 8 % 3)).collect();
+    let run =
+        common::run(env!("CARGO_BIN_EXE_sgtab"), &["import", "-", "--name", "box", "--shape", "2x3x8", "--dir", dir.to_str().unwrap()], values.as_bytes());
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    let run = sgtab(&["show", dir.join("box.sgt").to_str().unwrap(), "--rows", "2"]);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    assert!(text(&run.stdout).contains("rows:"), "{}", text(&run.stdout));
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -152,7 +152,7 @@ fn a_board_too_large_for_memory_is_refused_with_the_widest_that_fits() {
 fn sgtab_builds_and_shows_rows() {
     let out = std::env::temp_dir().join(format!("sgtab-corner-cli-{}", std::process::id()));
     let dir = out.to_str().unwrap();
-    let built = common::sgtab(&["build", "queen:200", "king:50", "--backend", "simd", "--out", dir]);
+    let built = common::sgtab(&["build", "queen:200", "king:50", "--backend", "simd", "--dir", dir]);
     assert!(built.status.success(), "{}", common::text(&built.stderr));
     let file = out.join("queen-200.sgt");
     let shown = common::sgtab(&["show", file.to_str().unwrap(), "--rows", "3"]);
@@ -167,7 +167,7 @@ fn sgtab_builds_and_shows_rows() {
     assert!(verified.status.success(), "{}", common::text(&verified.stderr));
     std::fs::remove_dir_all(&out).unwrap();
     for (spec, want) in [("queen:65537", "board side 65537 is outside 1 to 65536"), ("rook:0", "board side 0 is outside")] {
-        let run = common::sgtab(&["build", spec, "--out", dir]);
+        let run = common::sgtab(&["build", spec, "--dir", dir]);
         let err = common::text(&run.stderr);
         assert!(!run.status.success() && err.contains(want) && err.lines().count() == 1, "{spec}: {err}");
     }

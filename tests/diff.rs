@@ -17,7 +17,7 @@ fn equal_different_and_differently_long_tables() {
     let dir = common::scratch("diff", "tables");
     let d = dir.to_str().unwrap();
     for spec in ["lasker:512", "queen:8", "queen:12", "sub:1,2:1024"] {
-        let built = sgtab(&["build", spec, "--out", d]);
+        let built = sgtab(&["build", spec, "--dir", d]);
         assert!(built.status.success(), "{}", text(&built.stderr));
     }
     let lasker = tables_dir().join("lasker-1024.sgt");
@@ -25,7 +25,7 @@ fn equal_different_and_differently_long_tables() {
     // The same table twice, and a committed table against its rebuild.
     let (code, out, _) = diff(&lasker, &lasker);
     assert_eq!((code, out.as_str()), (Some(0), "same game: lasker:1024\nequal: all 1024 values compared\n"));
-    let rebuilt = sgtab(&["build", "lasker", "--out", d]);
+    let rebuilt = sgtab(&["build", "lasker", "--dir", d]);
     assert!(rebuilt.status.success());
     assert_eq!(diff(&lasker, &dir.join("lasker-1024.sgt")).0, Some(0));
 
@@ -49,7 +49,7 @@ fn equal_different_and_differently_long_tables() {
     let values: Vec<String> = text(&sgtab(&["dump", lasker.to_str().unwrap()]).stdout).lines().map(str::to_string).collect();
     let mut changed = values.clone();
     changed[700] = "9999".into();
-    let imported = run(env!("CARGO_BIN_EXE_sgtab"), &["import", "-", "--name", "changed", "--out", d], (changed.join("\n") + "\n").as_bytes());
+    let imported = run(env!("CARGO_BIN_EXE_sgtab"), &["import", "-", "--name", "changed", "--dir", d], (changed.join("\n") + "\n").as_bytes());
     assert!(imported.status.success(), "{}", text(&imported.stderr));
     let (code, out, _) = diff(&lasker, &dir.join("changed.sgt"));
     assert_eq!(code, Some(1), "{out}");
@@ -67,6 +67,18 @@ fn equal_different_and_differently_long_tables() {
     let (code, out, err) = diff(&lasker, &dir.join("missing.sgt"));
     assert!(code == Some(2) && out.is_empty() && err.lines().count() == 1, "{err}");
     let (code, _, err) = diff(&lasker, &dir.join("queen-8.sgt"));
-    assert!(code == Some(2) && err.contains("cannot compare") && err.lines().count() == 1, "{err}");
+    assert!(code == Some(2) && err.contains("cannot compare lasker:1024 (1 axis) with queen:8 (2 axes)") && err.lines().count() == 1, "{err}");
+
+    // One value against two: singular words.
+    for (name, values) in [("one", "5\n"), ("two", "5\n6\n")] {
+        let imported = run(env!("CARGO_BIN_EXE_sgtab"), &["import", "-", "--name", name, "--dir", d], values.as_bytes());
+        assert!(imported.status.success(), "{}", text(&imported.stderr));
+    }
+    let (code, out, _) = diff(&dir.join("one.sgt"), &dir.join("two.sgt"));
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.contains("compared over the first entry (the tables have 1 and 2)\nequal: the 1 value compared\n"), "{out}");
+    let (code, out, _) = diff(&dir.join("one.sgt"), &dir.join("changed.sgt"));
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.contains("one.sgt has 5, ") && out.contains("1 of 1 value differs"), "{out}");
     std::fs::remove_dir_all(&dir).unwrap();
 }

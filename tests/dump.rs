@@ -143,12 +143,12 @@ fn every_format_gives_the_values_back() {
     // A board (queen:12) and a 3-D table imported from values of more than 8 bits.
     let dir = scratch("made");
     let d = dir.to_str().unwrap();
-    let built = sgtab(&["build", "queen:12", "--out", d]);
+    let built = sgtab(&["build", "queen:12", "--dir", d]);
     assert!(built.status.success(), "{}", text(&built.stderr));
     check(&dir.join("queen-12.sgt"), "queen", None, &[12], "x,y,g");
     check(&dir.join("queen-12.sgt"), "queen-range", Some((3, 5)), &[12], "x,y,g");
     let values: String = (0..2 * 3 * 4u64).map(|i| format!("{}\n", i * 97 % 1000)).collect();
-    let imported = run(env!("CARGO_BIN_EXE_sgtab"), &["import", "-", "--name", "box", "--shape", "2x3x4", "--out", d], values.as_bytes());
+    let imported = run(env!("CARGO_BIN_EXE_sgtab"), &["import", "-", "--name", "box", "--shape", "2x3x4", "--dir", d], values.as_bytes());
     assert!(imported.status.success(), "{}", text(&imported.stderr));
     check(&dir.join("box.sgt"), "box", None, &[3, 4], "p1,p2,p3,g");
     check(&dir.join("box.sgt"), "box-range", Some((1, 1)), &[3, 4], "p1,p2,p3,g");
@@ -174,5 +174,64 @@ fn bad_ranges_and_formats_are_one_line_and_write_nothing() {
         assert!(!ran.status.success() && err.contains(needle) && ran.stdout.is_empty(), "{args:?}: {err}");
         assert!(!out.exists(), "{args:?} wrote a file");
     }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Makes a node with mknod in a scratch directory (the tests run as root): a character device
+/// like /dev/null (1, 3) or /dev/full (1, 7), or a FIFO; never the machine's own /dev.
+fn node(path: &Path, kind: libc::mode_t, minor: u32) {
+    let c = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
+    let major = if kind == libc::S_IFCHR { 1 } else { 0 };
+    // SAFETY: a valid NUL-terminated path; mknod only makes a directory entry.
+    let r = unsafe { libc::mknod(c.as_ptr(), kind | 0o666, libc::makedev(major, minor)) };
+    assert_eq!(r, 0, "mknod {}: {}", path.display(), std::io::Error::last_os_error());
+}
+
+/// `dump -o` onto a link (the file it points to is written, the link kept), a null device
+/// (written through), a full one, a FIFO nobody reads, a directory (one line, exit 1, nothing
+/// replaced), and `build`/`import --dir` onto a link to a directory, a device or a file.
+#[test]
+fn dump_and_dir_against_every_kind_of_path() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = scratch("paths");
+    let lasker = tables_dir().join("lasker-1024.sgt");
+    let dumped = sgtab(&["dump", lasker.to_str().unwrap()]).stdout;
+    let dump_to = |out: &Path| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_sgtab"));
+        cmd.args(["dump", lasker.to_str().unwrap(), "-o", out.to_str().unwrap()]).stdin(std::process::Stdio::null());
+        let child = cmd.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped()).spawn().unwrap();
+        child.wait_with_output().unwrap()
+    };
+    let refused = |out: &std::process::Output, needle: &str| {
+        let err = text(&out.stderr);
+        assert!(out.status.code() == Some(1) && err.lines().count() == 1 && err.contains(needle), "{needle}: {err}");
+    };
+    std::fs::write(dir.join("real.txt"), b"old").unwrap();
+    std::os::unix::fs::symlink("real.txt", dir.join("link.txt")).unwrap();
+    let ran = dump_to(&dir.join("link.txt"));
+    assert!(ran.status.success(), "{}", text(&ran.stderr));
+    assert!(std::fs::symlink_metadata(dir.join("link.txt")).unwrap().is_symlink());
+    assert_eq!(std::fs::read(dir.join("real.txt")).unwrap(), dumped);
+    node(&dir.join("null"), libc::S_IFCHR, 3);
+    assert!(dump_to(&dir.join("null")).status.success());
+    node(&dir.join("full"), libc::S_IFCHR, 7);
+    refused(&dump_to(&dir.join("full")), "No space left on device");
+    node(&dir.join("fifo"), libc::S_IFIFO, 0);
+    refused(&dump_to(&dir.join("fifo")), "nothing is reading from it");
+    std::fs::create_dir(dir.join("sub")).unwrap();
+    refused(&dump_to(&dir.join("sub")), "it is a directory");
+    let kind = |name: &str| std::fs::symlink_metadata(dir.join(name)).unwrap().file_type();
+    assert!(kind("null").is_char_device() && kind("full").is_char_device() && kind("fifo").is_fifo(), "a node was replaced");
+    // --dir: a link to a directory is followed; a device or a file is one line.
+    std::os::unix::fs::symlink("sub", dir.join("sublink")).unwrap();
+    let built = sgtab(&["build", "lasker:16", "--dir", dir.join("sublink").to_str().unwrap()]);
+    assert!(built.status.success() && dir.join("sub/lasker-16.sgt").is_file(), "{}", text(&built.stderr));
+    for target in ["null", "real.txt"] {
+        let built = sgtab(&["build", "lasker:16", "--dir", dir.join(target).to_str().unwrap()]);
+        refused(&built, "it is not a directory");
+        let imported = run(env!("CARGO_BIN_EXE_sgtab"), &["import", "-", "--name", "x", "--dir", dir.join(target).to_str().unwrap()], b"1\n");
+        refused(&imported, "it is not a directory");
+    }
+    assert_eq!(std::fs::read(dir.join("real.txt")).unwrap(), dumped);
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -296,7 +296,7 @@ fn defect_6_long_specs_and_long_names_are_written() {
     let dir = scratch("long-names");
     let moves: Vec<String> = (1..=83).map(|m| m.to_string()).collect();
     let spec = format!("sub:{}:100", moves.join(","));
-    let out = sgtab(&["build", &spec, "--backend", "scalar", "--out", dir.to_str().unwrap()]);
+    let out = sgtab(&["build", &spec, "--backend", "scalar", "--dir", dir.to_str().unwrap()]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let names: Vec<String> = fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
     assert_eq!(names.len(), 1, "{names:?}");
@@ -327,7 +327,7 @@ fn defect_7_a_killed_build_leaves_nothing_behind() {
     let out_dir = dir.to_str().unwrap();
     for delay_ms in [5u64, 20, 50, 100, 200, 400] {
         let mut child =
-            Command::new(SGTAB).args(["build", "chess:26", "--backend", "simd", "--out", out_dir]).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
+            Command::new(SGTAB).args(["build", "chess:26", "--backend", "simd", "--dir", out_dir]).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
         std::thread::sleep(Duration::from_millis(delay_ms));
         child.kill().unwrap(); // SIGKILL
         child.wait().unwrap();
@@ -337,16 +337,41 @@ fn defect_7_a_killed_build_leaves_nothing_behind() {
         format::write(&table, &dir.join("probe.sgt")).unwrap();
         assert!(leftovers(&dir).is_empty(), "after a kill at {delay_ms} ms: {:?}", leftovers(&dir));
     }
-    // Stale temporaries of dead builds, in this version's and the old naming, are removed by the
-    // next build; one of a live process (this test) is not.
+    // Stale temporaries of dead builds are removed by the next build; one of a live process (this
+    // test) is not.
     let dead = dead_pid();
     let live = std::process::id();
-    for name in [format!(".sgtab-{dead}-0.tmp"), format!(".chess-20.sgt.tmp{dead}"), format!(".sgtab-{live}-99.tmp")] {
+    for name in [format!(".sgtab-{dead}-0.tmp"), format!(".sgtab-{live}-99.tmp")] {
         fs::write(dir.join(name), b"partial").unwrap();
     }
-    let out = sgtab(&["build", "sub:1,2:50", "--backend", "scalar", "--out", out_dir]);
+    let out = sgtab(&["build", "sub:1,2:50", "--backend", "scalar", "--dir", out_dir]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert_eq!(leftovers(&dir), vec![format!(".sgtab-{live}-99.tmp")]);
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+// The sweep for stale temporaries removed any `.NAME.EXT.tmpDIGITS` of a few extensions whose
+// number was no running PID: a user's `.solution.cpp.tmp3999999` was deleted by `build` and by
+// `export`. Only sgtab's own `.sgtab-PID-SEQ.tmp` names are swept now.
+#[test]
+fn a_users_temporaries_are_never_swept() {
+    let dir = scratch("users-temporaries");
+    let dead = dead_pid();
+    let users = [".solution.cpp.tmp3999999".to_string(), format!(".chess-20.sgt.tmp{dead}"), format!(".x.py.tmp{dead}"), format!(".notes.txt.tmp{dead}")];
+    for name in &users {
+        fs::write(dir.join(name), b"a user's work").unwrap();
+    }
+    let d = dir.to_str().unwrap();
+    let out = sgtab(&["build", "sub:1,2:50", "--backend", "scalar", "--dir", d]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let table = dir.join("sub-1_2-50.sgt");
+    for lang in ["c", "cpp", "python"] {
+        let out = sgtab(&["export", table.to_str().unwrap(), "--lang", lang, "-o", dir.join(format!("solution.{lang}")).to_str().unwrap()]);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+    }
+    for name in &users {
+        assert_eq!(fs::read(dir.join(name)).unwrap(), b"a user's work", "{name} was touched");
+    }
     fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -356,7 +381,7 @@ fn defect_7_a_killed_build_leaves_nothing_behind() {
 fn defect_8_auto_builds_of_cpu_games_print_no_driver_noise() {
     let dir = scratch("xdg");
     let out = Command::new(SGTAB)
-        .args(["build", "sub:1,3,9", "lasker", "funny", "--backend", "auto", "--out", dir.to_str().unwrap()])
+        .args(["build", "sub:1,3,9", "lasker", "funny", "--backend", "auto", "--dir", dir.to_str().unwrap()])
         .env_remove("XDG_RUNTIME_DIR")
         .output()
         .unwrap();
@@ -555,4 +580,225 @@ fn defect_10_messages_say_it_once_and_plainly() {
     let err = text(&out.stderr);
     assert!(err.starts_with("sgq: --tables needs a directory, not an empty string"), "{err}");
     assert!(!err.contains("--out "), "{err}");
+}
+
+/// The bytes of a version-3 table header with a game block of `kind` (1 a script's, 2 an
+/// imported table's, one axis) for `spec`, claiming `count` entries of `bits` bits; and the file
+/// length it implies.
+fn stored_header(spec: &str, kind: u8, count: u64, bits: u8) -> (Vec<u8>, u64) {
+    let h = (64 + spec.len()).next_multiple_of(8);
+    let mut header = Vec::new();
+    header.extend_from_slice(&format::MAGIC);
+    header.extend_from_slice(&3u16.to_le_bytes());
+    header.extend_from_slice(&(h as u16).to_le_bytes());
+    header.extend_from_slice(&[bits, 0]);
+    header.extend_from_slice(&(spec.len() as u16).to_le_bytes());
+    header.extend_from_slice(&count.to_le_bytes());
+    header.resize(57, 0);
+    header.push(kind);
+    header.extend_from_slice(&[0, 0]);
+    header.extend_from_slice(&16u32.to_le_bytes());
+    header.extend_from_slice(spec.as_bytes());
+    header.resize(h, 0);
+    let len = h as u64 + (count as u128 * bits as u128).div_ceil(8) as u64 + 16 + 4;
+    (header, len)
+}
+
+/// A file's bytes as a reader: the header, then zeros up to `len` (a sparse file); counts what
+/// was read.
+struct Sparse {
+    header: Vec<u8>,
+    len: u64,
+    at: u64,
+}
+
+impl std::io::Read for Sparse {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = (self.len - self.at).min(buf.len() as u64) as usize;
+        for (i, b) in buf[..n].iter_mut().enumerate() {
+            *b = self.header.get(self.at as usize + i).copied().unwrap_or(0);
+        }
+        self.at += n as u64;
+        Ok(n)
+    }
+}
+
+// A script's or an imported table's header could claim any number of entries: it was checked
+// only once the values had been read (a sparse 12 GiB file was read whole, 12.6 GB, before it was
+// refused). Its count and the kind of its spec are checked from the header now.
+#[test]
+fn a_stored_tables_forged_count_is_refused_from_its_header() {
+    // In memory, 2^31 one-bit entries (256 MiB): refused having read no more than the header.
+    for (spec, kind, count, bits, want) in [
+        ("import:big", 2, 1u64 << 31, 1, "damaged header: 2147483648 entries, but a script's or an imported table has 1 to 1073741824"),
+        ("lua:big@0123abcd", 1, 1 << 33, 12, "damaged header: 8589934592 entries"),
+        ("lua:big@0123abcd", 2, 1 << 20, 8, "damaged header: a game block of kind 2 for the spec `lua:big@0123abcd`"),
+    ] {
+        let (header, len) = stored_header(spec, kind, count, bits);
+        let mut r = Sparse { header, len, at: 0 };
+        let e = format::read_from(&mut r, len).map(|_| ()).unwrap_err().to_string();
+        assert!(e.contains(want), "{spec}: {e}");
+        assert!(r.at <= 4096, "{spec}: {} bytes read before the refusal", r.at);
+    }
+    // On disk: a sparse file of 12 GiB (2^33 entries of 12 bits), read by `sgtab show` and
+    // `sgq value` under a 2 GB address-space limit: refused from the header, at once.
+    let dir = scratch("forged-count");
+    let (header, len) = stored_header("import:big", 2, 1 << 33, 12);
+    let file = dir.join("big.sgt");
+    let mut f = fs::File::create(&file).unwrap();
+    f.write_all(&header).unwrap();
+    f.set_len(len).unwrap();
+    drop(f);
+    assert!(len > 12 << 30);
+    let limited = |args: &str| {
+        let mut cmd = Command::new("bash");
+        cmd.arg("-c").arg(format!("ulimit -v 2000000 && exec {args}"));
+        run_with_limit(&mut cmd, Duration::from_secs(60))
+    };
+    let out = limited(&format!("'{SGTAB}' show '{}'", file.display()));
+    assert_refused(&out, "damaged header: 8589934592 entries, but a script's or an imported table has 1 to 1073741824");
+    let mut sgq = Command::new("bash");
+    sgq.arg("-c").arg(format!("ulimit -v 2000000 && echo 1 | exec '{SGQ}' value import:big --tables '{}'", dir.display()));
+    let out = sgq.output().unwrap();
+    assert_refused(&out, "damaged header: 8589934592 entries");
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Runs `sgtab` in `dir` through the shell (`line` after the binary's name), its input closed.
+fn sgtab_in(dir: &Path, line: &str) -> std::process::Output {
+    let mut cmd = Command::new("sh");
+    cmd.current_dir(dir).arg("-c").arg(format!("exec \"$0\" {line}")).arg(SGTAB);
+    run_with_limit(&mut cmd, Duration::from_secs(60))
+}
+
+// An output onto its own input replaced the table with text: `dump T.sgt -o T.sgt`,
+// `export T.sgt --lang c -o T.sgt`, `plot T.sgt -o link.svg` with link.svg a link to the table.
+// Any output that is, or resolves to, an input is refused before anything is read or written.
+#[test]
+fn an_output_onto_its_own_input_is_refused() {
+    let dir = scratch("onto-input");
+    let t = dir.join("T.sgt");
+    fs::copy(tables_dir().join("lasker-1024.sgt"), &t).unwrap();
+    let table = fs::read(&t).unwrap();
+    fs::hard_link(&t, dir.join("hard.png")).unwrap();
+    std::os::unix::fs::symlink("T.sgt", dir.join("link.svg")).unwrap();
+    fs::create_dir(dir.join("sub")).unwrap();
+    fs::write(dir.join("font.png"), b"not a font").unwrap();
+    for line in [
+        "dump T.sgt -o T.sgt",
+        "dump T.sgt -o ./T.sgt",
+        "dump ./T.sgt --format csv -o sub/../T.sgt",
+        &format!("dump T.sgt -o '{}'", t.display()),
+        "dump T.sgt -o /dev/stdout >> T.sgt",
+        "dump T.sgt >> T.sgt",
+        "export T.sgt --lang c -o T.sgt",
+        "export T.sgt --lang python -o hard.png",
+        "export hard.png --lang rust >> T.sgt",
+        "plot T.sgt -o link.svg",
+        "plot T.sgt -o hard.png",
+        "plot T.sgt -o font.png --font font.png",
+        "show T.sgt >> T.sgt",
+        "verify T.sgt >> link.svg",
+        "build --from T.sgt --dir sub >> T.sgt",
+    ] {
+        let out = sgtab_in(&dir, line);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{line}: {err}");
+        assert_eq!(err.lines().count(), 1, "{line}: one line: {err}");
+        assert!(err.contains("is the input") || err.contains("goes into the input"), "{line}: {err}");
+        assert_eq!(fs::read(&t).unwrap(), table, "{line}: the table was changed");
+        assert_eq!(fs::read(dir.join("font.png")).unwrap(), b"not a font", "{line}");
+    }
+    assert!(fs::symlink_metadata(dir.join("link.svg")).unwrap().is_symlink());
+    // diff says it with its own status for what cannot be compared.
+    let out = sgtab_in(&dir, "diff T.sgt hard.png >> T.sgt");
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert_eq!(fs::read(&t).unwrap(), table);
+    // Other outputs are written; `build --from` may rewrite the table it read (the same game,
+    // the same bytes).
+    for line in ["dump T.sgt -o sub/T.txt", "plot T.sgt -o sub/T.svg --size 300x200", "export T.sgt --lang c >> sub/T.c"] {
+        let out = sgtab_in(&dir, line);
+        assert!(out.status.success(), "{line}: {}", text(&out.stderr));
+    }
+    fs::copy(&t, dir.join("sub/lasker-1024.sgt")).unwrap();
+    let out = sgtab_in(&dir, "build --from sub/lasker-1024.sgt --dir sub");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(fs::read(dir.join("sub/lasker-1024.sgt")).unwrap(), table);
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+// `build` wrote over whatever had its table's name: a user's file, another game's table (an
+// imported `import:chess-6` shares `chess-6.sgt` with `chess:6`). `build` and `import` now replace
+// only a table of the same game (sound or damaged: a rebuild is how a damaged one is mended).
+#[test]
+fn build_and_import_replace_only_a_table_of_the_same_game() {
+    let dir = scratch("replace");
+    let d = dir.to_str().unwrap();
+    let file = dir.join("chess-6.sgt");
+    let build = || sgtab(&["build", "chess:6", "--backend", "scalar", "--dir", d]);
+    let import = |name: &str| run(SGTAB, &["import", "-", "--name", name, "--dir", d], b"0\n1\n1\n0\n");
+    let kept = |what: &str, out: &std::process::Output, needle: &str| {
+        assert_refused(out, needle);
+        assert!(text(&out.stderr).contains("so it is kept; move it away or write into another --dir"), "{what}: {}", text(&out.stderr));
+    };
+
+    // A user's file of that name.
+    fs::write(&file, b"my notes").unwrap();
+    kept("text", &build(), "chess-6.sgt is there and is not a table of chess:6 (it is not an sgtab table)");
+    kept("text", &import("chess-6"), "is not a table of import:chess-6");
+    assert_eq!(fs::read(&file).unwrap(), b"my notes");
+    // Another game's table.
+    fs::remove_file(&file).unwrap();
+    let out = import("chess-6");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let imported = fs::read(&file).unwrap();
+    kept("import", &build(), "chess-6.sgt holds the table of `import:chess-6`, not of chess:6");
+    assert_eq!(fs::read(&file).unwrap(), imported);
+    // A link to a user's file: the file it points to is kept.
+    fs::remove_file(&file).unwrap();
+    fs::write(dir.join("notes.txt"), b"my notes").unwrap();
+    std::os::unix::fs::symlink("notes.txt", &file).unwrap();
+    kept("link", &build(), "it is not an sgtab table");
+    assert_eq!(fs::read(dir.join("notes.txt")).unwrap(), b"my notes");
+    // A FIFO (refused without waiting on it), a directory, a device.
+    fs::remove_file(&file).unwrap();
+    assert!(Command::new("mkfifo").arg(&file).status().unwrap().success());
+    kept("fifo", &run_with_limit(Command::new(SGTAB).args(["build", "chess:6", "--dir", d]), Duration::from_secs(20)), "it is a FIFO, socket or device");
+    fs::remove_file(&file).unwrap();
+    fs::create_dir(&file).unwrap();
+    kept("directory", &build(), "it is a directory");
+    fs::remove_dir(&file).unwrap();
+    std::os::unix::fs::symlink("/dev/null", &file).unwrap();
+    kept("device", &build(), "it is a FIFO, socket or device");
+    fs::remove_file(&file).unwrap();
+    // A table of chess:6 cut short inside its header cannot say its game: kept.
+    let out = build();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let good = fs::read(&file).unwrap();
+    fs::write(&file, &good[..40]).unwrap();
+    kept("cut", &build(), "is an sgtab table whose header is too damaged to tell its game");
+    // One whose header still names chess:6 is mended, through a link as well.
+    let mut damaged = good.clone();
+    damaged[good.len() - 6] ^= 0x10;
+    fs::write(&file, &damaged).unwrap();
+    let out = build();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(fs::read(&file).unwrap(), good);
+    fs::rename(&file, dir.join("real.sgt")).unwrap();
+    std::os::unix::fs::symlink("real.sgt", &file).unwrap();
+    let out = build();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(fs::symlink_metadata(&file).unwrap().is_symlink());
+    assert_eq!(fs::read(dir.join("real.sgt")).unwrap(), good);
+    // `import` keeps a family's table, and replaces its own.
+    kept("family", &import("chess-6"), "holds the table of `chess:6`, not of import:chess-6");
+    let out = import("mine");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let out = import("mine");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    // A --dir that is not a directory: one line.
+    let out = sgtab(&["build", "chess:6", "--dir", dir.join("notes.txt").to_str().unwrap()]);
+    assert_refused(&out, "notes.txt: it is not a directory");
+    assert_eq!(fs::read(dir.join("notes.txt")).unwrap(), b"my notes");
+    fs::remove_dir_all(&dir).unwrap();
 }

@@ -115,7 +115,7 @@ fn export_sizes_its_source_before_copying_the_table() {
 fn refused(kib: u64, spec: &str, backend: &str) -> String {
     let dir = scratch("memory", &format!("build-{}", spec.replace([':', '.', ','], "_")));
     let start = std::time::Instant::now();
-    let out = limited(kib, SGTAB, &["build", spec, "--backend", backend, "--out", dir.to_str().unwrap()], b"");
+    let out = limited(kib, SGTAB, &["build", spec, "--backend", backend, "--dir", dir.to_str().unwrap()], b"");
     let took = start.elapsed();
     let err = text(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{spec} under ulimit -v {kib}: {out:?}");
@@ -159,7 +159,7 @@ fn a_table_of_a_proven_rule_is_filled_in_about_its_own_size() {
     // sub:1 to 2^28 heaps: proven on 4096, 32 MiB packed at one bit. Filled through a
     // Vec<u32> (1 GiB) it needed far more than this limit.
     let dir = scratch("memory", "filled");
-    let out = limited(400_000, SGTAB, &["build", "sub:1:268435456", "--out", dir.to_str().unwrap()], b"");
+    let out = limited(400_000, SGTAB, &["build", "sub:1:268435456", "--dir", dir.to_str().unwrap()], b"");
     assert!(out.status.success(), "{}", text(&out.stderr));
     let _ = std::fs::remove_dir_all(&dir);
 }

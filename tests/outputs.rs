@@ -145,9 +145,9 @@ fn writers(dir: &Path) -> Vec<Writer> {
         Writer { name: "verify", args: v(&["verify", &t]), prints: true, failing: v(&["verify", &missing]) },
         Writer {
             name: "build",
-            args: v(&["build", "lasker:64", "--backend", "scalar", "--out", &format!("{d}/built")]),
+            args: v(&["build", "lasker:64", "--backend", "scalar", "--dir", &format!("{d}/built")]),
             prints: true,
-            failing: v(&["build", "nosuch:1", "--out", &format!("{d}/built")]),
+            failing: v(&["build", "nosuch:1", "--dir", &format!("{d}/built")]),
         },
         Writer { name: "dump", args: v(&["dump", &t]), prints: true, failing: v(&["dump", &missing]) },
         Writer { name: "gen", args: v(&["gen", "lasker", "--cases", "2", "--per-case", "50"]), prints: true, failing: v(&["gen", "nosuch"]) },
@@ -435,13 +435,13 @@ fn dead_pid() -> u32 {
     pid
 }
 
-/// A killed `export -o` or `plot -o` leaves nothing beside its target, and the temporaries that
-/// older versions left (`.NAME.tmpPID`) are removed by the next write into the directory once
-/// their writer is gone.
+/// A killed `export -o` or `plot -o` leaves nothing beside its target, and sgtab's own
+/// temporaries (`.sgtab-PID-SEQ.tmp`) are removed by the next write into the directory once their
+/// writer is gone; names of any other form (`.solution.cpp.tmp3999999`) are never touched.
 #[test]
 fn a_killed_export_or_plot_leaves_nothing_behind() {
     let dir = scratch("killed");
-    let built = run_limited(&mut sgtab(&["build", "chess:24", "--backend", "simd", "--out", dir.to_str().unwrap()].map(String::from)));
+    let built = run_limited(&mut sgtab(&["build", "chess:24", "--backend", "simd", "--dir", dir.to_str().unwrap()].map(String::from)));
     built.assert_ok("build chess:24");
     let t = dir.join("chess-24.sgt");
     let out = dir.join("out");
@@ -465,11 +465,19 @@ fn a_killed_export_or_plot_leaves_nothing_behind() {
             assert!(left.is_empty(), "{args:?} killed at {fraction} of {whole:?}: {left:?}");
         }
     }
-    // Temporaries of dead writers, in this version's naming and the old ones (tables, sources,
-    // pictures), go; one of a live process (this test) and files that only look alike stay.
+    // Temporaries of dead writers in sgtab's naming go; one of a live process (this test) and
+    // files that only look alike (a user's own temporaries) stay.
     let (dead, live) = (dead_pid(), std::process::id());
-    let stale = [format!(".sgtab-{dead}-0.tmp"), format!(".x.py.tmp{dead}"), format!(".x.png.tmp{dead}"), format!(".chess-20.sgt.tmp{dead}")];
-    let kept = [format!(".sgtab-{live}-7.tmp"), format!(".notes.txt.tmp{dead}"), "x.py.tmp1".to_string()];
+    let stale = [format!(".sgtab-{dead}-0.tmp")];
+    let kept = [
+        format!(".sgtab-{live}-7.tmp"),
+        format!(".x.py.tmp{dead}"),
+        format!(".x.png.tmp{dead}"),
+        format!(".chess-20.sgt.tmp{dead}"),
+        format!(".solution.cpp.tmp{dead}"),
+        format!(".notes.txt.tmp{dead}"),
+        "x.py.tmp1".to_string(),
+    ];
     for name in stale.iter().chain(&kept) {
         fs::write(out.join(name), b"partial").unwrap();
     }

@@ -15,7 +15,7 @@ fn scratch(name: &str) -> PathBuf {
 /// Builds `spec` into `out` (extra arguments after it) and returns stdout; fails the test if
 /// the build fails.
 fn build(out: &Path, spec: &str, extra: &[&str]) -> String {
-    let mut args = vec!["build", spec, "--out", out.to_str().unwrap()];
+    let mut args = vec!["build", spec, "--dir", out.to_str().unwrap()];
     args.extend_from_slice(extra);
     let run = sgtab(&args);
     assert!(run.status.success(), "sgtab build {spec}: {}", text(&run.stderr));
@@ -145,7 +145,7 @@ fn prove_is_refused_at_once_where_no_theorem_can_prove_a_rule() {
         ("queen:8", "a queen table has no rule along its index"),
     ] {
         let start = std::time::Instant::now();
-        let run = sgtab(&["build", spec, "--prove", "--out", "/nonexistent-never"]);
+        let run = sgtab(&["build", spec, "--prove", "--dir", "/nonexistent-never"]);
         let err = text(&run.stderr);
         assert_eq!(run.status.code(), Some(1), "{spec}: {err}");
         assert_eq!(err.lines().count(), 1, "{spec}: {err}");
@@ -153,7 +153,7 @@ fn prove_is_refused_at_once_where_no_theorem_can_prove_a_rule() {
         assert!(start.elapsed().as_secs() < 5, "{spec}: refused only after work");
     }
     // Over the table limit: refused by the option's own range.
-    let run = sgtab(&["build", "0.07", "--prove", "--max", "1100000000", "--out", "/nonexistent-never"]);
+    let run = sgtab(&["build", "0.07", "--prove", "--max", "1100000000", "--dir", "/nonexistent-never"]);
     let err = text(&run.stderr);
     assert_eq!(run.status.code(), Some(2), "{err}");
     assert!(err.contains("1100000000 is not in 1..=1073741824") && err.lines().count() == 1, "{err}");
@@ -217,16 +217,16 @@ fn show_lists_the_rare_values_of_the_mask_with_fewest_rare_entries() {
 
 #[test]
 fn max_without_prove_is_refused() {
-    let run = sgtab(&["build", "0.07", "--max", "100", "--out", "/nonexistent-never"]);
+    let run = sgtab(&["build", "0.07", "--max", "100", "--dir", "/nonexistent-never"]);
     assert_eq!(run.status.code(), Some(2));
     assert!(text(&run.stderr).contains("--prove"), "{}", text(&run.stderr));
 }
 
 #[test]
 fn a_max_below_the_table_or_zero_is_refused_before_any_work() {
-    let run = sgtab(&["build", "0.07", "--prove", "--max", "0", "--out", "/nonexistent-never"]);
+    let run = sgtab(&["build", "0.07", "--prove", "--max", "0", "--dir", "/nonexistent-never"]);
     assert_eq!(run.status.code(), Some(2), "{}", text(&run.stderr));
-    let run = sgtab(&["build", "0.07:1024", "--prove", "--max", "100", "--out", "/nonexistent-never"]);
+    let run = sgtab(&["build", "0.07:1024", "--prove", "--max", "100", "--dir", "/nonexistent-never"]);
     assert_eq!(run.status.code(), Some(1));
     let err = text(&run.stderr);
     assert_eq!(err.lines().count(), 1, "{err}");

@@ -19,7 +19,7 @@ fn committed() -> Vec<PathBuf> {
 
 fn rebuild_matches_committed(backend: &str) {
     let out = scratch(&format!("rebuild-{backend}"));
-    let run = sgtab(&["build", "--backend", backend, "--out", out.to_str().unwrap()]);
+    let run = sgtab(&["build", "--backend", backend, "--dir", out.to_str().unwrap()]);
     assert!(run.status.success(), "{}", text(&run.stderr));
     let mut built: Vec<_> = fs::read_dir(&out).unwrap().map(|e| e.unwrap().file_name()).collect();
     built.sort();
@@ -141,7 +141,7 @@ fn show_and_dump() {
 
 #[test]
 fn bad_specs_and_missing_files_say_what_to_do() {
-    let run = sgtab(&["build", "chess:40", "--out", "/nonexistent-never"]);
+    let run = sgtab(&["build", "chess:40", "--dir", "/nonexistent-never"]);
     assert_eq!(run.status.code(), Some(1));
     let err = text(&run.stderr);
     assert!(err.contains("bad game spec `chess:40`: chess width 40 is outside 1 to 32"), "{err}");
@@ -153,7 +153,7 @@ fn bad_specs_and_missing_files_say_what_to_do() {
 #[test]
 fn small_builds_of_every_game_round_trip() {
     let out = scratch("games");
-    let run = sgtab(&["build", "chess:9", "sub:2,5:300", "lasker:200", "funny:40", "--backend", "scalar", "--out", out.to_str().unwrap()]);
+    let run = sgtab(&["build", "chess:9", "sub:2,5:300", "lasker:200", "funny:40", "--backend", "scalar", "--dir", out.to_str().unwrap()]);
     assert!(run.status.success(), "{}", text(&run.stderr));
     for name in ["chess-9.sgt", "sub-2_5-300.sgt", "lasker-200.sgt", "funny-40.sgt"] {
         let path = out.join(name);
@@ -180,10 +180,62 @@ fn sgq_answers_from_the_environment_variable() {
 #[test]
 fn auto_says_which_engine_it_chose() {
     let out = scratch("auto");
-    let run = sgtab(&["build", "chess:8", "--out", out.to_str().unwrap()]);
+    let run = sgtab(&["build", "chess:8", "--dir", out.to_str().unwrap()]);
     assert!(run.status.success(), "{}", text(&run.stderr));
     let err = text(&run.stderr);
     assert!(err.contains("sgtab: --backend auto chose "), "{err}");
     assert!(text(&run.stdout).contains("chess-8.sgt"));
     fs::remove_dir_all(&out).unwrap();
+}
+
+// `verify` exited 1 on a good imported table: it cannot recompute values from another program,
+// but their checksum, header and rule hold, so it says so and exits 0. A damaged one still fails.
+#[test]
+fn verify_passes_a_sound_imported_table_and_says_it_cannot_recompute_it() {
+    let dir = scratch("verify-import");
+    let d = dir.to_str().unwrap();
+    let imported = common::run(env!("CARGO_BIN_EXE_sgtab"), &["import", "-", "--name", "mine", "--dir", d], b"0\n1\n2\n0\n1\n2\n");
+    assert!(imported.status.success(), "{}", text(&imported.stderr));
+    let file = dir.join("mine.sgt");
+    let run = sgtab(&["verify", file.to_str().unwrap()]);
+    assert!(run.status.success() && run.stderr.is_empty(), "{}", text(&run.stderr));
+    assert_eq!(
+        text(&run.stdout),
+        format!(
+            "{}: OK as stored (import:mine, 6 entries: checksum, header and rule hold); its values were imported from another program, so sgtab cannot recompute them\n",
+            file.display()
+        )
+    );
+    let mut bytes = std::fs::read(&file).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 1;
+    std::fs::write(&file, &bytes).unwrap();
+    let run = sgtab(&["verify", file.to_str().unwrap()]);
+    assert_eq!(run.status.code(), Some(1), "{}", text(&run.stdout));
+    assert!(text(&run.stderr).contains("checksum mismatch"), "{}", text(&run.stderr));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+// Import's messages: "3 fields where one value as the lines before", "1 fields", and an index
+// past the table reported as "index 1 is missing".
+#[test]
+fn import_says_what_is_wrong_with_a_line_in_words() {
+    let dir = scratch("import-messages");
+    let d = dir.to_str().unwrap();
+    for (input, want) in [
+        ("0\n1 2 3\n", "standard input:2: 3 fields, but the lines before hold one value each"),
+        ("0 1\n1\n", "standard input:2: 1 field, but the lines before hold an index and a value each (`index value`)"),
+        ("7 8 9\n", "standard input:1: 3 fields on the first line of values; a line holds one value, or an index and a value"),
+        (
+            "0 1\n1073741823 5\n",
+            "standard input:2: index 1073741823 is out of range: 2 entries were given, so without --shape the indexes are 0 to 1; give --shape N for a larger table (every index once)",
+        ),
+    ] {
+        let run = common::run(env!("CARGO_BIN_EXE_sgtab"), &["import", "-", "--name", "bad", "--dir", d], input.as_bytes());
+        let err = text(&run.stderr);
+        assert_eq!(run.status.code(), Some(1), "{input:?}: {err}");
+        assert_eq!(err, format!("sgtab: error: {want}\n"), "{input:?}");
+        assert!(!dir.join("bad.sgt").exists());
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -29,6 +29,33 @@ impl Diff {
     }
 }
 
+impl Diff {
+    /// What `sgtab diff` prints for this comparison of `a` and `b` (named `a_name` and `b_name`
+    /// in the line of the first difference), one line each: the games, what was compared where
+    /// the extents differ, equal or the first difference and the count, and the rules where
+    /// they differ.
+    pub fn report(&self, a: &Table, b: &Table, a_name: &str, b_name: &str) -> Vec<String> {
+        let mut lines = vec![if self.same_game { format!("same game: {}", a.spec) } else { format!("different games: {} and {}", a.spec, b.spec) }];
+        if let Some(part) = &self.partial {
+            lines.push(format!("compared over {part}"));
+        }
+        let of = |n: u64| if n == 1 { "1 value".to_string() } else { format!("{n} values") };
+        lines.push(match &self.first {
+            None if self.compared == 1 => "equal: the 1 value compared".to_string(),
+            None => format!("equal: all {} compared", of(self.compared)),
+            Some((at, va, vb)) => {
+                let verb = if self.differences == 1 { "differs" } else { "differ" };
+                format!("differ: first at {at} ({a_name} has {va}, {b_name} has {vb}); {} of {} {verb}", self.differences, of(self.compared))
+            }
+        });
+        if a.rule != b.rule {
+            let rule = |t: &Table| t.rule.map_or("none".to_string(), |r| r.to_string());
+            lines.push(format!("rules: {} and {}", rule(a), rule(b)));
+        }
+        lines
+    }
+}
+
 /// Compares `a` and `b`; an error where their positions cannot be matched (a board against a
 /// heap table, boxes of different numbers of axes).
 pub fn diff(a: &Table, b: &Table) -> Result<Diff, String> {
@@ -43,11 +70,13 @@ pub fn diff(a: &Table, b: &Table) -> Result<Diff, String> {
     };
     let (da, db) = (axes(a), axes(b));
     if da.len() != db.len() {
-        return Err(format!("cannot compare {} ({} axes) with {} ({} axes): their positions do not match", a.spec, da.len(), b.spec, db.len()));
+        let axes = |n: usize| if n == 1 { "1 axis".to_string() } else { format!("{n} axes") };
+        return Err(format!("cannot compare {} ({}) with {} ({}): their positions do not match", a.spec, axes(da.len()), b.spec, axes(db.len())));
     }
     let common: Vec<u64> = da.iter().zip(&db).map(|(&x, &y)| x.min(y)).collect();
     let partial = (da != db).then(|| match (a.spec.positions(), common.len()) {
         (Positions::Board { .. }, _) => format!("the common {}×{} square (the boards are {}×{} and {}×{})", common[0], common[1], da[0], da[1], db[0], db[1]),
+        (_, 1) if common[0] == 1 => format!("the first entry (the tables have {} and {})", da[0], db[0]),
         (_, 1) => format!("the first {} entries (the tables have {} and {})", common[0], da[0], db[0]),
         _ => {
             let text = |v: &[u64]| v.iter().map(u64::to_string).collect::<Vec<_>>().join("×");

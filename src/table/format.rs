@@ -247,6 +247,13 @@ fn read_header(r: &mut impl Read, crc: &mut crc32fast::Hasher, file_len: u64) ->
     }
 }
 
+/// A spec from a file as messages quote it: at most 48 characters of what may be 64 KiB of
+/// anything, escaped.
+fn quoted(text: &str) -> String {
+    let cut: String = text.chars().take(48).collect();
+    format!("`{}`{}", cut.escape_debug(), if cut.len() < text.len() { "…" } else { "" })
+}
+
 /// The game of a family's spec `text` (a table without a game block), checked canonical and of
 /// `count` entries; `shown` is the text as messages quote it.
 fn family_game(text: &str, count: u64, shown: &str) -> Result<GameSpec, ReadError> {
@@ -289,14 +296,16 @@ fn read_checked(mut r: impl Read, file_len: u64, want: Option<&str>) -> Result<T
     r.read_exact(&mut spec_bytes).map_err(|e| io_err(e, "header"))?;
     crc.update(&spec_bytes);
     let text = std::str::from_utf8(&spec_bytes[..head.spec_len]).map_err(|_| ReadError::Bad("damaged header: the game spec is not UTF-8".into()))?;
-    // At most 48 characters of a spec that may be 4 KiB of anything.
-    let cut: String = text.chars().take(48).collect();
-    let shown = format!("`{}`{}", cut.escape_debug(), if cut.len() < text.len() { "…" } else { "" });
+    let shown = quoted(text);
     if spec_bytes[head.spec_len..].iter().any(|&b| b != 0) {
         return bad(format!("damaged header: the game spec {shown} is not in canonical form"));
     }
-    // A family's game is known from its spec alone; a stored game once its block is read.
+    // A family's game is known from its spec alone; a stored game once its block is read, but
+    // its entry count and the kind of its spec are checked here, before any value is read.
     let family_spec = if head.block_kind == 0 { Some(family_game(text, head.count, &shown)?) } else { None };
+    if head.block_kind != 0 {
+        stored_header(text, head.block_kind, head.count, &shown)?;
+    }
     if want.is_some_and(|w| w != text) {
         return Err(ReadError::OtherGame(text.to_string()));
     }
@@ -331,6 +340,20 @@ fn read_checked(mut r: impl Read, file_len: u64, want: Option<&str>) -> Result<T
     Ok(Table { spec, values, rule })
 }
 
+/// What the header of a table with a game block claims, checked before its values are read: a
+/// spec of the block's kind (`lua:` for a script's, `import:` for an imported table's) and an
+/// entry count no stored game can exceed, so a forged count is refused without reading (or
+/// allocating) the values it claims.
+fn stored_header(text: &str, kind: u8, count: u64, shown: &str) -> Result<(), ReadError> {
+    if (kind == 1) != text.starts_with("lua:") || (kind == 2) != text.starts_with("import:") {
+        return bad(format!("damaged header: a game block of kind {kind} for the spec {shown}"));
+    }
+    if count == 0 || count > MAX_POSITIONS {
+        return bad(format!("damaged header: {count} entries, but a script's or an imported table has 1 to {MAX_POSITIONS}"));
+    }
+    Ok(())
+}
+
 /// The game of a table with a game block: its shape (whose size must be the entry count) and,
 /// for a script, its text.
 fn stored_game(text: &str, kind: u8, block: &[u8], count: u64) -> Result<GameSpec, ReadError> {
@@ -350,9 +373,6 @@ fn stored_game(text: &str, kind: u8, block: &[u8], count: u64) -> Result<GameSpe
         _ if !rest.is_empty() => return Err(damaged("bytes after the shape of an imported table".into())),
         _ => None,
     };
-    if (kind == 1) != text.starts_with("lua:") || (kind == 2) != text.starts_with("import:") {
-        return Err(damaged(format!("a block of kind {kind} for the spec `{}`", text.escape_debug())));
-    }
     let game = Stored::from_parts(text, dims, script).map_err(damaged)?;
     Ok(GameSpec::new(game))
 }
@@ -418,6 +438,71 @@ pub fn read(path: &Path) -> Result<Table, ReadError> {
 pub fn read_expecting(path: &Path, want: &str) -> Result<Table, ReadError> {
     let (file, len) = open_regular(path)?;
     read_checked(io::BufReader::with_capacity(1 << 16, file), len, Some(want))
+}
+
+/// What a file holds where a table is to be written, as far as its start tells.
+enum Holds {
+    /// Nothing is there (or a link to nothing).
+    Nothing,
+    /// A table whose header names this game (canonical text).
+    Game(String),
+    /// A table whose header is too short or damaged to name its game.
+    Unknown,
+    /// Not a table: why.
+    Other(String),
+}
+
+/// Reads only the magic and the spec of the file at `path`: a damaged table still names its game.
+fn holds(path: &Path) -> Holds {
+    match std::fs::metadata(path) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Holds::Nothing,
+        Ok(m) if m.is_dir() => return Holds::Other("it is a directory".into()),
+        Ok(m) if !m.is_file() => return Holds::Other("it is a FIFO, socket or device".into()),
+        _ => {}
+    }
+    let mut file = match open_regular(path) {
+        Ok((file, _)) => file,
+        Err(e) => return Holds::Other(format!("cannot read it: {e}")),
+    };
+    let mut fixed = Vec::with_capacity(FIXED);
+    if let Err(e) = file.by_ref().take(FIXED as u64).read_to_end(&mut fixed) {
+        return Holds::Other(format!("cannot read it: {e}"));
+    }
+    if fixed.len() < 8 || fixed[..8] != MAGIC {
+        return Holds::Other("it is not an sgtab table".into());
+    }
+    if fixed.len() < FIXED {
+        return Holds::Unknown;
+    }
+    let spec_len = u16_at(&fixed, 14) as u64;
+    let mut spec = Vec::new();
+    match file.take(spec_len).read_to_end(&mut spec) {
+        Ok(n) if n as u64 == spec_len => String::from_utf8(spec).map_or(Holds::Unknown, Holds::Game),
+        _ => Holds::Unknown,
+    }
+}
+
+/// Whether the table of `spec` (canonical text) may be written at `path`: where nothing is, or
+/// over a table of the same game, sound or damaged (a rebuild is how a damaged table is
+/// mended). Anything else is kept, and the one-line message says what it is: a file that is not
+/// an sgtab table, a table of another game (`import:chess-20` and `chess:20` share the file
+/// name `chess-20.sgt`), or a table whose header is too damaged to tell which game it holds.
+pub fn check_replaceable(path: &Path, spec: &str) -> Result<(), String> {
+    let keep = |what: String| Err(format!("{} {what}, so it is kept; move it away or write into another --dir", path.display()));
+    match holds(path) {
+        Holds::Nothing => Ok(()),
+        Holds::Game(text) if text == spec => Ok(()),
+        Holds::Game(text) => keep(format!("holds the table of {}, not of {spec}", quoted(&text))),
+        Holds::Unknown => keep("is an sgtab table whose header is too damaged to tell its game".into()),
+        Holds::Other(why) => keep(format!("is there and is not a table of {spec} ({why})")),
+    }
+}
+
+/// Writes `table` to `path` as [`write()`] does, where [`check_replaceable`] allows it: what
+/// `sgtab build` and `sgtab import` write through. The error is one line.
+pub fn write_replacing(table: &Table, path: &Path) -> Result<(), String> {
+    check_replaceable(path, &table.spec.to_string())?;
+    write(table, path).map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
 /// Decodes a whole file held in memory.

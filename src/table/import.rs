@@ -61,11 +61,11 @@ pub fn read_values(mut input: impl BufRead, name: &str, shape: Option<Dims>) -> 
             continue;
         }
         let fields: Vec<&str> = text.split_ascii_whitespace().collect();
+        let first = indexed.is_none();
         let form = *indexed.get_or_insert(fields.len() == 2);
         let want = if form { 2 } else { 1 };
         if fields.len() != want {
-            let expected = if form { "`index value` as the lines before" } else { "one value as the lines before" };
-            return Err(at(format!("{} fields where {expected}", fields.len())));
+            return Err(at(wrong_fields(fields.len(), first, form)));
         }
         let value = parse_value(fields[want - 1]).map_err(at)?;
         let (count, limit) = (if form { indexed_entries.len() } else { values.len() } as u64, shape.map_or(MAX_POSITIONS, |d| d.len()));
@@ -106,6 +106,19 @@ pub fn read_values(mut input: impl BufRead, name: &str, shape: Option<Dims>) -> 
     Ok(Imported { dims, values })
 }
 
+/// What is wrong with a line of `count` fields (`count` is not 1 or 2 on the `first` entry, or
+/// not the count of the `indexed` form the first entry chose).
+fn wrong_fields(count: usize, first: bool, indexed: bool) -> String {
+    let fields = if count == 1 { "1 field".to_string() } else { format!("{count} fields") };
+    if first {
+        format!("{fields} on the first line of values; a line holds one value, or an index and a value")
+    } else if indexed {
+        format!("{fields}, but the lines before hold an index and a value each (`index value`)")
+    } else {
+        format!("{fields}, but the lines before hold one value each")
+    }
+}
+
 /// Appends `item`, growing `v` fallibly by at most 2^26 entries at a time.
 fn push<T>(v: &mut Vec<T>, item: T) -> Result<(), String> {
     if v.len() == v.capacity() {
@@ -121,11 +134,23 @@ fn push<T>(v: &mut Vec<T>, item: T) -> Result<(), String> {
 fn in_order(mut entries: Vec<(u64, u32)>, len: Option<u64>, name: &str) -> Result<Vec<u32>, String> {
     const LINE: u64 = (1 << 34) - 1;
     entries.sort_unstable_by_key(|e| e.0);
+    let shaped = len.is_some();
     let len = len.unwrap_or(entries.len() as u64);
     // Twice the same index: name the later line. Sorted by index, then by line.
     let twice = entries.windows(2).filter(|w| w[0].0 >> 34 == w[1].0 >> 34).min_by_key(|w| w[1].0 & LINE);
     if let Some(w) = twice {
         return Err(format!("{name}:{}: index {} is given a second time (first on line {})", w[1].0 & LINE, w[1].0 >> 34, w[0].0 & LINE));
+    }
+    // Without a shape, N lines give indexes 0 to N - 1: one past them is out of range (with a
+    // shape, indexes outside it were refused as they were read). The first such line is named.
+    if !shaped && let Some(e) = entries.iter().filter(|e| e.0 >> 34 >= len).min_by_key(|e| e.0 & LINE) {
+        let given = if len == 1 { "1 entry was given".to_string() } else { format!("{len} entries were given") };
+        return Err(format!(
+            "{name}:{}: index {} is out of range: {given}, so without --shape the indexes are 0 to {}; give --shape N for a larger table (every index once)",
+            e.0 & LINE,
+            e.0 >> 34,
+            len - 1
+        ));
     }
     let gap = (0..len).zip(entries.iter()).find(|&(i, e)| e.0 >> 34 != i).map(|(i, _)| i);
     if let Some(i) = gap.or_else(|| ((entries.len() as u64) < len).then_some(entries.len() as u64)) {
@@ -170,14 +195,17 @@ mod tests {
 
     #[test]
     fn bad_lines_are_refused_with_their_number() {
-        let cases: [(&str, Option<&[u64]>, &str); 11] = [
+        let cases: [(&str, Option<&[u64]>, &str); 14] = [
             ("0\n1\nx\n", None, "in:3: `x` is not a non-negative decimal integer"),
             ("0\n-1\n", None, "in:2: `-1` is not"),
             ("0\n4294967296\n", None, "in:2: the value 4294967296 is more than"),
-            ("0\n1 2\n", None, "in:2: 2 fields where one value"),
-            ("0 1\n1\n", None, "in:2: 1 fields where `index value`"),
+            ("0\n1 2\n", None, "in:2: 2 fields, but the lines before hold one value each"),
+            ("0 1\n1\n", None, "in:2: 1 field, but the lines before hold an index and a value each"),
+            ("0 1 2\n", None, "in:1: 3 fields on the first line of values; a line holds one value, or an index and a value"),
             ("0 1\n0 2\n1 1\n", None, "in:2: index 0 is given a second time (first on line 1)"),
-            ("0 1\n2 2\n", None, "in: index 1 is missing"),
+            ("0 1\n2 2\n", None, "in:2: index 2 is out of range: 2 entries were given, so without --shape the indexes are 0 to 1"),
+            ("0 1\n1073741823 5\n", None, "in:2: index 1073741823 is out of range: 2 entries were given"),
+            ("0 1\n2 2\n", Some(&[3]), "in: index 1 is missing (every index from 0 to 2 is given once"),
             ("0\n1\n2\n", Some(&[2]), "in:3: more values than the 2 positions"),
             ("0\n", Some(&[2]), "in: 1 values for the 2 positions"),
             ("5 1\n", Some(&[2, 2]), "in:1: index 5 is outside the shape 2x2"),
@@ -191,7 +219,11 @@ mod tests {
         assert!(read(&long, None).unwrap_err().starts_with("in:1: a line longer than 256 bytes"));
         assert_eq!(read_values(&b"0\n\xff\n"[..], "in", None).map(|_| ()).unwrap_err(), "in:2: not text (UTF-8)");
         assert!(read(&format!("{} 1\n", MAX_POSITIONS), None).unwrap_err().contains("past the largest table"));
-        // One line naming a far index costs one entry, and is a missing index 0.
-        assert!(read("1073741823 1\n", None).unwrap_err().starts_with("in: index 0 is missing"));
+        // One line naming a far index costs one entry, and is out of range of a one-entry table.
+        assert!(
+            read("1073741823 1\n", None)
+                .unwrap_err()
+                .starts_with("in:1: index 1073741823 is out of range: 1 entry was given, so without --shape the indexes are 0 to 0")
+        );
     }
 }

@@ -1,6 +1,9 @@
 //! `sgtab`: builds, verifies, shows and dumps Sprague–Grundy tables.
 
-use clap::{Parser, Subcommand, ValueEnum};
+mod cli;
+
+use clap::Parser;
+use cli::{Cli, Command, DumpArg, LangArg, ScriptArgs, usage_error};
 use sgtab::build::Proof;
 use sgtab::engine::{Backend, Engines, Timings};
 use sgtab::games;
@@ -52,241 +55,10 @@ macro_rules! fail {
     };
 }
 
-#[derive(Parser)]
-#[command(name = "sgtab", version, about = "Sprague-Grundy tables of impartial games: build them (GPU, SIMD or scalar), check them, look inside them", long_about = None)]
-struct Cli {
-    #[command(subcommand)]
-    command: Command,
-}
-
-#[derive(Clone, Copy, ValueEnum)]
-enum BackendArg {
-    /// Per game: its GPU engine if it has one and a hardware adapter is found (a software
-    /// driver such as lavapipe is slower than simd, so auto passes it over), else its fast CPU
-    /// engine, else its reference
-    Auto,
-    /// The plain reference: each game straight from its definition
-    Scalar,
-    /// The game's fast CPU engine (SIMD, all cores); its reference where it has none
-    Simd,
-    /// The game's GPU engine (wgpu compute shaders); its fast CPU engine where it has none
-    Gpu,
-}
-
-impl From<BackendArg> for Backend {
-    fn from(b: BackendArg) -> Backend {
-        match b {
-            BackendArg::Auto => Backend::Auto,
-            BackendArg::Scalar => Backend::Scalar,
-            BackendArg::Simd => Backend::Simd,
-            BackendArg::Gpu => Backend::Gpu,
-        }
-    }
-}
-
-#[derive(Clone, Copy, Debug, ValueEnum)]
-enum DumpArg {
-    Text,
-    Csv,
-    Json,
-    Npy,
-    Bfile,
-}
-
-#[derive(Clone, Copy, ValueEnum)]
-enum LangArg {
-    C,
-    Cpp,
-    Rust,
-    Python,
-}
-
-/// How scripts' games run (`lua:PATH` specs, and tables made from scripts).
-#[derive(clap::Args, Clone, Copy)]
-struct ScriptArgs {
-    /// Threads for games given by their moves (scripts): default every core
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1024))]
-    threads: Option<u64>,
-    /// Memory each Lua interpreter (one a thread) may hold, in MiB
-    #[arg(long, default_value_t = 256, value_name = "MIB", value_parser = clap::value_parser!(u64).range(1..=1 << 20))]
-    lua_memory: u64,
-    /// Seconds one call of a script's function may run before it is stopped (an endless loop)
-    #[arg(long, default_value_t = 10, value_name = "S", value_parser = clap::value_parser!(u64).range(1..=1 << 30))]
-    lua_seconds: u64,
-}
-
-impl ScriptArgs {
-    #[cfg(feature = "lua")]
-    fn limits(&self) -> sgtab::lua::Limits {
-        sgtab::lua::Limits { memory: self.lua_memory << 20, seconds: self.lua_seconds }
-    }
-}
-
-#[derive(Subcommand)]
-enum Command {
-    /// Build tables and write them as .sgt files (no SPEC: every default table)
-    #[command(after_help = format!("SPEC is one of: {}.\nDefaults: chess:20, lasker:1024, sub:1,3,9:1024, funny:32.\nEach game is built by the engine asked for where it has one; the line written for each table says which engine built it.", games::grammar()))]
-    Build {
-        /// Game specs, e.g. chess:24 sub:1,3,9 lasker funny:40
-        specs: Vec<String>,
-        /// Engine to compute with
-        #[arg(long, value_enum, default_value = "auto")]
-        backend: BackendArg,
-        /// Directory to write the tables into (created if missing)
-        #[arg(short, long, default_value = "tables")]
-        out: PathBuf,
-        /// Report the time of each phase (device set-up, upload, kernel, readback, file write)
-        #[arg(long)]
-        timings: bool,
-        /// Grow each table (from its N) until its rule is proven by its game's theorem, or
-        /// until --max entries, and say which happened
-        #[arg(long)]
-        prove: bool,
-        /// With --prove: the most entries to grow a table to (at least the N of each SPEC)
-        #[arg(long, default_value_t = 1 << 27, requires = "prove", value_parser = clap::value_parser!(u64).range(1..=sgtab::spec::MAX_LEN))]
-        max: u64,
-        /// Rebuild the game of these table files (a script's table carries its script)
-        #[arg(long, value_name = "FILE.sgt")]
-        from: Vec<PathBuf>,
-        #[command(flatten)]
-        script: ScriptArgs,
-    },
-    /// Check tables: checksum and header, then recompute and compare every value
-    Verify {
-        files: Vec<PathBuf>,
-        /// Engine to recompute with
-        #[arg(long, value_enum, default_value = "scalar")]
-        backend: BackendArg,
-        #[command(flatten)]
-        script: ScriptArgs,
-    },
-    /// Show a table's header, its rule in words and its first values
-    Show {
-        file: PathBuf,
-        /// How many values to show (default 32); for a board or a game of several axes, the
-        /// side of the corner shown as a grid (default 12)
-        #[arg(long, value_name = "N")]
-        values: Option<u64>,
-        /// Board games (queen, rook, king): the rule found along each of the first K rows
-        #[arg(long, value_name = "K")]
-        rows: Option<u64>,
-    },
-    /// Compare two tables: the same game or not, then their values position by position
-    #[command(
-        after_help = "Tables of different lengths are compared over the entries both have, boards of different sides over the common square, k-D tables over the common box; the line says so. Exit status: 0 when the values are equal (and cover the same positions), 1 when they differ or one table has positions the other lacks, 2 when a table cannot be read or the two cannot be compared."
-    )]
-    Diff {
-        /// The first .sgt table file
-        a: PathBuf,
-        /// The second .sgt table file
-        b: PathBuf,
-    },
-    /// Write a table's values: one a line, CSV, JSON, NumPy .npy or an OEIS b-file; all, or a range
-    Dump {
-        /// The .sgt table file
-        file: PathBuf,
-        /// text (a value a line), csv (with a header: n,g / row,g / x,y,g / p1,...,pk,g), json
-        /// (spec, shape, rule, values), npy (NumPy, the narrowest unsigned dtype, the table's
-        /// shape) or bfile (OEIS b-file: n a(n))
-        #[arg(long, value_enum, default_value = "text")]
-        format: DumpArg,
-        /// Only the indexes A..B, both included (for a board or a k-D game, of its first axis)
-        #[arg(long, value_name = "A..B")]
-        range: Option<String>,
-        /// Write here instead of to stdout (atomically: nothing half-written)
-        #[arg(short, long)]
-        out: Option<PathBuf>,
-    },
-    /// Write a table as one source file defining sg(n), values bit-packed in a string literal
-    #[command(
-        after_help = "Where the table has a rule, only g(0..pre+period) is stored and the rule gives the rest; the function's comment says whether the rule is proven. Without a rule, every value is stored and sg stops the program past the table."
-    )]
-    Export {
-        /// The .sgt table file
-        file: PathBuf,
-        /// Language of the source
-        #[arg(long, value_enum)]
-        lang: LangArg,
-        /// Write here instead of to stdout (atomically: nothing half-written)
-        #[arg(short, long)]
-        out: Option<PathBuf>,
-        /// Refuse a source larger than this many bytes (65536 is a usual judge's limit)
-        #[arg(long, default_value_t = 65536)]
-        max_bytes: u64,
-        /// Name of the exported function (its helpers are named from it); an identifier every
-        /// language takes. Contest code often has an `sg` array already
-        #[arg(long, default_value = "sg")]
-        name: String,
-    },
-    /// Draw a table as an SVG or PNG picture: g(n) against n, or a heat map of rows
-    #[command(
-        after_help = "A heap game: points, or when the table is longer than twice the plot's width in pixels, a pale bar per pixel column from its least to its largest value and a dark one over the middle half of its values; the pre-period ended by a red line and one period shaded. A chess row, board or k-D game: a heat map (high bits of the row, x, or the first axis down), each cell the mean value of the entries it covers, with a colour bar. Text uses a TrueType font: --font, $SGTAB_FONT, DejaVu Sans or Liberation Sans where they usually are, or what fc-match names."
-    )]
-    Plot {
-        /// The .sgt table file
-        file: PathBuf,
-        /// The picture to write, .svg or .png (written atomically)
-        #[arg(short, long)]
-        out: PathBuf,
-        /// Size in pixels, WIDTHxHEIGHT
-        #[arg(long, default_value = "1000x600", value_parser = parse_size)]
-        size: (u32, u32),
-        /// TrueType font for the text
-        #[arg(long)]
-        font: Option<PathBuf>,
-        /// Only the indexes A..B, both included (a heat map: its rows, e.g. x on a board)
-        #[arg(long, value_name = "A..B")]
-        range: Option<String>,
-        /// For a rule with a saltus s and period p: plot g(n) - s*floor((n - pre)/p) past the
-        /// pre-period, so that the repeating shape shows instead of a diagonal
-        #[arg(long)]
-        detrend: bool,
-    },
-    /// Make a table of values another program computed: sgtab's rules, show, plot, export and
-    /// `sgq value import:NAME` then serve a game written in any language
-    #[command(
-        after_help = "FILE holds one value a line in index order, or `index value` lines in any order (an OEIS b-file is of this form); blank lines and lines starting with # are skipped. A position (p1, ..., pk) of a shape D1x...xDk is index ((p1*D2 + p2)*D3 + p3)... Bad lines are refused with their line number; the table is written only when every line is good."
-    )]
-    Import {
-        /// The values: a text file, or - for standard input
-        file: PathBuf,
-        /// The game's name (letters, digits, _ - .): the table is import:NAME, in NAME.sgt
-        #[arg(long)]
-        name: String,
-        /// The shape of the positions: N (0 to N-1) or D1xD2x... (default: N, as many as the values)
-        #[arg(long, value_parser = parse_shape)]
-        shape: Option<games::Dims>,
-        /// Directory to write the table into (created if missing)
-        #[arg(short, long, default_value = "tables")]
-        out: PathBuf,
-    },
-    /// Write a legal judge input for `sgq` (deterministic for a given seed) to stdout: a few MB by
-    /// default, about half its cases won by the second player, so an answer's both branches are tested
-    Gen {
-        /// snim, chess, lasker, stones or funny
-        problem: String,
-        /// Seed of the generator
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
-        /// Test cases: lasker 1 to 100 (default 10), chess 1 to 10^9 (default 100), snim move
-        /// sets 1 to 10^9 (default 100), stones lines 1 to 10^9 (default 100000), funny games 1
-        /// to 10^9 (default 10000)
-        #[arg(long)]
-        cases: Option<u64>,
-        /// Per case: heaps (lasker, 1 to 10^6, default 50000), rows (chess, 1 to 1000, default
-        /// 1000), positions (snim, 1 to 100, default 100), piles (funny, 1 to 23, default a random
-        /// count). Not for stones. The largest lasker input (1.05 GB): --cases 100 --per-case 1000000
-        #[arg(long)]
-        per_case: Option<u64>,
-        /// Chess only: chips in every row, 0 to 20 (default: a random count 0..=20)
-        #[arg(long)]
-        chips: Option<u32>,
-    },
-}
-
-/// Writes `table` to `path` (atomically); the file's size.
+/// Writes `table` to `path` (atomically) where no other file would be lost: nothing is there,
+/// or a table of the same game ([`format::check_replaceable`]); the file's size.
 fn write_table(table: &Table, path: &Path) -> Result<u64> {
-    format::write(table, path).map_err(|e| fail!("cannot write {}: {e}", path.display()))?;
+    format::write_replacing(table, path)?;
     Ok(std::fs::metadata(path).map(|m| m.len()).unwrap_or(0))
 }
 
@@ -306,20 +78,32 @@ fn main() -> ExitCode {
         say_error(&format!("standard output is closed, so {what} would be lost; give sgtab somewhere to write it"));
         return ExitCode::FAILURE;
     }
+    // An output onto an input of the same command (`dump T.sgt -o T.sgt`, `show T.sgt >> T.sgt`)
+    // would destroy it: refused before anything is read.
+    let (inputs, output) = cli.command.files();
+    let onto = match output {
+        Some(path) => sgtab::output::refuse_onto_input(Some(path), &inputs),
+        None if cli.command.prints().is_some() => sgtab::output::refuse_onto_input(None, &inputs),
+        None => Ok(()),
+    };
+    if let Err(e) = onto {
+        say_error(&e);
+        return if matches!(cli.command, Command::Diff { .. }) { ExitCode::from(2) } else { ExitCode::FAILURE };
+    }
     if let Command::Diff { a, b } = &cli.command {
         return diff(a, b);
     }
     let result = match cli.command {
         Command::Diff { .. } => unreachable!("answered above"),
-        Command::Build { specs, backend, out, timings, prove, max, from, script } => {
-            build(&specs, &from, script, backend.into(), &out, timings, prove.then_some(max))
+        Command::Build { specs, backend, dir, timings, prove, max, from, script } => {
+            build(&specs, &from, script, backend.into(), &dir.resolve("build"), timings, prove.then_some(max))
         }
         Command::Verify { files, backend, script } => verify(&files, script, backend.into()),
         Command::Show { file, values, rows } => show(&file, values, rows),
         Command::Dump { file, format, range, out } => dump(&file, format, range.as_deref(), out.as_deref()),
         Command::Export { file, lang, out, max_bytes, name } => export(&file, lang, out.as_deref(), max_bytes, &name),
         Command::Plot { file, out, size, font, range, detrend } => plot(&file, &out, size, font.as_deref(), range.as_deref(), detrend),
-        Command::Import { file, name, shape, out } => import(&file, &name, shape, &out),
+        Command::Import { file, name, shape, dir } => import(&file, &name, shape, &dir.resolve("import")),
         Command::Gen { problem, seed, cases, per_case, chips } => generate(&problem, seed, Size { cases, per_case, chips }),
     };
     match result {
@@ -328,55 +112,6 @@ fn main() -> ExitCode {
         Err(Failure::Line(e)) => {
             say_error(&e);
             ExitCode::FAILURE
-        }
-    }
-}
-
-/// A command line clap refused, in one line with the pointer to `--help`; `--help` and
-/// `--version` themselves print in full.
-fn usage_error(e: clap::Error) -> ExitCode {
-    use clap::error::ErrorKind;
-    if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand) {
-        // Help asked for is printed in full; a stdout that fails takes the exit status with it.
-        return match write!(io::stdout().lock(), "{}", e.render()) {
-            Ok(()) if e.exit_code() == 0 => ExitCode::SUCCESS,
-            _ => ExitCode::from(2),
-        };
-    }
-    say_error(&one_line(&e.render().to_string()));
-    ExitCode::from(2)
-}
-
-/// clap's message in one line: its first line, and the possible values or tip it adds on the
-/// lines below, without the usage and the "For more information" line, then where help is.
-fn one_line(text: &str) -> String {
-    let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with("Usage:") && !l.starts_with("For more information"));
-    let first = lines.next().unwrap_or("bad command line").trim_start_matches("error: ").to_string();
-    let rest: Vec<&str> = lines.collect();
-    let mut line = first;
-    if !rest.is_empty() {
-        let rest: Vec<&str> = rest.iter().map(|l| l.trim_start_matches('[').trim_end_matches(']')).collect();
-        line.push_str(&format!(" ({})", rest.join("; ")));
-    }
-    line.push_str("; see `sgtab --help`");
-    line
-}
-
-impl Command {
-    /// What the command prints on stdout, for the error when stdout is closed; `None` for a
-    /// command that prints nothing there (its output goes to a file).
-    fn prints(&self) -> Option<&'static str> {
-        match self {
-            Command::Build { .. } => Some("the report of what was built"),
-            Command::Verify { .. } => Some("the verdicts"),
-            Command::Show { .. } => Some("the table's description"),
-            Command::Dump { out: None, .. } => Some("the values"),
-            Command::Diff { .. } => Some("the comparison"),
-            Command::Dump { out: Some(_), .. } => None,
-            Command::Import { .. } => Some("the report of what was written"),
-            Command::Export { out: None, .. } => Some("the source"),
-            Command::Export { out: Some(_), .. } | Command::Plot { .. } => None,
-            Command::Gen { .. } => Some("the judge input"),
         }
     }
 }
@@ -490,10 +225,15 @@ fn build(specs: &[String], from: &[PathBuf], script: ScriptArgs, backend: Backen
             spec.len()
         ));
     }
-    std::fs::create_dir_all(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
+    sgtab::output::make_dir(out)?;
     let mut timings = Timings::default();
     let engines = Engines::new(backend).with_threads(script.threads.map(|t| t as usize));
     for spec in specs {
+        // Checked again as it is written; here so that a long build is not lost to it. A build
+        // that grows its table learns the final name only at the end.
+        if prove.is_none() {
+            format::check_replaceable(&out.join(spec.file_name()), &spec.to_string())?;
+        }
         let start = Instant::now();
         let progress = Progress::new(format!("building {spec}"));
         let built = match prove {
@@ -561,6 +301,10 @@ fn verify(files: &[PathBuf], script: ScriptArgs, backend: Backend) -> Result<()>
     for file in files {
         let outcome = (|| {
             let table = read(file)?;
+            // Values from another program: reading checked all there is to check.
+            if table.spec.stored().is_some_and(|s| s.script().is_none()) {
+                return Ok((table, None));
+            }
             let game = runnable(&table.spec, script).map_err(|e| format!("{}: {e}", file.display()))?;
             let progress = Progress::new(format!("recomputing {}", table.spec));
             let computed = engines.compute(&game, &progress, &mut timings);
@@ -579,10 +323,16 @@ fn verify(files: &[PathBuf], script: ScriptArgs, backend: Backend) -> Result<()>
                     describe_rule(&fresh)
                 ));
             }
-            Ok((table, engine))
+            Ok((table, Some(engine)))
         })();
         match outcome {
-            Ok((t, engine)) => out!("{}: OK ({}, {} entries, checked with {engine})", file.display(), t.spec, t.values.len()),
+            Ok((t, Some(engine))) => out!("{}: OK ({}, {} entries, checked with {engine})", file.display(), t.spec, t.values.len()),
+            Ok((t, None)) => out!(
+                "{}: OK as stored ({}, {} entries: checksum, header and rule hold); its values were imported from another program, so sgtab cannot recompute them",
+                file.display(),
+                t.spec,
+                t.values.len()
+            ),
             Err(Failure::Line(e)) => {
                 say_error(&e);
                 failed = true;
@@ -631,20 +381,7 @@ fn diff(a: &Path, b: &Path) -> ExitCode {
         }
         Err(Failure::Said) => return ExitCode::from(2),
     };
-    let mut lines = vec![if d.same_game { format!("same game: {}", ta.spec) } else { format!("different games: {} and {}", ta.spec, tb.spec) }];
-    if let Some(part) = &d.partial {
-        lines.push(format!("compared over {part}"));
-    }
-    lines.push(match &d.first {
-        None => format!("equal: all {} values compared", d.compared),
-        Some((at, va, vb)) => {
-            format!("differ: first at {at} ({} has {va}, {} has {vb}); {} of {} values differ", a.display(), b.display(), d.differences, d.compared)
-        }
-    });
-    if ta.rule != tb.rule {
-        let rule = |t: &Table| t.rule.map_or("none".to_string(), |r| r.to_string());
-        lines.push(format!("rules: {} and {}", rule(&ta), rule(&tb)));
-    }
+    let lines = d.report(&ta, &tb, &a.display().to_string(), &b.display().to_string());
     let mut out = io::stdout().lock();
     if let Err(e) = lines.iter().try_for_each(|l| writeln!(out, "{l}")).and_then(|()| out.flush()) {
         if e.kind() != io::ErrorKind::BrokenPipe {
@@ -686,13 +423,6 @@ fn write_output(path: Option<&Path>, bytes: &[u8]) -> Result<()> {
     Ok(sgtab::output::write_bytes(path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))?)
 }
 
-/// `N` or `D1xD2x...` (`×` too): the sizes of a shape.
-fn parse_shape(text: &str) -> std::result::Result<games::Dims, String> {
-    let sizes: std::result::Result<Vec<u64>, _> = text.split(['x', 'X', '×']).map(|s| s.trim().parse::<u64>()).collect();
-    let sizes = sizes.map_err(|_| format!("`{text}` is not a shape: N, or sizes joined by x (8x8, 3x4x5)"))?;
-    games::Dims::new(&sizes, games::stored::MAX_POSITIONS)
-}
-
 /// Reads another program's values into the table `import:NAME` and writes it to `out`.
 fn import(file: &Path, name: &str, shape: Option<games::Dims>, out: &Path) -> Result<()> {
     let game = games::stored::Stored::imported(name, games::Dims::new(&[1], 1).expect("one position")).map_err(|e| format!("--name: {e}"))?;
@@ -708,16 +438,8 @@ fn import(file: &Path, name: &str, shape: Option<games::Dims>, out: &Path) -> Re
     }?;
     let spec = GameSpec::new(games::stored::Stored { dims: imported.dims, ..game });
     let table = Table::new(spec.clone(), imported.values);
-    std::fs::create_dir_all(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
+    sgtab::output::make_dir(out)?;
     let path = out.join(spec.file_name());
-    // A file of that name holding another game's table is that game's: keep it.
-    if path.exists() {
-        match format::read_expecting(&path, &spec.canonical()) {
-            Ok(_) => {}
-            Err(format::ReadError::OtherGame(other)) => return Err(fail!("{} holds {other}, not {spec}; choose another --name or --out", path.display())),
-            Err(e) => return Err(fail!("{} is there and is not a table of {spec} ({e}); move it away or choose another --out", path.display())),
-        }
-    }
     let size = write_table(&table, &path)?;
     out!(
         "wrote {} ({size} bytes, {spec}, shape {}, {} entries, {} bits each, {})",
@@ -728,12 +450,6 @@ fn import(file: &Path, name: &str, shape: Option<games::Dims>, out: &Path) -> Re
         describe_rule(&table)
     );
     Ok(())
-}
-
-fn parse_size(text: &str) -> std::result::Result<(u32, u32), String> {
-    let bad = || format!("`{text}` is not WIDTHxHEIGHT, e.g. 1000x600");
-    let (w, h) = text.split_once(['x', 'X']).ok_or_else(bad)?;
-    Ok((w.parse().map_err(|_| bad())?, h.parse().map_err(|_| bad())?))
 }
 
 fn plot(file: &Path, out: &Path, size: (u32, u32), font: Option<&Path>, range: Option<&str>, detrend: bool) -> Result<()> {
