@@ -158,7 +158,7 @@ impl Engines {
             #[cfg(not(feature = "gpu"))]
             _none: OnceLock::new(),
             threads: None,
-            gpu_fault: std::env::var("SGTAB_TEST_GPU_FAULT").ok().and_then(|v| v.parse().ok()),
+            gpu_fault: None,
         }
     }
 

@@ -107,6 +107,11 @@ pub(crate) enum Command {
         /// Rebuild the game of these table files (a script's table carries its script)
         #[arg(long, value_name = "FILE.sgt")]
         from: Vec<PathBuf>,
+        /// Build each table on a second engine too and compare every value before writing (a
+        /// GPU table against the SIMD engine, a SIMD one against the reference, a script's
+        /// against one thread): exit 1 at the first difference, nothing written
+        #[arg(long)]
+        cross_check: bool,
         #[command(flatten)]
         script: ScriptArgs,
     },

@@ -95,8 +95,9 @@ fn main() -> ExitCode {
     }
     let result = match cli.command {
         Command::Diff { .. } => unreachable!("answered above"),
-        Command::Build { specs, backend, dir, timings, prove, max, from, script } => {
-            build(&specs, &from, script, backend.into(), &dir.resolve("build"), timings, prove.then_some(max))
+        Command::Build { specs, backend, dir, timings, prove, max, from, cross_check, script } => {
+            let how = BuildHow { backend: backend.into(), timings, prove: prove.then_some(max), cross_check };
+            build(&specs, &from, script, &dir.resolve("build"), how)
         }
         Command::Verify { files, backend, script } => verify(&files, script, backend.into()),
         Command::Show { file, values, rows } => show(&file, values, rows),
@@ -210,7 +211,17 @@ fn describe_rule(table: &Table) -> String {
     }
 }
 
-fn build(specs: &[String], from: &[PathBuf], script: ScriptArgs, backend: Backend, out: &Path, show_timings: bool, prove: Option<u64>) -> Result<()> {
+/// How `sgtab build` builds: the engine, whether it reports each step's time, grows tables
+/// to a proof (up to a length), and checks each table on a second engine.
+struct BuildHow {
+    backend: Backend,
+    timings: bool,
+    prove: Option<u64>,
+    cross_check: bool,
+}
+
+fn build(specs: &[String], from: &[PathBuf], script: ScriptArgs, out: &Path, how: BuildHow) -> Result<()> {
+    let BuildHow { backend, timings: show_timings, prove, cross_check } = how;
     let specs = parse_specs(specs, from, script)?;
     // Where no theorem can prove a game's rules, growing its table could never end in a proof.
     if let Some((spec, why)) = prove.and_then(|_| specs.iter().find_map(|s| sgtab::build::why_unprovable(s).map(|w| (s, w)))) {
@@ -227,7 +238,9 @@ fn build(specs: &[String], from: &[PathBuf], script: ScriptArgs, backend: Backen
     }
     sgtab::output::make_dir(out)?;
     let mut timings = Timings::default();
-    let engines = Engines::new(backend).with_threads(script.threads.map(|t| t as usize));
+    // A test hook of the GPU self-check: see `Engines::with_gpu_fault`.
+    let fault = std::env::var("SGTAB_TEST_GPU_FAULT").ok().and_then(|v| v.parse().ok());
+    let engines = Engines::new(backend).with_threads(script.threads.map(|t| t as usize)).with_gpu_fault(fault);
     for spec in specs {
         // Checked again as it is written; here so that a long build is not lost to it. A build
         // that grows its table learns the final name only at the end.
@@ -243,6 +256,10 @@ fn build(specs: &[String], from: &[PathBuf], script: ScriptArgs, backend: Backen
         print_notes(&engines);
         // A script's errors name its game already.
         let (built, proof) = built.map_err(|e| if e.0.starts_with(&spec.to_string()) { e.0 } else { format!("{spec}: {e}") })?;
+        if cross_check {
+            let (other, compared) = sgtab::build::cross_check(&engines, &built, &progress, &mut timings).map_err(|e| e.0)?;
+            out!("{spec}: {} and {other} agree on all {compared} values (--cross-check)", built.engine);
+        }
         progress.finish();
         let (table, engine) = (built.table, built.engine);
         let spec = table.spec.clone();
