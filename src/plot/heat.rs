@@ -9,7 +9,7 @@
 //! not divide them. The picture is sized to the table: what the chosen scale leaves of the
 //! asked size is margin.
 
-use super::{LABELS, Plan, err, fit_title, group, label_room, titles, whole_labels};
+use super::{LABELS, Plan, err, fit_title, group, label_room, text_width, titles, whole_labels};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -108,12 +108,13 @@ const BAR: u32 = 24;
 
 /// A heat map: rows `plan.first..=plan.last` of `cols` entries each, at most `cap` blocks a
 /// side (an SVG holds one element a block), and a colour bar at the right that says which
-/// colour is which value.
+/// colour is which value. The axes are described in long words (down, across), or short where
+/// the long do not fit beside a small map.
 pub(super) fn heat_map<DB: DrawingBackend>(
     plan: &Plan,
     area: DrawingArea<DB, Shift>,
     cols: u64,
-    (down, across): (String, String),
+    [down, across]: [[String; 2]; 2],
     cap: u64,
 ) -> Result<(), String> {
     let (w, h) = area.dim_in_pixel();
@@ -157,8 +158,8 @@ pub(super) fn heat_map<DB: DrawingBackend>(
     chart
         .configure_mesh()
         .disable_mesh()
-        .x_desc(across)
-        .y_desc(down)
+        .x_desc(fitting(across, map_w + 40))
+        .y_desc(fitting(down, map_h + 30))
         .x_labels(whole_labels(cols as f64, (map_w / 50).clamp(3, 10)))
         .y_labels(whole_labels(rows as f64, (map_h / 30).clamp(3, 10)))
         .x_label_formatter(&|x| format!("{x:.0}"))
@@ -180,6 +181,11 @@ pub(super) fn heat_map<DB: DrawingBackend>(
     let bar = area.clone().shrink((x0 + left + map_w + right + GAP, y0 + top), (BAR + bar_labels, bar_h));
     colour_bar(bar, max, bar_labels)?;
     area.present().map_err(err)
+}
+
+/// The long words of an axis where they fit `room` pixels, else the short.
+fn fitting([long, short]: [String; 2], room: u32) -> String {
+    if text_width(&long, LABELS.1) <= room { long } else { short }
 }
 
 /// The colour bar: the scale from 0 (bottom) to `max` (top), its labels at its right in

@@ -217,16 +217,20 @@ fn draw<DB: DrawingBackend>(plan: &Plan, area: DrawingArea<DB, Shift>, blocks: u
         Positions::Heap => heap(plan, area),
         Positions::Row { width } => {
             let lo = width / 2;
-            let labels = (format!("high {} bits of the row", width - lo), format!("low {lo} bits (bit 0: the rightmost cell)"));
+            let hi = width - lo;
+            let labels = [
+                [format!("high {hi} bits of the row"), format!("high {hi} bits")],
+                [format!("low {lo} bits (bit 0: the rightmost cell)"), format!("low {lo} bits")],
+            ];
             heat::heat_map(plan, area, 1 << lo, labels, blocks)
         }
-        Positions::Board { n } => heat::heat_map(plan, area, n, ("x".into(), "y".into()), blocks),
+        Positions::Board { n } => heat::heat_map(plan, area, n, [["x".into(), "x".into()], ["y".into(), "y".into()]], blocks),
         // The last axis across, the others (row-major) down.
         Positions::Grid(dims) => {
             let k = dims.axes();
             let across = dims.sizes()[k - 1];
-            let down = if k == 2 { "p1".to_string() } else { format!("(p1..p{}) row-major", k - 1) };
-            heat::heat_map(plan, area, across, (down, format!("p{k}")), blocks)
+            let down = if k == 2 { ["p1".to_string(), "p1".to_string()] } else { [format!("(p1..p{}) row-major", k - 1), format!("p1..p{}", k - 1)] };
+            heat::heat_map(plan, area, across, [down, [format!("p{k}"), format!("p{k}")]], blocks)
         }
     }
 }

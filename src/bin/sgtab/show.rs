@@ -202,11 +202,11 @@ fn describe_rare(table: &Table) -> String {
         };
     };
     let (entries, len) = (split.rare_entries, table.values.len());
-    let percent = 100.0 * entries as f64 / len as f64;
+    let percent = percent(entries, len);
     if entries * 100 > len * RARE_PERCENT {
         return format!(
             "none: values are called rare when together they hold at most {RARE_PERCENT}% of the entries, and the split that leaves the fewest rare \
-             (an even number of bits in common with the mask {:#x}) leaves {entries} of {len} entries, {percent:.1}%",
+             (an even number of bits in common with the mask {:#x}) leaves {entries} of {len} entries, {percent}",
             split.mask
         );
     }
@@ -223,7 +223,7 @@ fn describe_rare(table: &Table) -> String {
         list.push("...".into());
     }
     format!(
-        "{} of the {} values are rare, held by {entries} of {len} entries, {percent:.1}% (rare: an even number of bits in common with \
+        "{} of the {} values are rare, held by {entries} of {len} entries, {percent} (rare: an even number of bits in common with \
          the mask {:#x}, which leaves the fewest entries rare, and held by at most {RARE_PERCENT}% of the entries; the other values \
          are common): {}",
         split.rare.len(),
@@ -231,6 +231,13 @@ fn describe_rare(table: &Table) -> String {
         split.mask,
         list.join(", ")
     )
+}
+
+/// `part` of `whole` in percent, to two significant digits where it is under 1% (`0.0053%`).
+fn percent(part: u64, whole: u64) -> String {
+    let p = 100.0 * part as f64 / whole.max(1) as f64;
+    let digits = if p > 0.0 { (1 - p.log10().floor() as i32).clamp(1, 8) as usize } else { 1 };
+    format!("{p:.digits$}%")
 }
 
 /// The rule along each of the first `rows` rows of a board table.
