@@ -255,7 +255,7 @@ fn gcd(a: usize, b: usize) -> usize {
 /// The scale of one axis of `n` entries drawn over `m` pixels: (pixels an entry, entries a
 /// pixel), one of them 1. k entries a pixel make ⌈n/k⌉ pixels; the smallest such k is taken.
 fn axis_scale(n: usize, m: usize) -> (usize, usize) {
-    if m % n == 0 {
+    if m.is_multiple_of(n) {
         return (m / n, 1);
     }
     let k = (2..=n).find(|&k| n.div_ceil(k) == m).unwrap_or_else(|| panic!("{m} pixels are no whole scale of {n} entries"));
