@@ -352,3 +352,153 @@ fn a_named_function_past_its_table_exits_1_after_the_output_before_it() {
         assert!(!run.status.success() && run.stdout.is_empty() && text(&run.stderr).contains("--name"), "{bad}: {}", text(&run.stderr));
     }
 }
+
+/// Exports `file` (whose function takes the coordinates `names`) to every language whose tool
+/// is here and builds a program of each that reads k numbers at a time and prints `sg` of
+/// them, a line each (stdio buffered: the function's stop must flush it). Returns (language,
+/// argv) pairs.
+fn point_programs(file: &Path, dir: &Path, names: &[&str]) -> Vec<(String, Vec<String>)> {
+    let k = names.len();
+    let export = |lang: &str, name: &str| {
+        let out = dir.join(name);
+        let run = sgtab(&["export", file.to_str().unwrap(), "--lang", lang, "-o", out.to_str().unwrap()]);
+        assert!(run.status.success(), "{}", text(&run.stderr));
+        fs::read_to_string(&out).unwrap()
+    };
+    let path = |p: &Path| p.to_str().unwrap().to_string();
+    let args = |f: &dyn Fn(usize) -> String| (0..k).map(f).collect::<Vec<_>>().join(", ");
+    let mut out = vec![];
+    let main_c = format!(
+        "#include <stdio.h>\n#include <stdint.h>\nuint32_t sg({});\nint main(void) {{ unsigned long long a[{k}]; while (scanf(\"{}\", {}) == {k}) printf(\"%u\\n\", sg({})); return 0; }}\n",
+        args(&|_| "uint64_t".into()),
+        vec!["%llu"; k].join(" "),
+        args(&|i| format!("&a[{i}]")),
+        args(&|i| format!("a[{i}]"))
+    );
+    for (lang, compiler, ext, std) in [("c", "gcc", "c", "-std=c11"), ("cpp", "g++", "cpp", "-std=c++17")] {
+        if !have(compiler) {
+            continue;
+        }
+        let source = export(lang, &format!("sg.{ext}"));
+        assert!(source.contains(&format!("uint32_t sg({})", args(&|i| format!("uint64_t {}", names[i])))), "{source}");
+        let main = dir.join(format!("main.{ext}"));
+        fs::write(&main, &main_c).unwrap();
+        let bin = dir.join(format!("sg-{lang}"));
+        run_ok(Command::new(compiler).args([std, "-O1", "-Wall", "-Wextra", "-Werror", "-o"]).arg(&bin).arg(dir.join(format!("sg.{ext}"))).arg(&main));
+        out.push((lang.to_string(), vec![path(&bin)]));
+    }
+    if have("rustc") {
+        export("rust", "sg.rs");
+        let main = dir.join("main.rs");
+        fs::write(&main, format!("include!(\"sg.rs\");\nfn main() {{\n    let mut s = String::new();\n    std::io::Read::read_to_string(&mut std::io::stdin(), &mut s).unwrap();\n    let v: Vec<u64> = s.split_whitespace().map(|t| t.parse().unwrap()).collect();\n    for a in v.chunks({k}) {{\n        println!(\"{{}}\", sg({}));\n    }}\n}}\n", args(&|i| format!("a[{i}]")))).unwrap();
+        let bin = dir.join("sg-rust");
+        run_ok(Command::new("rustc").args(["--edition", "2021", "-O", "-D", "warnings", "-o"]).arg(&bin).arg(&main));
+        out.push(("rust".to_string(), vec![path(&bin)]));
+    }
+    if have("python3") {
+        export("python", "sg.py");
+        let script = format!(
+            "import sys\nsys.path.insert(0, sys.argv[1])\nfrom sg import sg\nv = [int(t) for t in sys.stdin.read().split()]\nfor i in range(0, len(v), {k}):\n    sys.stdout.write('%d\\n' % sg(*v[i:i + {k}]))\n"
+        );
+        out.push(("python".to_string(), vec!["python3".into(), "-c".into(), script, path(dir)]));
+    }
+    out
+}
+
+#[test]
+fn boards_and_k_d_tables_take_their_coordinates_and_stop_outside_them() {
+    // A board (sg(x, y)), a 2-D and a 3-D imported table (sg(p1, p2) and sg(p1, p2, p3)): every
+    // position answered in every language; a coordinate at its size (each axis in turn) or far
+    // past it stops the program with status 1 and a line naming the point, after the answers
+    // printed before it.
+    let dir = scratch("points");
+    let run = sgtab(&["build", "queen:12", "--out", dir.to_str().unwrap()]);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    let mut tables = vec![(dir.join("queen-12.sgt"), vec![12u64, 12], true)];
+    for (name, shape) in [("two", vec![5u64, 7]), ("three", vec![3u64, 4, 5])] {
+        let len: u64 = shape.iter().product();
+        let values: String = (0..len).map(|i| format!("{}\n", i * 7919 % 13)).collect();
+        fs::write(dir.join("v.txt"), values).unwrap();
+        let text_shape = shape.iter().map(u64::to_string).collect::<Vec<_>>().join("x");
+        let run = sgtab(&["import", dir.join("v.txt").to_str().unwrap(), "--name", name, "--shape", &text_shape, "--out", dir.to_str().unwrap()]);
+        assert!(run.status.success(), "{}", text(&run.stderr));
+        tables.push((dir.join(format!("{name}.sgt")), shape, false));
+    }
+    for (file, sizes, board) in tables {
+        let k = sizes.len();
+        let names: Vec<String> = if board { vec!["x".into(), "y".into()] } else { (1..=k).map(|i| format!("p{i}")).collect() };
+        let values = table(&file).values;
+        let progs_dir = dir.join(file.file_stem().unwrap());
+        fs::create_dir_all(&progs_dir).unwrap();
+        let progs = point_programs(&file, &progs_dir, &names.iter().map(String::as_str).collect::<Vec<_>>());
+        assert!(progs.len() >= 2 || std::env::var_os("CI").is_none());
+        // Every position, row-major: its coordinates in, the table's value out.
+        let mut input = String::new();
+        let mut point = vec![0u64; k];
+        for n in 0..values.len() {
+            let mut rest = n;
+            for i in (0..k).rev() {
+                point[i] = rest % sizes[i];
+                rest /= sizes[i];
+            }
+            input += &format!("{}\n", point.iter().map(u64::to_string).collect::<Vec<_>>().join(" "));
+        }
+        let want: String = values.iter().map(|v| format!("{v}\n")).collect();
+        // Outside: each coordinate at its size, and one far past (no index wraps around).
+        let mut outside: Vec<Vec<u64>> = (0..k).map(|a| (0..k).map(|i| if i == a { sizes[i] } else { 0 }).collect()).collect();
+        outside.push((0..k).map(|i| if i == k - 1 { u64::MAX } else { 1 }).collect());
+        for (lang, argv) in &progs {
+            let out = ask(argv, &input);
+            assert!(out.status.success() && text(&out.stdout) == want, "{}, {lang}: {}", file.display(), text(&out.stderr));
+            for p in &outside {
+                let shown = p.iter().map(u64::to_string).collect::<Vec<_>>().join(" ");
+                let out = ask(argv, &format!("{}\n{shown}\n{}\n", vec!["1"; k].join(" "), vec!["0"; k].join(" ")));
+                let err = text(&out.stderr);
+                assert_eq!(out.status.code(), Some(1), "{}, {lang}, ({shown}): {err}", file.display());
+                assert_eq!(
+                    text(&out.stdout),
+                    format!("{}\n", values.get((0..k).fold(0, |n, i| n * sizes[i] + 1))),
+                    "{}, {lang}: the answer before the stop",
+                    file.display()
+                );
+                let words = if board { "off the board" } else { "outside the shape" };
+                assert!(err.contains(&format!("sg({}): {words}", shown.replace(' ', ", "))), "{}, {lang}: {err}", file.display());
+            }
+        }
+    }
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn the_comment_names_the_argument_and_the_values_stored() {
+    // A heap game, a game of stones, a script's bitmask game (Turning Turtles: coins, not a
+    // heap) and a board: each comment says what its argument is in the game's own words, which
+    // values are stored (g(0) to g(K - 1), K of them), and a rule without a saltus has no `+ 0`.
+    let dir = scratch("comments");
+    let run = sgtab(&["build", "lua:examples/games/turtles.lua:W=8", "0.07:500", "--out", dir.to_str().unwrap()]);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    let turtles = fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).find(|p| p.to_str().unwrap().contains("turtles")).unwrap();
+    for (file, argument) in [
+        (tables_dir().join("sub-1_3_9-1024.sgt"), "The argument n is the heap size."),
+        (dir.join("0.07-500.sgt"), "The argument n is the heap size."),
+        (tables_dir().join("funny-32.sgt"), "The argument n is a stone with n piles to its right."),
+        (turtles, "The argument n is position n of the script turtles.lua (its positions are 0 to 255)."),
+    ] {
+        for lang in ["c", "cpp", "rust", "python"] {
+            let run = sgtab(&["export", file.to_str().unwrap(), "--lang", lang]);
+            assert!(run.status.success(), "{}", text(&run.stderr));
+            let source = text(&run.stdout);
+            assert!(source.contains(argument), "{lang}: {source}");
+            assert!(!source.contains("+ 0") && !source.contains("g(0.."), "{lang}: {source}");
+            // "Stores the K values g(0) to g(K - 1)" or "Stores all K values, g(0) to g(K - 1)".
+            let stores = source.lines().find(|l| l.contains("Stores")).unwrap_or_else(|| panic!("{source}"));
+            let words: Vec<&str> = stores.split(|c: char| !c.is_ascii_digit()).filter(|w| !w.is_empty()).collect();
+            let (count, last): (u64, u64) = (words[0].parse().unwrap(), words[2].parse().unwrap());
+            assert!(words[1] == "0" && last + 1 == count, "{lang}: {stores}");
+            if file.to_str().unwrap().contains("0.07") {
+                assert!(source.contains("the rule g(n+34) = g(n) for n >= 53."), "{lang}: {source}");
+            }
+        }
+    }
+    fs::remove_dir_all(&dir).unwrap();
+}

@@ -262,13 +262,13 @@ fn script_tables_work_with_every_tool() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert_eq!(fs::read(again.join(path.file_name().unwrap())).unwrap(), fs::read(&path).unwrap());
 
-    // show names the script and the shape; export states the index formula; plot draws it.
+    // show names the script and the shape; export takes the point, sg(p1, p2); plot draws it.
     let shown = text(&run(SGTAB, &["show", file, "--rows", "2"], b"").stdout);
     for want in ["script:   knight.lua, hash", "parameters: N=10", "shape:    10×10", "index p1*10 + p2", "row (1, y)"] {
         assert!(shown.contains(want), "show lacks `{want}`:\n{shown}");
     }
     let source = text(&run(SGTAB, &["export", file, "--lang", "python"], b"").stdout);
-    assert!(source.contains("n = p1*10 + p2"), "{source}");
+    assert!(source.contains("def sg(p1, p2):") && source.contains("return _sg_stored(p1 * 10 + p2)"), "{source}");
     let svg = dir.join("k.svg");
     assert!(run(SGTAB, &["plot", file, "-o", svg.to_str().unwrap()], b"").status.success());
 

@@ -6,7 +6,8 @@
 //! bytes). Each run must end by itself (never hang: killed after a time limit), never panic or
 //! abort, say at most one line when it fails, leave nothing beside its target, and leave an
 //! existing target as it was when it fails. Device nodes are made with mknod in scratch
-//! directories (the tests run as root), never the machine's own /dev.
+//! directories (the tests run as root), never the machine's own /dev. And what `show`'s
+//! numbers count.
 
 mod common;
 
@@ -521,4 +522,33 @@ fn plot_fonts_are_regular_files_of_bounded_size() {
     plot(Some(&dir), None).assert_refused("--font DIR", "is a directory");
     assert!(!picture.exists());
     fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The line of `show`'s output that starts with `key`.
+fn show_line(file: &Path, key: &str) -> String {
+    let ran = run_limited(&mut sgtab(&["show".into(), file.to_str().unwrap().into()]));
+    ran.assert_ok("show");
+    text(&ran.stdout).lines().find(|l| l.starts_with(key)).unwrap_or_else(|| panic!("no {key} in {}", text(&ran.stdout))).to_string()
+}
+
+/// `show` says what its numbers count: the margin in values and in periods, against a need in
+/// values with the reason; and it calls values rare only when together they hold at most 10%
+/// of the entries, saying that threshold either way.
+#[test]
+fn show_says_what_its_numbers_count() {
+    // sub:1,3,9 is 0 1 0 1 ...: any split leaves half the entries on each side, so none is rare.
+    let sub = tables_dir().join("sub-1_3_9-1024.sgt");
+    let rare = show_line(&sub, "rare:");
+    assert!(rare.starts_with("rare:     none: values are called rare when together they hold at most 10% of the entries"), "{rare}");
+    assert!(rare.contains("leaves 512 of 1024 entries, 50.0%") && !rare.contains("are rare, held by"), "{rare}");
+    assert_eq!(
+        show_line(&sub, "margin:"),
+        "margin:   checked over the 1024 values from n = 0 to the table's end, 512.0 periods of 2 values; a rule must hold over at least 18 values here (one period and 16 values more)"
+    );
+    // Funny's one rare value holds 1 of its 32 entries: listed, with the share and the threshold.
+    let rare = show_line(&tables_dir().join("funny-32.sgt"), "rare:");
+    assert!(
+        rare.starts_with("rare:     1 of the 32 values are rare, held by 1 of 32 entries, 3.1% (") && rare.contains("held by at most 10% of the entries"),
+        "{rare}"
+    );
 }

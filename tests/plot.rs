@@ -198,3 +198,119 @@ fn a_short_axis_repeats_no_label() {
     }
     fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A decoded PNG: width, height and RGB bytes.
+fn decode(file: &Path) -> (usize, usize, Vec<u8>) {
+    let mut reader = png::Decoder::new(fs::File::open(file).unwrap()).read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    assert_eq!(info.color_type, png::ColorType::Rgb);
+    buf.truncate(info.buffer_size());
+    (info.width as usize, info.height as usize, buf)
+}
+
+/// Whether an RGB pixel is a heat-map colour (saturated: text, axes and the page are grey).
+fn vivid(p: &[u8]) -> bool {
+    p.iter().max().unwrap() - p.iter().min().unwrap() > 100
+}
+
+/// The longest run of `true` in `flags`: (start, length).
+fn longest_run(flags: &[bool]) -> (usize, usize) {
+    let (mut best, mut start) = ((0, 0), None);
+    for (i, &f) in flags.iter().chain([&false]).enumerate() {
+        match (f, start) {
+            (true, None) => start = Some(i),
+            (false, Some(s)) => {
+                if i - s > best.1 {
+                    best = (s, i - s);
+                }
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    best
+}
+
+/// The heat map of a PNG: its box of vivid pixels (left, top, width, height), the widest run of
+/// vivid columns (the colour bar is narrower) and the longest run of vivid rows under it.
+fn map_box(w: usize, h: usize, rgb: &[u8]) -> (usize, usize, usize, usize) {
+    let px = |x: usize, y: usize| &rgb[3 * (y * w + x)..3 * (y * w + x) + 3];
+    let cols: Vec<bool> = (0..w).map(|x| (0..h).filter(|&y| vivid(px(x, y))).count() >= 8).collect();
+    let (left, width) = longest_run(&cols);
+    let rows: Vec<bool> = (0..h).map(|y| (left..left + width).filter(|&x| vivid(px(x, y))).count() * 2 >= width).collect();
+    let (top, height) = longest_run(&rows);
+    (left, top, width, height)
+}
+
+/// The smallest q ≥ 1 with line(i) == line(i + q) for every i + q < n.
+fn least_period(n: usize, same: impl Fn(usize, usize) -> bool) -> usize {
+    (1..n).find(|&q| (0..n - q).all(|i| same(i, i + q))).unwrap_or(n)
+}
+
+fn gcd(a: usize, b: usize) -> usize {
+    if b == 0 { a } else { gcd(b, a % b) }
+}
+
+/// The scale of one axis of `n` entries drawn over `m` pixels: (pixels an entry, entries a
+/// pixel), one of them 1. k entries a pixel make ⌈n/k⌉ pixels; the smallest such k is taken.
+fn axis_scale(n: usize, m: usize) -> (usize, usize) {
+    if m.is_multiple_of(n) {
+        return (m / n, 1);
+    }
+    let k = (2..=n).find(|&k| n.div_ceil(k) == m).unwrap_or_else(|| panic!("{m} pixels are no whole scale of {n} entries"));
+    (1, k)
+}
+
+#[test]
+fn a_heat_map_shows_the_period_of_its_board_and_no_other() {
+    // A 300×400 board whose values repeat every 4 rows and every 4 columns, all 16 values of
+    // a 4×4 tile different: the picture's rows and columns of pixels must repeat with that
+    // period (4 entries: 4·s pixels at s pixels an entry, 4/gcd(4, k) pixels at k entries a
+    // pixel) and with no shorter one, at every size.
+    let dir = scratch("period");
+    let values: String = (0..300 * 400).map(|i| format!("{}\n", (i / 400 % 4) * 4 + i % 400 % 4)).collect();
+    fs::write(dir.join("v.txt"), values).unwrap();
+    let run = sgtab(&["import", dir.join("v.txt").to_str().unwrap(), "--name", "tile4", "--shape", "300x400", "--out", dir.to_str().unwrap()]);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    let table = dir.join("tile4.sgt");
+    let (png, svg) = (dir.join("m.png"), dir.join("m.svg"));
+    let mut scales = HashSet::new();
+    for size in ["700x450", "300x200", "500x300", "1000x600", "1600x1000", "1234x777"] {
+        plot(&table, &png, size);
+        let (w, h, rgb) = decode(&png);
+        let (left, top, mw, mh) = map_box(w, h, &rgb);
+        let ((sr, kr), (sc, kc)) = (axis_scale(300, mh), axis_scale(400, mw));
+        // Square blocks on a board this close to square.
+        assert!(sr == sc && kr == kc, "{size}: a {mw}x{mh} map");
+        scales.insert((sr, kr));
+        let px = |x: usize, y: usize| &rgb[3 * (y * w + x)..3 * (y * w + x) + 3];
+        let row_same = |a: usize, b: usize| (left..left + mw).all(|x| px(x, top + a) == px(x, top + b));
+        let col_same = |a: usize, b: usize| (top..top + mh).all(|y| px(left + a, y) == px(left + b, y));
+        // A last row or column of pixels holding fewer entries is left out.
+        let (rows, cols) = (least_period(if kr > 1 { 300 / kr } else { mh }, row_same), least_period(if kc > 1 { 400 / kc } else { mw }, col_same));
+        let want = (4 * sr / gcd(4, kr), 4 * sc / gcd(4, kc));
+        assert_eq!((rows, cols), want, "{size}: pixel rows repeat every {rows}, columns every {cols} ({sr} px an entry, {kr} entries a pixel)");
+
+        // The SVG (at most 256 blocks a side): its title says how many entries a block holds and
+        // how they are combined, and its blocks are that many.
+        plot(&table, &svg, size);
+        let title = svg_texts(&svg)[0].clone();
+        let said: Vec<usize> = title
+            .split(|c: char| !c.is_ascii_digit() && c != '×')
+            .find(|t| t.contains('×'))
+            .unwrap_or_else(|| panic!("{size}: {title}"))
+            .split('×')
+            .map(|n| n.parse().unwrap())
+            .collect();
+        assert!(title.contains("mean"), "{size}: {title}");
+        let source = fs::read_to_string(&svg).unwrap();
+        let doc = roxmltree::Document::parse(&source).unwrap();
+        let pixels =
+            doc.descendants().filter(|n| n.tag_name().name() == "rect" && n.attribute("width") == Some("1") && n.attribute("height") == Some("1")).count();
+        assert_eq!(pixels, 300usize.div_ceil(said[0]) * 400usize.div_ceil(said[1]), "{size}: {title}");
+    }
+    // Whole pixels an entry, and several entries a pixel, were both drawn.
+    assert!(scales.iter().any(|&(s, _)| s > 1) && scales.iter().any(|&(_, k)| k > 1) && scales.contains(&(1, 1)), "{scales:?}");
+    fs::remove_dir_all(&dir).unwrap();
+}

@@ -171,3 +171,80 @@ fn usage_errors() {
     assert!(out.status.code() == Some(2) && text(&out.stderr).contains("--first needs a value"));
     assert_eq!(ok(&sgq(&["sum", "lasker"], &tables_dir(), "2\n1\n1\n2\n2 2\n")), "First\nSecond\n");
 }
+
+/// `sgtab` with `args`, which must succeed.
+fn sgtab_ok(args: &[&str]) {
+    let out = run(env!("CARGO_BIN_EXE_sgtab"), args, b"");
+    assert!(out.status.success(), "sgtab {args:?}: {}", text(&out.stderr));
+}
+
+#[test]
+fn past_a_scripts_or_imported_table_names_the_table_and_a_larger_build() {
+    // sgtab cannot grow these games by itself: the refusal names the table it found (its file
+    // and size) and the command that makes a larger one, the script's own path and the
+    // parameter that sized it raised to cover the position.
+    let dir = scratch("stored");
+    let d = dir.to_str().unwrap();
+    sgtab_ok(&["build", "lua:examples/games/grundy.lua:N=100", "lua:examples/games/knight.lua:N=16", "lua:examples/games/turtles.lua:W=6", "--out", d]);
+    let file = |stem: &str| std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).find(|p| p.to_str().unwrap().contains(stem)).unwrap();
+    let (grundy, knight, turtles) = (file("lua-grundy"), file("lua-knight"), file("lua-turtles"));
+    let refused = |args: &[&str], input: &str, needles: &[String]| {
+        let out = sgq(args, &dir, input);
+        let err = text(&out.stderr);
+        assert!(out.status.code() == Some(1) && err.lines().count() == 1, "{args:?}: {err}");
+        assert!(!err.contains("no table that sgtab builds"), "{args:?}: {err}");
+        for needle in needles {
+            assert!(err.contains(needle.as_str()), "{args:?}: `{err}` lacks `{needle}`");
+        }
+    };
+    refused(
+        &["value", "lua:examples/games/grundy.lua:N=100"],
+        "7\n150\n",
+        &[
+            "`150` is past the table".into(),
+            format!(
+                "the table found, {}, has 100 entries; build a larger one from its script: `sgtab build lua:examples/games/grundy.lua:N=151` (this one was built with N=100)",
+                grundy.display()
+            ),
+        ],
+    );
+    // From the file alone the script's path is unknown: its name stands for it.
+    refused(
+        &["value", "--table", grundy.to_str().unwrap()],
+        "5000\n",
+        &[format!("the table found, {}, has 100 entries", grundy.display()), "`sgtab build lua:grundy.lua:N=5001`".into()],
+    );
+    // k-D: the coordinate past its axis.
+    refused(
+        &["sum", "lua:examples/games/knight.lua:N=16"],
+        "1\n1\n3 20\n",
+        &[
+            "`20` is off the grid: lua:knight@".into(),
+            format!(
+                "the table found, {}, has shape 16x16 (256 entries); build a larger one from its script: `sgtab build lua:examples/games/knight.lua:N=21`",
+                knight.display()
+            ),
+        ],
+    );
+    // No parameter equals the size (shape = 1 << W): the command that built it, and what to change.
+    refused(
+        &["value", "lua:examples/games/turtles.lua:W=6"],
+        "64\n",
+        &[format!(
+            "the table found, {}, has 64 entries; `sgtab build lua:examples/games/turtles.lua:W=6` built this one: build it again with parameters that make its shape larger",
+            turtles.display()
+        )],
+    );
+    // An imported table: the import that makes a larger one.
+    std::fs::write(dir.join("v.txt"), "1\n0\n2\n0\n1\n3\n").unwrap();
+    sgtab_ok(&["import", dir.join("v.txt").to_str().unwrap(), "--name", "six", "--shape", "2x3", "--out", d]);
+    refused(
+        &["value", "import:six"],
+        "1 1\n1 7\n",
+        &[format!(
+            "the table found, {}, has shape 2x3 (6 entries); import a larger one: `sgtab import FILE --name six --shape 2x8`",
+            dir.join("six.sgt").display()
+        )],
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -125,7 +125,9 @@ fn show_states_the_margin_the_rule_rests_on() {
     let shown = show(&out.join("0.77-300.sgt"));
     assert_eq!(
         line(&shown, "margin:"),
-        Some("margin:   checked over the 229 values from n = 71 to the table's end, 19.1 periods (a rule needs 36 here)"),
+        Some(
+            "margin:   checked over the 229 values from n = 71 to the table's end, 19.1 periods of 12 values; a rule must hold over at least 36 values here (three periods)"
+        ),
         "{shown}"
     );
     // No rule, no margin line.

@@ -3,6 +3,7 @@
 //! Kept tiny on purpose: it parses its few arguments by hand (no clap) and references no GPU
 //! code, so it starts in about a millisecond.
 
+use sgtab::judge::lookup::Found;
 use sgtab::judge::parallel::Parallel;
 use sgtab::judge::read_ahead::ReadAhead;
 use sgtab::judge::{self, JudgeError, Problem, query};
@@ -335,11 +336,16 @@ fn query(kind: &str, tables: Option<PathBuf>, mut source: Source, args: impl Ite
         Some(path) => sgtab::table::format::read(Path::new(path)).map_err(|e| JudgeError::Table(format!("cannot use table {path}: {e}"))),
         None => judge::load_any(&tables, &spec),
     };
-    let result = loaded.and_then(|table| match (kind, source.open()?) {
-        ("value", Input::Stream(r)) => query::value(&table, r, &mut out, &mut note),
-        ("value", Input::Mapped(data, par)) => query::value_bytes(&table, &data, par, &mut out, &mut note),
-        (_, Input::Stream(r)) => query::sum(&table, &words, r, &mut out, &mut note),
-        (_, Input::Mapped(data, par)) => query::sum_bytes(&table, &words, &data, par, &mut out, &mut note),
+    let result = loaded.and_then(|table| {
+        // Where the table was found, for a message about a position past it.
+        let path = file.as_ref().map_or_else(|| tables.join(table.spec.file_name()), PathBuf::from);
+        let found = Found { table: &table, file: Some(&path), spec: file.is_none().then_some(spec.as_str()) };
+        match (kind, source.open()?) {
+            ("value", Input::Stream(r)) => query::value(found, r, &mut out, &mut note),
+            ("value", Input::Mapped(data, par)) => query::value_bytes(found, &data, par, &mut out, &mut note),
+            (_, Input::Stream(r)) => query::sum(found, &words, r, &mut out, &mut note),
+            (_, Input::Mapped(data, par)) => query::sum_bytes(found, &words, &data, par, &mut out, &mut note),
+        }
     });
     let flushed = out.flush();
     match result.and(flushed.map_err(JudgeError::Output)) {

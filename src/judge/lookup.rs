@@ -12,6 +12,25 @@ use super::JudgeError;
 use crate::games::Positions;
 use crate::spec::GameSpec;
 use crate::table::{Packed, Table};
+use std::path::Path;
+
+/// A table and where it was found: its file and the spec the user named its game by, which
+/// the message for a position past a script's or an imported table names (the file, and the
+/// command that makes a larger one). A bare `&Table` is one found nowhere in particular.
+#[derive(Clone, Copy)]
+pub struct Found<'a> {
+    pub table: &'a Table,
+    /// The file it was read from.
+    pub file: Option<&'a Path>,
+    /// The spec it was asked for by (`lua:games/g.lua:N=100`), where it was asked for so.
+    pub spec: Option<&'a str>,
+}
+
+impl<'a> From<&'a Table> for Found<'a> {
+    fn from(table: &'a Table) -> Found<'a> {
+        Found { table, file: None, spec: None }
+    }
+}
 
 /// The rule past the table, ready to apply: g(n) for n ≥ pre.
 pub struct Extension<'a> {
@@ -139,6 +158,8 @@ pub(crate) use with_value;
 /// A table ready to answer positions.
 pub struct Lookup<'a> {
     pub(crate) table: &'a Table,
+    /// Where the table was found, for messages.
+    found: Found<'a>,
     pub(crate) values: &'a Packed,
     /// The table's entries: below it a value is read from the table, from it on from the rule.
     pub(crate) len: u64,
@@ -153,7 +174,9 @@ pub struct Lookup<'a> {
 
 impl<'a> Lookup<'a> {
     /// Prepares `table` for queries; fails on a stored rule that does not fit its table.
-    pub fn new(table: &'a Table) -> Result<Lookup<'a>, JudgeError> {
+    pub fn new(found: impl Into<Found<'a>>) -> Result<Lookup<'a>, JudgeError> {
+        let found = found.into();
+        let table = found.table;
         let values = &table.values;
         let len = values.len();
         let positions = table.spec.positions();
@@ -182,7 +205,7 @@ impl<'a> Lookup<'a> {
                 rule_from = rule.pre;
             }
         }
-        Ok(Lookup { table, values, len, ext, rule_from, limit, positions })
+        Ok(Lookup { table, found, values, len, ext, rule_from, limit, positions })
     }
 
     /// The largest index answered.
@@ -233,13 +256,13 @@ impl<'a> Lookup<'a> {
             (Positions::Heap, Some(n)) => format!(
                 "past the table: {spec} has {} entries (0..={max}) and no rule for positions past them; {}",
                 self.len,
-                cover(spec, |s| matches!(s.positions(), Positions::Heap) && s.len() > n, n.checked_add(1))
+                self.cover_stored(None, n).unwrap_or_else(|| cover(spec, |s| matches!(s.positions(), Positions::Heap) && s.len() > n, n.checked_add(1)))
             ),
             (Positions::Row { width }, Some(n)) => format!(
                 "not a row of {spec}: a row is a bitmask of {width} bits (0..={max}); {}",
                 cover(spec, |s| matches!(s.positions(), Positions::Row { .. }) && s.len() > n, Some(64 - n.leading_zeros() as u64))
             ),
-            (Positions::Grid(_), Some(_)) => return self.off_grid(what, token, 0),
+            (Positions::Grid(_), n) => return self.off_grid(what, token, 0, n),
             (Positions::Board { n: side }, Some(c)) => format!(
                 "off the board: {spec} is {side}×{side}, coordinates 0..={max}; {}",
                 cover(spec, |s| matches!(s.positions(), Positions::Board { n } if n > c), c.checked_add(1))
@@ -248,17 +271,82 @@ impl<'a> Lookup<'a> {
         format!("{what} `{token}` is {why}")
     }
 
-    /// The message for coordinate `axis` (from 0) of a grid position past its size.
-    pub(crate) fn off_grid(&self, what: &dyn std::fmt::Display, token: &str, axis: usize) -> String {
+    /// The message for coordinate `axis` (from 0) of a grid position past its size (`c`, or
+    /// `None` past 64 bits).
+    pub(crate) fn off_grid(&self, what: &dyn std::fmt::Display, token: &str, axis: usize, c: Option<u64>) -> String {
         let Positions::Grid(dims) = self.positions else { return self.beyond(what, token, None) };
+        let cover = c.and_then(|c| self.cover_stored(Some(axis), c)).map(|how| format!("; {how}")).unwrap_or_default();
         format!(
-            "{what} `{token}` is off the grid: {} is {} (coordinate {} is 0..={})",
+            "{what} `{token}` is off the grid: {} is {} (coordinate {} is 0..={}){cover}",
             self.table.spec,
             dims.sizes().iter().map(u64::to_string).collect::<Vec<_>>().join("×"),
             axis + 1,
             dims.sizes()[axis] - 1
         )
     }
+
+    /// For a game sgtab cannot grow by itself (a script's, an imported one), where the table
+    /// reaching coordinate `c` along `axis` (`None`: the index of a 1-D game) would come from:
+    /// the table found (its file and size), and the command that makes a larger one. `None`
+    /// for sgtab's own families, whose larger specs [`cover`] names.
+    fn cover_stored(&self, axis: Option<usize>, c: u64) -> Option<String> {
+        let stored = self.table.spec.stored()?;
+        let sizes: Vec<u64> = match self.positions {
+            Positions::Grid(dims) => dims.sizes().to_vec(),
+            _ => vec![self.len],
+        };
+        let axis = axis.unwrap_or(0).min(sizes.len() - 1);
+        let shape = |sizes: &[u64]| sizes.iter().map(u64::to_string).collect::<Vec<_>>().join("x");
+        let file = self.found.file.map_or_else(|| self.table.spec.file_name(), |f| f.display().to_string());
+        let found = match sizes.len() {
+            1 => format!("the table found, {file}, has {} entries", self.len),
+            _ => format!("the table found, {file}, has shape {} ({} entries)", shape(&sizes), self.len),
+        };
+        let Some(script) = stored.script() else {
+            let name = self.table.spec.to_string();
+            let name = name.strip_prefix("import:").unwrap_or(&name);
+            let mut larger = sizes.clone();
+            larger[axis] = c.saturating_add(1);
+            return Some(format!("{found}; import a larger one: `sgtab import FILE --name {name} --shape {}`", shape(&larger)));
+        };
+        // The script's path as the user gave it, else its name (the table stores its text).
+        let path = self.found.spec.and_then(script_path).unwrap_or_else(|| format!("{}.lua", script.name));
+        let command = |params: &[(String, i64)]| {
+            let params: Vec<String> = params.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            let spec = if params.is_empty() { format!("lua:{path}") } else { format!("lua:{path}:{}", params.join(",")) };
+            format!("`sgtab build {}`", shell_word(&spec))
+        };
+        // A parameter equal to the size passed is most likely the one that sets it.
+        let size = sizes[axis];
+        let how = match script.params.iter().position(|&(_, v)| u64::try_from(v) == Ok(size)) {
+            Some(i) if c < i64::MAX as u64 => {
+                let mut params = script.params.clone();
+                params[i].1 = c as i64 + 1;
+                format!("build a larger one from its script: {} (this one was built with {}={size})", command(&params), params[i].0)
+            }
+            _ => format!("{} built this one: build it again with parameters that make its shape larger", command(&script.params)),
+        };
+        Some(format!("{found}; {how}"))
+    }
+}
+
+/// The script path of a spec `lua:PATH[:NAME=VALUE,...]`, as [`crate::games::stored::Script`]
+/// reads it: the parameters are what follows the last `:`, where that holds a `=`.
+fn script_path(spec: &str) -> Option<String> {
+    let rest = spec.trim().strip_prefix("lua:")?;
+    let path = match rest.rsplit_once(':') {
+        Some((path, params)) if params.contains('=') => path,
+        _ => rest,
+    };
+    Some(path.to_string())
+}
+
+/// `text` as one shell word: as it is when that is safe, else in single quotes.
+fn shell_word(text: &str) -> String {
+    if !text.is_empty() && text.chars().all(|c| c.is_ascii_alphanumeric() || "/._-:,+=@%".contains(c)) {
+        return text.to_string();
+    }
+    format!("'{}'", text.replace('\'', r"'\''"))
 }
 
 /// The `sgtab build` command for the table of `spec`'s game at `size` ([`GameSpec::with_size`]),

@@ -10,16 +10,15 @@
 
 use super::JudgeError;
 use super::input::{Beyond, Buf, Halt, Scanner};
-use super::lookup::{Lookup, with_value};
+use super::lookup::{Found, Lookup, with_value};
 use super::parallel::{self, Body, Cases, Parallel, Sum, Walked};
 use super::tokens::{self, Token};
 use crate::games::{Dims, Positions};
-use crate::table::Table;
 use std::io::{Read, Write};
 use std::ops::Range;
 
 /// `sgq value`: every position on the input, its value on a line of its own, until the end.
-pub fn value(table: &Table, input: impl Read, out: &mut impl Write, note: &mut dyn FnMut(&str)) -> Result<(), JudgeError> {
+pub fn value<'a>(table: impl Into<Found<'a>>, input: impl Read, out: &mut impl Write, note: &mut dyn FnMut(&str)) -> Result<(), JudgeError> {
     let g = Lookup::new(table)?;
     let noted = !g.unproven();
     value_from(&g, &mut Scanner::new(input), out, note, 1, noted)
@@ -31,7 +30,7 @@ pub fn value(table: &Table, input: impl Read, out: &mut impl Write, note: &mut d
 /// with the note (if any) before the first line that needs it. A piece stops at its first token
 /// that is not a position in range; its lines before it are written, and the streaming path
 /// takes over at that token, so the error is its own. Boards: `board_value`.
-pub fn value_bytes(table: &Table, data: &[u8], par: Parallel, out: &mut impl Write, note: &mut dyn FnMut(&str)) -> Result<(), JudgeError> {
+pub fn value_bytes<'a>(table: impl Into<Found<'a>>, data: &[u8], par: Parallel, out: &mut impl Write, note: &mut dyn FnMut(&str)) -> Result<(), JudgeError> {
     let g = Lookup::new(table)?;
     let mut noted = !g.unproven();
     if let Positions::Grid(_) = g.positions {
@@ -226,7 +225,7 @@ fn grid_position(
     let mut index = 0;
     for (axis, &size) in dims.sizes().iter().enumerate() {
         let what = format_args!("coordinate {} of {what}", axis + 1);
-        let beyond = |t: &str, _: Option<u64>| g.off_grid(&what, t, axis);
+        let beyond = |t: &str, c: Option<u64>| g.off_grid(&what, t, axis, c);
         let c = if axis == 0 && optional {
             match input.next_in_or(0, size - 1, &what, Some(&beyond))? {
                 Some(c) => c,
@@ -308,7 +307,7 @@ impl Summer<'_, '_, '_> {
 
 /// `sgq sum`: `T`, then T cases of `n` and n positions; a line per case, `first` when the XOR
 /// of the values is not 0 (the player to move wins), else `second`.
-pub fn sum(table: &Table, words: &Words, input: impl Read, out: &mut impl Write, note: &mut dyn FnMut(&str)) -> Result<(), JudgeError> {
+pub fn sum<'a>(table: impl Into<Found<'a>>, words: &Words, input: impl Read, out: &mut impl Write, note: &mut dyn FnMut(&str)) -> Result<(), JudgeError> {
     let g = Lookup::new(table)?;
     let mut summer = Summer::new(&g, words, note);
     let mut input = Scanner::new(input);
@@ -319,7 +318,14 @@ pub fn sum(table: &Table, words: &Words, input: impl Read, out: &mut impl Write,
 /// [`sum`] for an input all in memory: heaps and rows on `par.threads` threads
 /// ([`parallel::cases`]: a position is a body token, its value and whether it is past the table
 /// its sum); boards (a position is two tokens) by `board_sum`.
-pub fn sum_bytes(table: &Table, words: &Words, data: &[u8], par: Parallel, out: &mut impl Write, note: &mut dyn FnMut(&str)) -> Result<(), JudgeError> {
+pub fn sum_bytes<'a>(
+    table: impl Into<Found<'a>>,
+    words: &Words,
+    data: &[u8],
+    par: Parallel,
+    out: &mut impl Write,
+    note: &mut dyn FnMut(&str),
+) -> Result<(), JudgeError> {
     let g = Lookup::new(table)?;
     let mut summer = Summer::new(&g, words, note);
     let walked = match g.positions {
@@ -450,7 +456,7 @@ mod tests {
     use crate::games::{Family, Game};
     use crate::progress::Progress;
     use crate::spec::GameSpec;
-    use crate::table::{Packed, Rule};
+    use crate::table::{Packed, Rule, Table};
 
     fn run_value(table: &Table, input: &str) -> (Result<String, String>, Vec<String>) {
         let mut out = Vec::new();

@@ -157,13 +157,19 @@ fn z_function<T: Eq>(s: &[T]) -> Vec<u32> {
     z
 }
 
+impl Rule {
+    /// The rule as an equation, `g(n+12) = g(n) for n >= 71` or `g(n+4) = g(n) + 4 for n >= 1`:
+    /// a saltus of 0 is left out, never written `+ 0`. Every place that shows a rule writes it
+    /// this way (its [`Display`](fmt::Display) adds whether it is proven).
+    pub fn equation(&self) -> String {
+        let saltus = if self.saltus == 0 { String::new() } else { format!(" + {}", self.saltus) };
+        format!("g(n+{}) = g(n){saltus} for n >= {}", self.period, self.pre)
+    }
+}
+
 impl fmt::Display for Rule {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "g(n+{}) = g(n)", self.period)?;
-        if self.saltus != 0 {
-            write!(f, " + {}", self.saltus)?;
-        }
-        write!(f, " for n >= {}", self.pre)?;
+        f.write_str(&self.equation())?;
         if self.proven { write!(f, " (proven)") } else { write!(f, " (checked up to n = {}, not proven beyond)", self.checked - 1) }
     }
 }
@@ -342,5 +348,13 @@ mod tests {
         let g = |n: u64| if n < pre { n % 7 + 1000 } else { ((n - pre) % period).wrapping_mul(0x9E3779B97F4A7C15) >> 54 };
         let r = Rule::find(len, g).unwrap();
         assert_eq!((r.pre, r.period, r.saltus), (pre, period, 0));
+    }
+
+    #[test]
+    fn a_rule_reads_without_a_saltus_of_0() {
+        let rule = Rule { pre: 5, period: 22, saltus: 0, checked: 100, proven: true };
+        assert_eq!(rule.to_string(), "g(n+22) = g(n) for n >= 5 (proven)");
+        let rule = Rule { saltus: 3, proven: false, ..rule };
+        assert_eq!(rule.to_string(), "g(n+22) = g(n) + 3 for n >= 5 (checked up to n = 99, not proven beyond)");
     }
 }

@@ -41,13 +41,7 @@ pub(crate) fn show(file: &Path, count: Option<u64>, rows: Option<u64>) -> Result
     out!("bits:     {} per value (largest value {})", table.values.bits(), table.values.max());
     out!("rule:     {}", describe_rule(&table));
     if let Some(r) = table.rule {
-        let past = r.checked - r.pre;
-        out!(
-            "margin:   checked over the {past} values from n = {} to the table's end, {:.1} periods (a rule needs {} here)",
-            r.pre,
-            past as f64 / r.period as f64,
-            sgtab::table::rule::margin(r.period)
-        );
+        out!("margin:   {}", describe_margin(&r));
     }
     if let Some(why) = why_unproven(&table) {
         out!("proof:    {why}");
@@ -76,6 +70,19 @@ pub(crate) fn show(file: &Path, count: Option<u64>, rows: Option<u64>) -> Result
     Ok(())
 }
 
+/// How far past its start a rule was checked, in values and in periods, against the margin a
+/// rule must have to be taken (so the reader sees which counts values and which periods).
+fn describe_margin(r: &table::Rule) -> String {
+    let (past, need) = (r.checked - r.pre, sgtab::table::rule::margin(r.period));
+    let why = if need == 3 * r.period { "three periods" } else { "one period and 16 values more" };
+    format!(
+        "checked over the {past} values from n = {} to the table's end, {:.1} periods of {} values; a rule must hold over at least {need} values here ({why})",
+        r.pre,
+        past as f64 / r.period as f64,
+        r.period
+    )
+}
+
 /// Why a table's rule is not proven, where it has one that is not.
 fn why_unproven(table: &Table) -> Option<String> {
     let rule = table.rule.filter(|r| !r.proven)?;
@@ -96,6 +103,11 @@ fn why_unproven(table: &Table) -> Option<String> {
 
 /// Values shown at most in the `rare:` line.
 const RARE_SHOWN: usize = 16;
+
+/// The most of a table's entries, in percent, that values may hold and be called rare: a split
+/// whose rare values hold more (half the table, as every split of some tables does) is no rare
+/// set, and `show` says so instead of listing them.
+const RARE_PERCENT: u64 = 10;
 
 /// The side of a board's corner shown when `--values` does not say.
 const CORNER: u64 = 12;
@@ -189,6 +201,15 @@ fn describe_rare(table: &Table) -> String {
             format!("not computed (values need more than {} bits)", table::RARE_SPLIT_BITS)
         };
     };
+    let (entries, len) = (split.rare_entries, table.values.len());
+    let percent = percent(entries, len);
+    if entries * 100 > len * RARE_PERCENT {
+        return format!(
+            "none: values are called rare when together they hold at most {RARE_PERCENT}% of the entries, and the split that leaves the fewest rare \
+             (an even number of bits in common with the mask {:#x}) leaves {entries} of {len} entries, {percent}",
+            split.mask
+        );
+    }
     // The last entry holding each rare value shown, in one pass.
     let shown = &split.rare[..split.rare.len().min(RARE_SHOWN)];
     let mut last = vec![None; shown.len()];
@@ -202,15 +223,21 @@ fn describe_rare(table: &Table) -> String {
         list.push("...".into());
     }
     format!(
-        "{} of the {} values are rare, held by {} of {} entries (rare: an even number of bits in common with the mask {:#x}, \
-         which leaves the fewest entries rare; the other values are common): {}",
+        "{} of the {} values are rare, held by {entries} of {len} entries, {percent} (rare: an even number of bits in common with \
+         the mask {:#x}, which leaves the fewest entries rare, and held by at most {RARE_PERCENT}% of the entries; the other values \
+         are common): {}",
         split.rare.len(),
         split.distinct,
-        split.rare_entries,
-        table.values.len(),
         split.mask,
         list.join(", ")
     )
+}
+
+/// `part` of `whole` in percent, to two significant digits where it is under 1% (`0.0053%`).
+fn percent(part: u64, whole: u64) -> String {
+    let p = 100.0 * part as f64 / whole.max(1) as f64;
+    let digits = if p > 0.0 { (1 - p.log10().floor() as i32).clamp(1, 8) as usize } else { 1 };
+    format!("{p:.digits$}%")
 }
 
 /// The rule along each of the first `rows` rows of a board table.

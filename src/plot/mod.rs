@@ -11,6 +11,9 @@
 //! DejaVu Sans or Liberation Sans, or what `fc-match sans-serif` names. Only `sgtab` calls this
 //! module, so `sgq` links none of it.
 
+mod heat;
+mod text;
+
 use crate::games::Positions;
 use crate::table::Table;
 use plotters::coord::Shift;
@@ -38,8 +41,8 @@ impl Format {
     }
 }
 
-/// Largest heat map grid side (cells), so that an SVG stays a few MB.
-const MAX_CELLS: u64 = 256;
+/// Most blocks a side of an SVG heat map (one element a block), so that an SVG stays a few MB.
+const SVG_BLOCKS: u64 = 256;
 
 /// Where fonts usually are (Debian/Ubuntu, Fedora, Arch, macOS, Windows).
 const FONT_PLACES: &[&str] = &[
@@ -72,8 +75,10 @@ pub fn use_font(flag: Option<&Path>) -> Result<PathBuf, String> {
         let bytes = read_font(&path).map_err(|e| format!("cannot read font {}: {e}", path.display()))?;
         // plotters keeps fonts for the life of the process; this happens once.
         let bytes: &'static [u8] = Box::leak(bytes.into_boxed_slice());
-        register_font("sans-serif", FontStyle::Normal, bytes)
-            .map_err(|_| format!("{} is not a TrueType/OpenType font; pass --font FILE.ttf", path.display()))?;
+        let not_a_font = || format!("{} is not a TrueType/OpenType font; pass --font FILE.ttf", path.display());
+        register_font("sans-serif", FontStyle::Normal, bytes).map_err(|_| not_a_font())?;
+        // The same font for the text a PNG lays out itself (text.rs).
+        let _ = text::FACE.set(ab_glyph::FontRef::try_from_slice(bytes).map_err(|_| not_a_font())?);
         Ok(path)
     })
     .clone()
@@ -141,12 +146,12 @@ pub fn plot(table: &Table, format: Format, size: (u32, u32), options: Options) -
     match format {
         Format::Svg => {
             let mut text = String::new();
-            draw(&plan, SVGBackend::with_string(&mut text, size).into_drawing_area())?;
+            draw(&plan, SVGBackend::with_string(&mut text, size).into_drawing_area(), SVG_BLOCKS)?;
             Ok(text.into_bytes())
         }
         Format::Png => {
             let mut rgb = vec![0u8; w as usize * h as usize * 3];
-            draw(&plan, BitMapBackend::with_buffer(&mut rgb, size).into_drawing_area())?;
+            draw(&plan, text::Glyphs(BitMapBackend::with_buffer(&mut rgb, size)).into_drawing_area(), u64::MAX)?;
             let mut file = Vec::new();
             let mut encoder = png::Encoder::new(&mut file, w, h);
             encoder.set_color(png::ColorType::Rgb);
@@ -205,22 +210,27 @@ fn rule_text(table: &Table) -> String {
     table.rule.map_or("no rule".to_string(), |r| r.to_string())
 }
 
-fn draw<DB: DrawingBackend>(plan: &Plan, area: DrawingArea<DB, Shift>) -> Result<(), String> {
+/// Draws `plan` on `area`; a heat map takes at most `blocks` blocks a side.
+fn draw<DB: DrawingBackend>(plan: &Plan, area: DrawingArea<DB, Shift>, blocks: u64) -> Result<(), String> {
     area.fill(&WHITE).map_err(err)?;
     match plan.table.spec.positions() {
         Positions::Heap => heap(plan, area),
         Positions::Row { width } => {
             let lo = width / 2;
-            let labels = (format!("high {} bits of the row", width - lo), format!("low {lo} bits (bit 0: the rightmost cell)"));
-            grid(plan, area, 1 << lo, labels)
+            let hi = width - lo;
+            let labels = [
+                [format!("high {hi} bits of the row"), format!("high {hi} bits")],
+                [format!("low {lo} bits (bit 0: the rightmost cell)"), format!("low {lo} bits")],
+            ];
+            heat::heat_map(plan, area, 1 << lo, labels, blocks)
         }
-        Positions::Board { n } => grid(plan, area, n, ("x".into(), "y".into())),
+        Positions::Board { n } => heat::heat_map(plan, area, n, [["x".into(), "x".into()], ["y".into(), "y".into()]], blocks),
         // The last axis across, the others (row-major) down.
         Positions::Grid(dims) => {
             let k = dims.axes();
             let across = dims.sizes()[k - 1];
-            let down = if k == 2 { "p1".to_string() } else { format!("(p1..p{}) row-major", k - 1) };
-            grid(plan, area, across, (down, format!("p{k}")))
+            let down = if k == 2 { ["p1".to_string(), "p1".to_string()] } else { [format!("(p1..p{}) row-major", k - 1), format!("p1..p{}", k - 1)] };
+            heat::heat_map(plan, area, across, [down, [format!("p{k}"), format!("p{k}")]], blocks)
         }
     }
 }
@@ -433,92 +443,4 @@ fn group(n: u64) -> String {
         out.push(c);
     }
     out
-}
-
-/// The colour of a value `v` of 0..=max: blue (hue 2/3) for 0 through green to red for the largest.
-fn heat(v: f64, max: f64) -> HSLColor {
-    HSLColor(2.0 / 3.0 * (1.0 - v / max.max(f64::MIN_POSITIVE)), 0.85, 0.5)
-}
-
-/// A heat map: rows `plan.first..=plan.last` of `cols` entries each (entry r·cols + c at row r,
-/// column c), reduced to at most MAX_CELLS a side, each cell the mean of the entries it covers;
-/// a colour bar at the right says which colour is which value.
-fn grid<DB: DrawingBackend>(plan: &Plan, area: DrawingArea<DB, Shift>, cols: u64, (down, across): (String, String)) -> Result<(), String> {
-    let values = &plan.table.values;
-    let (first, rows) = (plan.first, plan.last - plan.first + 1);
-    let (gr, gc) = (rows.min(MAX_CELLS), cols.min(MAX_CELLS));
-    let cell = |k: u64| {
-        let (i, j) = (k / gc, k % gc);
-        (first + i * rows / gr, first + (i + 1) * rows / gr, j * cols / gc, (j + 1) * cols / gc)
-    };
-    // The mean value of each cell, row by row.
-    let means: Vec<f64> = (0..gr * gc)
-        .map(|k| {
-            let (r0, r1, c0, c1) = cell(k);
-            let sum: u64 = (r0..r1).flat_map(|r| (c0..c1).map(move |c| r * cols + c)).map(|n| values.get(n) as u64).sum();
-            sum as f64 / ((r1 - r0) * (c1 - c0)).max(1) as f64
-        })
-        .collect();
-    let max = means.iter().copied().fold(0.0, f64::max);
-    let (w, _) = area.dim_in_pixel();
-    let bar_width = 24 + label_room(max) + 32;
-    let (main, bar) = area.split_horizontally(w.saturating_sub(bar_width));
-    let per_cell = (rows / gr) * (cols / gc);
-    let what = if per_cell > 1 { format!(" (a cell: the mean of {} entries)", group(per_cell)) } else { String::new() };
-    let (title, size) = fit_title(&titles(plan, &what, ""), main.dim_in_pixel().0);
-    let mut chart = ChartBuilder::on(&main)
-        .caption(title, ("sans-serif", size))
-        .margin(8)
-        .margin_right(8 + label_room(cols as f64) / 2)
-        .x_label_area_size(36)
-        .y_label_area_size(16 + label_room((first + rows) as f64))
-        .build_cartesian_2d(0f64..cols as f64, (first + rows) as f64..first as f64)
-        .map_err(err)?;
-    chart
-        .configure_mesh()
-        .disable_mesh()
-        .x_desc(across)
-        .y_desc(down)
-        .x_labels(whole_labels(cols as f64, (w / 110).clamp(3, 10)))
-        .y_labels(whole_labels(rows as f64, 10))
-        .x_label_formatter(&|x| format!("{x:.0}"))
-        .y_label_formatter(&|y| format!("{y:.0}"))
-        .label_style(LABELS)
-        .axis_desc_style(LABELS)
-        .draw()
-        .map_err(err)?;
-    let cells = means.iter().enumerate().map(|(k, &mean)| {
-        let (r0, r1, c0, c1) = cell(k as u64);
-        Rectangle::new([(c0 as f64, r0 as f64), (c1 as f64, r1 as f64)], heat(mean, max).filled())
-    });
-    chart.draw_series(cells).map_err(err)?;
-    // The colour bar: the scale from 0 (bottom) to the largest mean (top), labelled.
-    let top_pad = (size + 16) as i32;
-    let mut scale = ChartBuilder::on(&bar)
-        .margin_top(top_pad)
-        .margin_bottom(44)
-        .margin_right(8)
-        // The labels at the right of the bar (left-aligned text is placed exactly by every
-        // backend), with room for the tick marks and the gap.
-        .set_label_area_size(LabelAreaPosition::Right, label_room(max) + 20)
-        .build_cartesian_2d(0f64..1f64, 0f64..max.max(1.0))
-        .map_err(err)?;
-    scale
-        .configure_mesh()
-        .disable_mesh()
-        .disable_x_axis()
-        .y_labels(whole_labels(max, 6))
-        .y_label_formatter(&|y| format!("{y:.0}"))
-        .label_style(LABELS)
-        .draw()
-        .map_err(err)?;
-    let steps = 128;
-    let m = max.max(1.0);
-    scale
-        .draw_series((0..steps).map(|i| {
-            let (a, b) = (m * i as f64 / steps as f64, m * (i + 1) as f64 / steps as f64);
-            Rectangle::new([(0.0, a), (1.0, b)], heat((a + b) / 2.0, max).filled())
-        }))
-        .map_err(err)?;
-    area.present().map_err(err)
 }

@@ -1,5 +1,7 @@
-//! `sgtab export`: a table as one self-contained source file defining `sg(n)`, for pasting into
-//! a contest submission (C, C++, Rust or Python).
+//! `sgtab export`: a table as one self-contained source file defining `sg`, for pasting into
+//! a contest submission (C, C++, Rust or Python): `sg(n)` where the table's index is the
+//! position's own name (a heap, a chess row's bitmask, a 1-D script's position), `sg(x, y)` on a
+//! board and `sg(p1, ..., pk)` in k-D, each coordinate checked against its size.
 //!
 //! The values are stored bit-packed in a string literal, six bits a character (`'0'` + bits,
 //! so characters `0` to `o`; `\` and, for C's trigraphs, `?` are escaped), value i at bits
@@ -10,9 +12,9 @@
 //! Where the table has a rule, only g(0 .. pre + period) is stored and the rule gives the
 //! rest: exact below the table's length (the rule was checked there), and past it exact when
 //! the rule is proven; the function's comment says which. A table without a rule stores every
-//! value; past it the function writes why on stderr and exits with status 1 (`exit(1)`,
-//! `std::process::exit(1)`, `SystemExit`), not `abort()`, so what the program wrote before it is
-//! flushed and a judge shows that output.
+//! value; past it, and at a coordinate past its size, the function writes why on stderr and
+//! exits with status 1 (`exit(1)`, `std::process::exit(1)`, `SystemExit`), not `abort()`, so
+//! what the program wrote before it is flushed and a judge shows that output.
 //!
 //! The function is named `sg` unless the user names it (`--name`): contest code often has an
 //! `sg` array of its own.
@@ -22,6 +24,8 @@ use crate::table::packed::bits_for;
 use crate::table::{Packed, Table};
 use std::borrow::Cow;
 use std::fmt::{self, Write};
+
+mod render;
 
 /// A language to export to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -45,9 +49,6 @@ impl Lang {
 
 /// How the comment line about values past 32 bits starts (Python's integers have no such limit: it leaves it out).
 const OVER32: &str = "g(n) passes 32 bits";
-
-/// Characters of data on one source line.
-const LINE: usize = 96;
 
 /// Longest function name `--name` takes.
 const MAX_NAME: usize = 64;
@@ -182,6 +183,32 @@ pub fn check_name(name: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// The exported function's arguments.
+enum Args {
+    /// One, the table's index `n`: where it is the position's natural name (a heap, a chess
+    /// row's bitmask, a 1-D script's position).
+    Index,
+    /// One a coordinate (a board's x and y, a k-D game's p1 to pk), each checked against its
+    /// size; `outside` says where a point past them lies, for the stop's message.
+    Point { names: Vec<String>, sizes: Vec<u64>, outside: String },
+}
+
+impl Args {
+    fn of(table: &Table) -> Args {
+        match table.spec.positions() {
+            Positions::Heap | Positions::Row { .. } => Args::Index,
+            Positions::Board { n } => {
+                Args::Point { names: vec!["x".into(), "y".into()], sizes: vec![n, n], outside: format!("off the board, 0 <= x, y < {n}") }
+            }
+            Positions::Grid(dims) => Args::Point {
+                names: (1..=dims.axes()).map(|i| format!("p{i}")).collect(),
+                sizes: dims.sizes().to_vec(),
+                outside: format!("outside the shape {}", dims.text()),
+            },
+        }
+    }
+}
+
 /// What the exported function stores and how it answers past what it stores.
 struct Plan<'a> {
     table: &'a Table,
@@ -192,6 +219,8 @@ struct Plan<'a> {
     stored: Cow<'a, Packed>,
     /// How many values are stored.
     count: u64,
+    /// The function's arguments.
+    args: Args,
     /// (pre, period, saltus) where a rule answers past `stored`.
     rule: Option<(u64, u64, u64)>,
     /// The first n whose value does not fit 32 bits (the C, C++ and Rust return type), if the
@@ -230,10 +259,10 @@ impl<'a> Plan<'a> {
                         })
                         .min(),
                 };
-                Ok(Plan { table, name, stored, count, rule: Some((r.pre, r.period, r.saltus)), first_over32 })
+                Ok(Plan { table, name, stored, count, args: Args::of(table), rule: Some((r.pre, r.period, r.saltus)), first_over32 })
             }
             Some(r) => Err(format!("the rule stored with {} ({r}) does not cover its table; rebuild it", table.spec)),
-            None => Ok(Plan { table, name, stored: Cow::Borrowed(values), count: len, rule: None, first_over32: None }),
+            None => Ok(Plan { table, name, stored: Cow::Borrowed(values), count: len, args: Args::of(table), rule: None, first_over32: None }),
         }
     }
 
@@ -256,26 +285,16 @@ impl<'a> Plan<'a> {
     fn doc(&self) -> Vec<String> {
         let (t, name) = (self.table, self.name);
         let len = t.values.len();
-        let mut doc = vec![format!("Sprague-Grundy values of {}, exported by sgtab (the table holds n < {len}).", t.spec)];
-        doc.push(match t.spec.positions() {
-            Positions::Heap => "The argument n is the position's index in the table (a heap game's heap size).".to_string(),
-            Positions::Row { width } => {
-                format!("The argument n is a row of {width} cells as a bitmask: a chip in column p (1 = left, {width} = right) is bit {width} - p.")
-            }
-            Positions::Board { n } => format!("The argument is n = x*{n} + y for the piece on (x, y), 0 <= x, y < {n}."),
-            Positions::Grid(dims) => {
-                let point: Vec<String> = (1..=dims.axes()).map(|i| format!("p{i}")).collect();
-                format!("Positions form the box {}: position ({}) is n = {}, with 0 <= pi < the i-th size.", dims.text(), point.join(", "), dims.formula())
-            }
-        });
+        let holds = match &self.args {
+            Args::Index => format!("the table holds n < {len}"),
+            Args::Point { sizes, .. } => format!("the table holds all {len} positions of {}", sizes.iter().map(u64::to_string).collect::<Vec<_>>().join("x")),
+        };
+        let mut doc = vec![format!("Sprague-Grundy values of {}, exported by sgtab ({holds}).", t.spec), self.argument()];
         let stops = format!("{name} writes why on stderr and exits with status 1 (what the program wrote before is flushed)");
-        match (self.rule, t.rule) {
-            (Some((pre, period, saltus)), Some(r)) => {
-                doc.push(format!(
-                    "Stores the {} values g(0..{}); the rest from the rule g(n+{period}) = g(n) + {saltus} for n >= {pre}.",
-                    pre + period,
-                    pre + period
-                ));
+        match (self.rule, t.rule, &self.args) {
+            (Some(_), Some(r), _) => {
+                let count = self.count;
+                doc.push(format!("Stores the {count} values g(0) to g({}); the rest from the rule {}.", count - 1, r.equation()));
                 if r.proven {
                     let theorem = t.spec.theorem(&r).map(|th| format!(" ({})", th.name)).unwrap_or_default();
                     doc.push(format!("The rule is PROVEN{theorem}: every value is exact."));
@@ -286,166 +305,33 @@ impl<'a> Plan<'a> {
                     doc.push(format!("{OVER32} first at n = {n}: for each n whose g(n) does not fit, {stops}."));
                 }
             }
-            _ => doc.push(format!("Stores all {len} values; no rule is known past the table: for n >= {len}, {stops}.")),
+            (_, _, Args::Point { .. }) => doc.push(format!("Stores all {len} values, one a position; for a coordinate past its size, {stops}.")),
+            _ => doc.push(format!("Stores all {len} values, g(0) to g({}); no rule is known past the table: for n >= {len}, {stops}.", len - 1)),
         }
         doc
     }
 
-    /// Writes the source text for `lang`.
-    fn render(&self, lang: Lang, out: &mut impl Write) -> fmt::Result {
-        let doc = self.doc();
-        match lang {
-            Lang::C | Lang::Cpp => self.render_c(lang, &doc, out),
-            Lang::Rust => self.render_rust(&doc, out),
-            Lang::Python => self.render_python(&doc, out),
-        }
-    }
-
-    /// The stored bit stream as the data lines of a literal, each opened with `open` and closed
-    /// with `close` (the last with `last_close`), escaped for `lang`.
-    fn data(&self, lang: Lang, out: &mut dyn Write, open: &str, close: &str, last_close: &str) -> fmt::Result {
-        let escape = |c: u8| -> &'static str {
-            match (c, lang) {
-                (b'\\', _) => "\\\\",
-                (b'?', Lang::C | Lang::Cpp) => "\\?",
-                _ => "",
+    /// What the argument means, in the comment's words: the game's own (a heap, a stone, a row,
+    /// a square, a script's position), never a heap where the game has none.
+    fn argument(&self) -> String {
+        let t = self.table;
+        match (t.spec.positions(), &self.args) {
+            (Positions::Row { width }, _) => {
+                format!("The argument n is a row of {width} cells as a bitmask: a chip in column p (1 = left, {width} = right) is bit {width} - p.")
             }
-        };
-        let mut chars = self.chars().peekable();
-        loop {
-            out.write_str(open)?;
-            for _ in 0..LINE {
-                let Some(c) = chars.next() else { break };
-                match escape(c) {
-                    "" => out.write_char(c as char)?,
-                    e => out.write_str(e)?,
-                }
+            (Positions::Board { n }, _) => format!("The arguments are the square (x, y) of the piece, 0 <= x, y < {n}."),
+            (Positions::Grid(dims), _) => {
+                let point: Vec<String> = (1..=dims.axes()).map(|i| format!("p{i}")).collect();
+                format!("The arguments are a position ({}) of the box {}: 0 <= pi < the i-th size.", point.join(", "), dims.text())
             }
-            if chars.peek().is_none() {
-                return out.write_str(last_close);
-            }
-            out.write_str(close)?;
-        }
-    }
-
-    /// C or C++: the data as a string literal, the function one of `uint64_t`.
-    fn render_c(&self, lang: Lang, doc: &[String], out: &mut impl Write) -> fmt::Result {
-        let (b, stored, name) = (self.stored.bits(), self.count, self.name);
-        let data = format!("{}_DATA", name.to_ascii_uppercase());
-        let (headers, std) = match lang {
-            Lang::C => ("#include <stdint.h>\n#include <stdio.h>\n#include <stdlib.h>", ""),
-            _ => ("#include <cstdint>\n#include <cstdio>\n#include <cstdlib>", "std::"),
-        };
-        // Past what it answers: a line on stderr and exit(1), which flushes stdio (and, in C++,
-        // iostreams, even unsynchronised), so the judge still shows the output written before.
-        let stop = |why: &str, pad: &str| format!("{pad}{std}fprintf(stderr, \"{name}(%llu): {why}\\n\", (unsigned long long)n);\n{pad}{std}exit(1);");
-        writeln!(out, "/* uint32_t {name}(uint64_t n)")?;
-        for line in doc {
-            writeln!(out, " * {line}")?;
-        }
-        writeln!(out, " */\n{headers}\n")?;
-        writeln!(out, "/* {stored} values of {b} bits, 6 bits a character ('0' + bits), lowest bit first. */")?;
-        writeln!(out, "static const char {data}[] =")?;
-        self.data(lang, out, "\"", "\"\n", "\";\n")?;
-        writeln!(out, "\nstatic uint32_t {name}_stored(uint64_t i) {{")?;
-        writeln!(out, "    uint32_t v = 0;")?;
-        writeln!(out, "    for (unsigned j = 0; j < {b}; j++) {{")?;
-        writeln!(out, "        uint64_t bit = i * {b} + j;")?;
-        writeln!(out, "        v |= (uint32_t)((({data}[bit / 6] - '0') >> (bit % 6)) & 1) << j;")?;
-        writeln!(out, "    }}\n    return v;\n}}\n")?;
-        writeln!(out, "uint32_t {name}(uint64_t n) {{")?;
-        writeln!(out, "    if (n < {stored}u) return {name}_stored(n);")?;
-        match self.rule {
-            Some((pre, period, saltus)) => {
-                if saltus == 0 {
-                    writeln!(out, "    return {name}_stored({pre}u + (n - {pre}u) % {period}u);")?;
-                } else {
-                    writeln!(out, "    uint64_t k = (n - {pre}u) / {period}u;")?;
-                    writeln!(out, "    uint32_t h = {name}_stored({pre}u + (n - {pre}u) % {period}u);")?;
-                    if self.first_over32.is_some() {
-                        // This n's own value, so a larger n whose value fits again still answers.
-                        writeln!(out, "    if (k > (0xFFFFFFFFu - h) / {saltus}u) {{\n{}\n    }}", stop("g(n) does not fit 32 bits", "        "))?;
-                    }
-                    writeln!(out, "    return h + (uint32_t)(k * {saltus}u);")?;
-                }
-            }
-            None => writeln!(out, "{}", stop("past the table, no value known", "    "))?,
-        }
-        writeln!(out, "}}")
-    }
-
-    /// Rust: the data as a byte-string literal inside the function.
-    fn render_rust(&self, doc: &[String], out: &mut impl Write) -> fmt::Result {
-        let (b, stored, name) = (self.stored.bits(), self.count, self.name);
-        // Explicit format arguments: the same message under every edition (2015 and 2018 take
-        // a lone literal as the text, braces and all).
-        let stop = |why: &str, pad: &str| format!("{pad}eprintln!(\"{{}}({{}}): {why}\", \"{name}\", n);\n{pad}std::process::exit(1)");
-        writeln!(out, "/// `{name}(n)`")?;
-        for line in doc {
-            writeln!(out, "/// {line}")?;
-        }
-        writeln!(out, "pub fn {name}(n: u64) -> u32 {{")?;
-        writeln!(out, "    // {stored} values of {b} bits, 6 bits a character (b'0' + bits), lowest bit first.")?;
-        out.write_str("    const DATA: &[u8] = b\"\\\n")?;
-        self.data(Lang::Rust, out, "        ", "\\\n", "\";\n")?;
-        writeln!(out, "    let stored = |i: u64| -> u32 {{")?;
-        writeln!(out, "        (0..{b}u64).fold(0, |v, j| {{")?;
-        writeln!(out, "            let bit = i * {b} + j;")?;
-        writeln!(out, "            v | ((((DATA[(bit / 6) as usize] - b'0') >> (bit % 6)) & 1) as u32) << j")?;
-        writeln!(out, "        }})\n    }};")?;
-        writeln!(out, "    if n < {stored} {{\n        return stored(n);\n    }}")?;
-        match self.rule {
-            Some((pre, period, saltus)) => {
-                if saltus == 0 {
-                    writeln!(out, "    stored({pre} + (n - {pre}) % {period})")?;
-                } else {
-                    writeln!(out, "    let k = (n - {pre}) / {period};")?;
-                    writeln!(out, "    let h = stored({pre} + (n - {pre}) % {period});")?;
-                    if self.first_over32.is_some() {
-                        writeln!(out, "    if k > u64::from(u32::MAX - h) / {saltus} {{\n{};\n    }}", stop("g(n) does not fit 32 bits", "        "))?;
-                    }
-                    writeln!(out, "    h + (k * {saltus}) as u32")?;
-                }
-            }
-            None => writeln!(out, "{}", stop("past the table, no value known", "    "))?,
-        }
-        writeln!(out, "}}")
-    }
-
-    /// Python: the data as a bytes literal, the function raising `SystemExit` (a line on
-    /// stderr, status 1, stdout flushed) past what it answers.
-    fn render_python(&self, doc: &[String], out: &mut impl Write) -> fmt::Result {
-        let (b, stored, name) = (self.stored.bits(), self.count, self.name);
-        let data = format!("_{}_DATA", name.to_ascii_uppercase());
-        writeln!(out, "# {stored} values of {b} bits, 6 bits a character (ord('0') + bits), lowest bit first.")?;
-        writeln!(out, "{data} = (")?;
-        self.data(Lang::Python, out, "    b\"", "\"\n", "\"\n")?;
-        writeln!(out, ")\n\n")?;
-        writeln!(out, "def _{name}_stored(i):")?;
-        writeln!(out, "    v = 0")?;
-        writeln!(out, "    for j in range({b}):")?;
-        writeln!(out, "        bit = i * {b} + j")?;
-        writeln!(out, "        v |= ((({data}[bit // 6] - 48) >> (bit % 6)) & 1) << j")?;
-        writeln!(out, "    return v\n\n")?;
-        writeln!(out, "def {name}(n):")?;
-        writeln!(out, "    \"\"\"{name}(n)")?;
-        // Python's integers do not overflow: no 32-bit limit there.
-        for line in doc.iter().filter(|l| !l.starts_with(OVER32)) {
-            writeln!(
-                out,
-                "    {}",
-                line.replace("writes why on stderr and exits with status 1", "raises SystemExit, which writes why on stderr and exits with status 1")
-            )?;
-        }
-        writeln!(out, "    \"\"\"")?;
-        writeln!(out, "    if n < 0:\n        raise ValueError(\"{name}(n) needs n >= 0\")")?;
-        writeln!(out, "    if n < {stored}:\n        return _{name}_stored(n)")?;
-        match self.rule {
-            Some((pre, period, saltus)) => {
-                let k = if saltus == 0 { String::new() } else { format!(" + (n - {pre}) // {period} * {saltus}") };
-                writeln!(out, "    return _{name}_stored({pre} + (n - {pre}) % {period}){k}")
-            }
-            None => writeln!(out, "    raise SystemExit(\"{name}(%d): past the table, no value known\" % n)"),
+            (Positions::Heap, _) => match t.spec.stored() {
+                Some(stored) => match stored.script() {
+                    Some(script) => format!("The argument n is position n of the script {}.lua (its positions are 0 to {}).", script.name, t.values.len() - 1),
+                    None => format!("The argument n is the index of a value imported by sgtab import (0 to {}).", t.values.len() - 1),
+                },
+                None if t.spec.game() == "funny" => "The argument n is a stone with n piles to its right.".to_string(),
+                None => "The argument n is the heap size.".to_string(),
+            },
         }
     }
 }
