@@ -21,10 +21,10 @@ sgtab=./target/release/sgtab
 for piece in $pieces; do
     for n in $sizes; do
         echo "== gpu $piece:$n"
-        "$sgtab" build "$piece:$n" --backend gpu --timings --out "$out/gpu"
+        "$sgtab" build "$piece:$n" --backend gpu --timings --dir "$out/gpu"
         if [ "$n" -le "$check_max" ]; then
             echo "== simd $piece:$n"
-            "$sgtab" build "$piece:$n" --backend simd --timings --out "$out/simd"
+            "$sgtab" build "$piece:$n" --backend simd --timings --dir "$out/simd"
             cmp "$out/gpu/$piece-$n.sgt" "$out/simd/$piece-$n.sgt"
             echo "$piece:$n: gpu and simd tables identical"
             rm -f "$out/simd/$piece-$n.sgt"

@@ -14,11 +14,11 @@ cargo build --release --bin sgtab
 sgtab=./target/release/sgtab
 for w in 20 24 28 30; do
     echo "== gpu chess:$w"
-    "$sgtab" build "chess:$w" --backend gpu --timings --out "$out/gpu"
+    "$sgtab" build "chess:$w" --backend gpu --timings --dir "$out/gpu"
 done
 for w in 20 24 28; do
     echo "== simd chess:$w"
-    "$sgtab" build "chess:$w" --backend simd --timings --out "$out/simd"
+    "$sgtab" build "chess:$w" --backend simd --timings --dir "$out/simd"
 done
 for w in 20 24 28; do
     cmp "$out/gpu/chess-$w.sgt" "$out/simd/chess-$w.sgt" && echo "chess:$w: gpu and simd tables identical"

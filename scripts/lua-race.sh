@@ -46,7 +46,7 @@ for line in stones139:1000000 lasker:5000; do
     tables="$out/tables-$game"
     rm -f "$out/$game".*.times
     # The same values from every contestant.
-    "$sgtab" build "$spec" --out "$tables" >/dev/null 2>&1
+    "$sgtab" build "$spec" --dir "$tables" >/dev/null 2>&1
     file=$(ls "$tables"/*.sgt)
     want=$("$sgtab" dump "$file" | awk '{ s += $1; last = $1 } END { print s, last }')
     for peer in "$python benches/race/$game.py $n" "$out/$game $n"; do
@@ -56,8 +56,8 @@ for line in stones139:1000000 lasker:5000; do
     for _ in $(seq "$rounds"); do
         run "$game.python" "$python" "benches/race/$game.py" "$n"
         run "$game.cpp" "$out/$game" "$n"
-        run "$game.sgtab-1" "$sgtab" build "$spec" --out "$tables" --threads 1
-        run "$game.sgtab-all" "$sgtab" build "$spec" --out "$tables" --threads "$cores"
+        run "$game.sgtab-1" "$sgtab" build "$spec" --dir "$tables" --threads 1
+        run "$game.sgtab-all" "$sgtab" build "$spec" --dir "$tables" --threads "$cores"
     done
     base=$(median "$out/$game.sgtab-all.times")
     echo "$game to $n (medians of $rounds, whole process; ratio = time / sgtab on $cores threads):" | tee -a "$report"

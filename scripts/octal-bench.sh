@@ -62,8 +62,8 @@ line() {
     case ",$only," in *",$name,"*) ;; *) return 0 ;; esac
     local cmds=("$engine $args")
     # sgtab's whole build (engine, rule search, file), where this tree knows the spec.
-    if "$sgtab" build "${spec%%:*}:10" --backend simd --out "$tmp" >/dev/null 2>&1; then
-        cmds+=("$sgtab build $spec --backend simd --out $tmp")
+    if "$sgtab" build "${spec%%:*}:10" --backend simd --dir "$tmp" >/dev/null 2>&1; then
+        cmds+=("$sgtab build $spec --backend simd --dir $tmp")
     fi
     local peer
     for peer in "$@"; do
@@ -92,7 +92,7 @@ line 0.106-2p26 3 0.106:67108864 "0.106 67108863" \
 prove() {
     local name="$1" code="$2" last="$3"
     case ",$only," in *",$name,"*) ;; *) return 0 ;; esac
-    local cmds=("$sgtab build $code --prove --backend simd --out $tmp")
+    local cmds=("$sgtab build $code --prove --backend simd --dir $tmp")
     [ -n "$ogs" ] && cmds+=("$ogs $code -m rc2 -n $last")
     record "$name" 3 0 "${cmds[@]}"
 }

@@ -120,3 +120,21 @@ fn cross_check_names_the_first_difference_between_two_engines() {
     let err = build::cross_check(&engines, &lasker, &Progress::silent(), &mut Timings::default()).unwrap_err().0;
     assert_eq!(err, "--cross-check: lasker:100 has no engine besides scalar to compare with");
 }
+
+#[test]
+fn sgtab_build_cross_check_compares_the_gpu_with_the_cpu() {
+    let Some(_) = engine() else { return };
+    let dir = common::scratch("gpu_check", "cross-check");
+    let out = dir.to_str().unwrap();
+    let run = sgtab(&["build", "queen:64", "chess:12", "--backend", "gpu", "--cross-check", "-d", out], None);
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    assert!(stdout.contains("queen:64: gpu and simd agree on all 4096 values (--cross-check)"), "{stdout}");
+    assert!(stdout.contains("chess:12: gpu and simd agree on all 4096 values (--cross-check)"), "{stdout}");
+    // A game with one engine only has nothing to compare with: one line, nothing written.
+    let run = sgtab(&["build", "lasker:100", "--cross-check", "-d", out], None);
+    assert_eq!(run.status.code(), Some(1));
+    assert_eq!(String::from_utf8_lossy(&run.stderr).trim(), "sgtab: error: --cross-check: lasker:100 has no engine besides scalar to compare with");
+    assert!(!dir.join("lasker-100.sgt").exists());
+    std::fs::remove_dir_all(&dir).unwrap();
+}

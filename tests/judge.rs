@@ -203,7 +203,7 @@ fn usage_errors() {
     let out = common::run(env!("CARGO_BIN_EXE_sgq"), &["chess", "--tables", "/nonexistent"], b"1\n");
     assert_eq!(out.status.code(), Some(1));
     let err = text(&out.stderr);
-    assert!(err.contains("table /nonexistent/chess-20.sgt not found; build it with `sgtab build chess:20 --out /nonexistent`"), "{err}");
+    assert!(err.contains("table /nonexistent/chess-20.sgt not found; build it with `sgtab build chess:20 --dir /nonexistent`"), "{err}");
     assert!(err.contains("sgq looked in /nonexistent (--tables); it looks in --tables DIR, then $SGTAB_TABLES (not set)"), "{err}");
     assert_eq!(err.lines().count(), 1, "{err}");
     let out = common::run(env!("CARGO_BIN_EXE_sgq"), &["--version"], b"");
@@ -227,11 +227,11 @@ fn a_table_not_found_says_where_sgq_looked_and_where_to_build_it() {
     };
     let out = sgq(Some(&empty), &["value", "queen:5"]);
     let err = text(&out.stderr);
-    assert!(err.contains(&format!("build it with `sgtab build queen:5 --out {}`", empty.display())), "{err}");
+    assert!(err.contains(&format!("build it with `sgtab build queen:5 --dir {}`", empty.display())), "{err}");
     assert!(err.contains(&format!("sgq looked in {} ($SGTAB_TABLES)", empty.display())), "{err}");
     let out = sgq(None, &["value", "queen:5"]);
     let err = text(&out.stderr);
-    assert!(err.contains("build it with `sgtab build queen:5 --out tables`") && err.contains("./tables (none here)"), "{err}");
+    assert!(err.contains("build it with `sgtab build queen:5 --dir tables`") && err.contains("./tables (none here)"), "{err}");
     assert!(err.contains("(where sgq was built)"), "{err}");
 }
 

@@ -158,7 +158,7 @@ fn looked(dir: &Path) -> String {
 /// Loads the table `spec` from `dir`, checked, or says how to make it (once, at the end of the
 /// line). The file's header must name `spec` before any of its values is read.
 pub fn load_table(dir: &Path, spec: &GameSpec) -> Result<Table, JudgeError> {
-    let fix = format!("build it with `sgtab build {spec} --out {}`", out_dir(dir));
+    let fix = format!("build it with `sgtab build {spec} --dir {}`", out_dir(dir));
     load_named(dir, &spec.to_string(), &spec.file_name(), &fix)
 }
 
@@ -168,12 +168,12 @@ pub fn load_any(dir: &Path, text: &str) -> Result<Table, JudgeError> {
     let out = out_dir(dir);
     if let Some(script) = crate::games::stored::Script::parse(text) {
         let script = script.map_err(|e| JudgeError::Table(e.0))?;
-        let fix = format!("build it with `sgtab build {} --out {out}`", shell_word(text.trim()));
+        let fix = format!("build it with `sgtab build {} --dir {out}`", shell_word(text.trim()));
         return load_named(dir, &script.canonical(), &script.file_name(), &fix);
     }
     if let Some(name) = text.trim().strip_prefix("import:") {
         crate::games::stored::check_name(name, "import name").map_err(|e| JudgeError::Table(e.0))?;
-        let fix = format!("make it with `sgtab import FILE --name {name} --shape N --out {out}`");
+        let fix = format!("make it with `sgtab import FILE --name {name} --shape N --dir {out}`");
         return load_named(dir, &format!("import:{name}"), &format!("{name}.sgt"), &fix);
     }
     let spec = GameSpec::parse(text).map_err(|e| JudgeError::Table(e.0))?;

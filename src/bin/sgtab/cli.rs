@@ -169,10 +169,10 @@ pub(crate) enum Command {
         #[arg(short, long, value_name = "FILE")]
         out: Option<PathBuf>,
     },
-    /// Write a table as one source file (C, C++, Rust or Python) defining sg(n), values
-    /// bit-packed in a string literal
+    /// Write a table as one source file (C, C++, Rust or Python) defining sg(n) (sg(x, y) on a
+    /// board, sg(p1, ..., pk) for a k-D game), values bit-packed in a string literal
     #[command(
-        after_help = "Where the table has a rule, only g(0..pre+period) is stored and the rule gives the rest; the function's comment says whether the rule is proven. Without a rule, every value is stored and sg stops the program past the table."
+        after_help = "Where the table has a rule, only g(0..pre+period) is stored and the rule gives the rest; the function's comment says whether the rule is proven. Without a rule, every value is stored and sg stops the program past the table. A board's or k-D game's sg takes one argument a coordinate, each checked against its size; past it, sg stops the program too."
     )]
     Export {
         /// The .sgt table file
@@ -193,7 +193,7 @@ pub(crate) enum Command {
     },
     /// Draw a table as an SVG or PNG picture: g(n) against n, or a heat map of rows
     #[command(
-        after_help = "A heap game: points, or when the table is longer than twice the plot's width in pixels, a pale bar per pixel column from its least to its largest value and a dark one over the middle half of its values; the pre-period ended by a red line and one period shaded. A chess row, board or k-D game: a heat map (high bits of the row, x, or the first axis down), each cell the mean value of the entries it covers, with a colour bar. Text uses a TrueType font: --font, $SGTAB_FONT, DejaVu Sans or Liberation Sans where they usually are, or what fc-match names."
+        after_help = "A heap game: points, or when the table is longer than twice the plot's width in pixels, a pale bar per pixel column from its least to its largest value and a dark one over the middle half of its values; the pre-period ended by a red line and one period shaded. A chess row, board or k-D game: a heat map (high bits of the row, x, or the first axis down), each entry a whole number of pixels, or each pixel the mean of a whole block of entries (the title says how many), with a colour bar. Text uses a TrueType font: --font, $SGTAB_FONT, DejaVu Sans or Liberation Sans where they usually are, or what fc-match names."
     )]
     Plot {
         /// The .sgt table file
