@@ -9,7 +9,7 @@
 use sgtab::engine::corner;
 use sgtab::games::corner::{Piece, reference};
 use sgtab::progress::Progress;
-use sgtab::table::Packed;
+use sgtab::values::Packed;
 use std::time::{Duration, Instant};
 
 fn timed(f: impl FnOnce() -> Packed) -> (Duration, Packed) {

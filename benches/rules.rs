@@ -7,7 +7,7 @@
 //!
 //! Run: `cargo bench --bench rules` (RULES_BENCH_RUNS runs each, default 7): median and best.
 
-use sgtab::table::{Packed, Rule};
+use sgtab::values::{Packed, Rule};
 use std::time::{Duration, Instant};
 
 fn table(len: usize, pre: usize, period: usize, seed: u64) -> Packed {

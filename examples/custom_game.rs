@@ -18,7 +18,8 @@ use sgtab::games::stored::Stored;
 use sgtab::games::{Dims, Moves};
 use sgtab::progress::Progress;
 use sgtab::spec::GameSpec;
-use sgtab::table::{Packed, Table, format};
+use sgtab::table::{Table, format};
+use sgtab::values::Packed;
 use std::path::PathBuf;
 
 /// Kayles on rows of 0..count pins.

@@ -15,7 +15,7 @@ fn main() {
     use sgtab::engine::gpu::GpuEngine;
     use sgtab::games::chess;
     use sgtab::progress::Progress;
-    use sgtab::table::Packed;
+    use sgtab::values::Packed;
     use std::time::Instant;
 
     let widths: Vec<u32> = std::env::args().skip(1).map(|w| w.parse().expect("widths are numbers")).collect();

@@ -7,7 +7,7 @@
 use sgtab::engine::octal;
 use sgtab::games::takebreak::{parse_code, reference};
 use sgtab::progress::Progress;
-use sgtab::table::Packed;
+use sgtab::values::Packed;
 use std::time::Instant;
 
 fn main() {

@@ -14,8 +14,9 @@ use crate::engine::{Backend, EngineError, Engines, Grow, Timings};
 use crate::memory;
 use crate::progress::Progress;
 use crate::spec::GameSpec;
-use crate::table::packed::{bits_for, payload_len};
-use crate::table::{Packed, Rule, Table, find_rule, find_rule_in};
+use crate::table::{Table, find_rule, find_rule_in};
+use crate::values::packed::{bits_for, payload_len};
+use crate::values::{Packed, Rule};
 
 /// Shortest prefix tried first, and the factor between tries. Short, because a prefix costs
 /// the cube of its length for codes with three-heap moves (0.F: 3.3 s for 4096 heaps, a few
@@ -103,7 +104,7 @@ fn fill(have: u64, get: impl Fn(u64) -> u32, rule: &Rule, len: u64) -> Result<Op
         max = max.max(v);
     }
     let bits = bits_for(max as u64);
-    Packed::try_from_fn(len, bits, |n| value(n).unwrap_or(0)).map(Some).map_err(|_| memory::short("its values", payload_len(len, bits), memory::room()))
+    Packed::try_from_fn(len, bits, |n| value(n).unwrap_or(0)).map(Some).map_err(|_| memory::short("its values", payload_len(len, bits), memory::room()).into())
 }
 
 /// How [`prove`] ended.

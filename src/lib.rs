@@ -33,5 +33,7 @@ pub mod memory;
 pub mod output;
 pub mod plot;
 pub mod progress;
+pub mod sgt;
 pub mod spec;
 pub mod table;
+pub mod values;

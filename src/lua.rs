@@ -26,7 +26,7 @@ use crate::games::stored::{self, LUA, Script, Stored, positions_of};
 use crate::games::{Dims, Family, Game, GameError, MAX_AXES, Positions, Source, Worker};
 use crate::progress::Progress;
 use crate::spec::MAX_LEN;
-use crate::table::Packed;
+use crate::values::Packed;
 use mlua::ffi;
 use mlua::{Lua, LuaOptions, StdLib};
 use std::ffi::CStr;

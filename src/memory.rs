@@ -7,7 +7,11 @@
 //! memory.current (v2, this process's cgroup and each above it; v1's limit_in_bytes less
 //! usage_in_bytes). Each is read where the system says it, and skipped where it does not.
 
-use crate::engine::EngineError;
+line_error! {
+    /// Memory that does not fit: the need, what fits, and what to do, in one line.
+    #[derive(Debug)]
+    MemoryError
+}
 
 /// The bytes this process may still allocate, by the tightest of its limits; `None` where no
 /// limit can be read.
@@ -78,16 +82,16 @@ pub fn size(bytes: u64) -> String {
 
 /// The error for `need` bytes of `what` that do not fit in `room` (unknown: `None`); sgtab
 /// puts the game's name in front.
-pub fn short(what: &str, need: u64, room: Option<u64>) -> EngineError {
+pub fn short(what: &str, need: u64, room: Option<u64>) -> MemoryError {
     let fits = match room {
         Some(r) => format!("only {} fits here", size(r)),
         None => "the allocation failed".to_string(),
     };
-    EngineError(format!("needs about {} for {what}, but {fits} (ulimit -v / cgroup memory.max / MemAvailable); build a shorter table", size(need)))
+    MemoryError(format!("needs about {} for {what}, but {fits} (ulimit -v / cgroup memory.max / MemAvailable); build a shorter table", size(need)))
 }
 
 /// Refuses, before any work, `need` bytes of `what` where they do not fit.
-pub fn check(what: &str, need: u64) -> Result<(), EngineError> {
+pub fn check(what: &str, need: u64) -> Result<(), MemoryError> {
     match room() {
         Some(room) if need > room => Err(short(what, need, Some(room))),
         _ => Ok(()),
@@ -95,7 +99,7 @@ pub fn check(what: &str, need: u64) -> Result<(), EngineError> {
 }
 
 /// Room for `more` elements beyond `v`'s length, or the error saying what did not fit.
-pub fn reserve<T>(v: &mut Vec<T>, more: usize, what: &str) -> Result<(), EngineError> {
+pub fn reserve<T>(v: &mut Vec<T>, more: usize, what: &str) -> Result<(), MemoryError> {
     v.try_reserve_exact(more).map_err(|_| {
         let need = (more as u64).saturating_mul(std::mem::size_of::<T>() as u64);
         short(what, need, room())
@@ -103,7 +107,7 @@ pub fn reserve<T>(v: &mut Vec<T>, more: usize, what: &str) -> Result<(), EngineE
 }
 
 /// `len` copies of `value`, allocated fallibly.
-pub fn filled<T: Clone>(len: usize, value: T, what: &str) -> Result<Vec<T>, EngineError> {
+pub fn filled<T: Clone>(len: usize, value: T, what: &str) -> Result<Vec<T>, MemoryError> {
     let mut v = Vec::new();
     reserve(&mut v, len, what)?;
     v.resize(len, value);

@@ -111,6 +111,19 @@ mod tests {
     use super::*;
 
     #[test]
+    fn board_specs() {
+        let g = GameSpec::parse("queen").unwrap();
+        assert_eq!(g.to_string(), "queen:1024");
+        assert_eq!(g.file_name(), "queen-1024.sgt");
+        assert_eq!(g.positions(), crate::games::Positions::Board { n: 1024 });
+        assert_eq!(GameSpec::parse("king:65536").unwrap().len(), 1 << 32);
+        for bad in ["rook:0", "rook:65537", "queen:x", "queen:", "king:-1"] {
+            let e = GameSpec::parse(bad).unwrap_err().0;
+            assert!(e.contains("N 1 to 65536") && !e.contains('\n'), "{bad}: {e}");
+        }
+    }
+
+    #[test]
     fn canonical_round_trip() {
         for (input, canon) in [
             ("chess", "chess:20"),

@@ -7,7 +7,7 @@ use common::{CornerPieces, Search};
 use sgtab::engine::corner;
 use sgtab::games::corner::{Piece, reference, row_rules};
 use sgtab::progress::Progress;
-use sgtab::table::Packed;
+use sgtab::values::Packed;
 
 fn kind(piece: Piece) -> u8 {
     match piece {

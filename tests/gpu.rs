@@ -13,7 +13,7 @@ use sgtab::engine::Timings;
 use sgtab::engine::gpu::GpuEngine;
 use sgtab::games::chess;
 use sgtab::progress::Progress;
-use sgtab::table::Packed;
+use sgtab::values::Packed;
 use std::process::Command;
 
 fn assert_matches_reference(engine: &GpuEngine, width: u32) {

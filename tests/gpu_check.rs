@@ -15,7 +15,8 @@ use sgtab::build::{self, Built};
 use sgtab::engine::{Backend, Engines, Timings};
 use sgtab::progress::Progress;
 use sgtab::spec::GameSpec;
-use sgtab::table::{Packed, Table};
+use sgtab::table::Table;
+use sgtab::values::Packed;
 use std::process::Command;
 
 fn spec(text: &str) -> GameSpec {

@@ -9,7 +9,8 @@ mod common;
 use common::{run, sgtab, tables_dir, text};
 use sgtab::judge::{self, Problem};
 use sgtab::spec::GameSpec;
-use sgtab::table::{Packed, Table, format};
+use sgtab::table::{Table, format};
+use sgtab::values::Packed;
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -562,7 +563,7 @@ fn defect_10_messages_say_it_once_and_plainly() {
     bytes[1000] ^= 1;
     fs::write(&chess, &bytes).unwrap();
     let out = sgq_in(&dir, "chess", b"1\n1\n1 20\n");
-    assert_refused(&out, "checksum mismatch: the file is damaged; build it with `sgtab build chess:20 --out ");
+    assert_refused(&out, "checksum mismatch: the file is damaged; build it with `sgtab build chess:20 --dir ");
     assert_eq!(text(&out.stderr).matches("sgtab build").count(), 1, "{}", text(&out.stderr));
     let out = sgtab(&["show", chess.to_str().unwrap()]);
     assert_refused(&out, "checksum mismatch: the file is damaged; rebuild it with `sgtab build`");
@@ -571,7 +572,7 @@ fn defect_10_messages_say_it_once_and_plainly() {
     let spaced = dir.with_file_name(format!("{} x", dir.file_name().unwrap().to_string_lossy()));
     fs::rename(&dir, &spaced).unwrap();
     let out = sgq_in(&spaced, "chess", b"1\n1\n1 20\n");
-    assert_refused(&out, &format!("--out '{}'`", spaced.display()));
+    assert_refused(&out, &format!("--dir '{}'`", spaced.display()));
     fs::remove_dir_all(&spaced).unwrap();
 
     // `--tables ""` is a usage error, not advice to use `--out ` with nothing after it.

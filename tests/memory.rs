@@ -6,7 +6,8 @@ mod common;
 
 use common::{scratch, text};
 use sgtab::spec::GameSpec;
-use sgtab::table::{Packed, Rule, Table, format};
+use sgtab::table::{Table, format};
+use sgtab::values::{Packed, Rule};
 use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};

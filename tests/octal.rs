@@ -8,7 +8,7 @@
 use sgtab::engine::octal::{self, Moves, Par};
 use sgtab::games::takebreak::{Code, parse_code, reference};
 use sgtab::progress::Progress;
-use sgtab::table::Packed;
+use sgtab::values::Packed;
 
 fn quiet() -> Progress {
     Progress::silent()

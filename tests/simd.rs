@@ -4,7 +4,7 @@ use sgtab::engine::chess::{self as simd, textbook};
 use sgtab::engine::threads;
 use sgtab::games::chess;
 use sgtab::progress::Progress;
-use sgtab::table::Packed;
+use sgtab::values::Packed;
 
 fn reference(width: u32) -> Packed {
     Packed::with_bits(&chess::reference(width, &Progress::silent()), 5)

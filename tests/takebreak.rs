@@ -183,7 +183,7 @@ fn octal_codes_are_proven_by_guy_smith_exactly_at_the_length_it_needs() {
             assert_eq!((r.pre, r.period, r.proven), (pre, period, proven), "{code}:{len}");
         }
     }
-    use sgtab::table::Rule;
+    use sgtab::values::Rule;
     // No theorem for tails: at most checked.
     for code in ["0.[3]:300", "4.[3]:300", "0.1[37]:300"] {
         let spec = GameSpec::parse(code).unwrap();
@@ -251,7 +251,7 @@ fn every_proven_rule_holds_far_past_its_bound() {
 /// and fails at n = 2. The theorem takes n0 = max(pre, 1), so it needs 2·1 + 2·1 + 1 entries.
 #[test]
 fn a_rule_from_zero_is_proven_from_one() {
-    use sgtab::table::Rule;
+    use sgtab::values::Rule;
     let spec = GameSpec::parse("0.4:40").unwrap();
     let g = spec.reference(&Progress::silent()).unwrap();
     assert_eq!((0..4).map(|i| g.get(i)).collect::<Vec<_>>(), [0, 0, 0, 1]);

@@ -15,7 +15,7 @@
 //! measured share of a GPU build.
 
 use crate::games::{MexSet, Moves, Positions};
-use crate::table::Packed;
+use crate::values::Packed;
 
 /// Positions drawn over the whole table, besides the first layers.
 pub const SPREAD: u64 = 2048;

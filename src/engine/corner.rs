@@ -43,8 +43,8 @@
 use super::EngineError;
 use crate::games::corner::Piece;
 use crate::progress::Progress;
-use crate::table::Packed;
-use crate::table::packed::payload_len;
+use crate::values::Packed;
+use crate::values::packed::payload_len;
 use std::sync::Barrier;
 use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
 use wide::u8x32;

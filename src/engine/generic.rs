@@ -108,6 +108,12 @@ impl From<GameError> for Stop {
     }
 }
 
+impl From<crate::memory::MemoryError> for Stop {
+    fn from(e: crate::memory::MemoryError) -> Stop {
+        Stop::Engine(e.into())
+    }
+}
+
 impl From<EngineError> for Stop {
     fn from(e: EngineError) -> Stop {
         Stop::Engine(e)

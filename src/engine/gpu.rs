@@ -27,8 +27,8 @@ mod schedule;
 
 use super::{EngineError, Timings};
 use crate::progress::Progress;
-use crate::table::Packed;
-use crate::table::packed::payload_len;
+use crate::values::Packed;
+use crate::values::packed::payload_len;
 use kernel::{Chunks, Kernel};
 use schedule::{LayerParams, Split, VALUE_BITS};
 use std::time::Instant;

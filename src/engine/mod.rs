@@ -28,7 +28,7 @@ pub use registry::{FAST, FastEngines, Grow};
 
 use crate::progress::Progress;
 use crate::spec::GameSpec;
-use crate::table::Packed;
+use crate::values::Packed;
 use std::fmt;
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
@@ -90,6 +90,12 @@ line_error! {
     EngineError
 }
 
+impl From<crate::memory::MemoryError> for EngineError {
+    fn from(e: crate::memory::MemoryError) -> EngineError {
+        EngineError(e.0)
+    }
+}
+
 impl From<crate::games::GameError> for EngineError {
     fn from(e: crate::games::GameError) -> EngineError {
         EngineError(e.0)
@@ -106,13 +112,13 @@ fn memory_needed(spec: &GameSpec, backend: Backend) -> Option<u64> {
         // The references compute a Vec of the values, then pack it: a byte a row for chess,
         // 4 bytes a value for the heap games; the boards pack as they go.
         Backend::Scalar => match family {
-            "chess" => Some(len + crate::table::packed::payload_len(len, 5)),
+            "chess" => Some(len + crate::values::packed::payload_len(len, 5)),
             "queen" | "rook" | "king" => None,
             _ => Some(len.saturating_mul(4)),
         },
         Backend::Simd => match family {
             // Rows at 5 bits, packed as computed.
-            "chess" => Some(crate::table::packed::payload_len(len, 5)),
+            "chess" => Some(crate::values::packed::payload_len(len, 5)),
             // The boards check their own need, and name the widest board that fits.
             "queen" | "rook" | "king" => None,
             // A byte a heap at least (wider values widen the store: allocated fallibly).

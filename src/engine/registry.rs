@@ -13,7 +13,7 @@ use crate::games::grundy::Grundy;
 use crate::games::takebreak::TakeBreak;
 use crate::games::{self, Family, Game};
 use crate::progress::Progress;
-use crate::table::Packed;
+use crate::values::Packed;
 
 /// A family's fast engines.
 pub struct FastEngines {

@@ -2,7 +2,7 @@
 
 use crate::progress::Progress;
 use crate::spec::GameSpec;
-use crate::table::Packed;
+use crate::values::Packed;
 
 /// Computes `spec`'s table with its scalar reference.
 pub fn compute(spec: &GameSpec, progress: &Progress) -> Result<Packed, crate::games::GameError> {

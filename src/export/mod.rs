@@ -20,8 +20,9 @@
 //! `sg` array of its own.
 
 use crate::games::Positions;
-use crate::table::packed::bits_for;
-use crate::table::{Packed, Table};
+use crate::table::Table;
+use crate::values::Packed;
+use crate::values::packed::bits_for;
 use std::borrow::Cow;
 use std::fmt::{self, Write};
 
@@ -381,7 +382,7 @@ pub fn export(table: &Table, lang: Lang, max_bytes: u64, name: &str) -> Result<S
 mod tests {
     use super::*;
     use crate::spec::GameSpec;
-    use crate::table::Rule;
+    use crate::values::Rule;
 
     /// Decodes the data characters back, as the exported code does.
     fn decode(chars: &[u8], b: u32, i: u64) -> u32 {

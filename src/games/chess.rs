@@ -9,7 +9,7 @@
 use super::SpecError;
 use super::{Family, Game, Positions, parse};
 use crate::progress::Progress;
-use crate::table::Packed;
+use crate::values::Packed;
 use std::sync::Arc;
 
 /// Widest chess row: a row is a bitmask held in a `u32`.

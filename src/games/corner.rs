@@ -10,8 +10,8 @@
 use super::SpecError;
 use super::{Family, Game, MexSet, Positions, parse};
 use crate::progress::Progress;
-use crate::table::packed::bits_for;
-use crate::table::{Packed, Rule};
+use crate::values::packed::bits_for;
+use crate::values::{Packed, Rule};
 use std::sync::Arc;
 
 /// Largest board side: N² = 2^32 entries.
@@ -202,7 +202,7 @@ struct BitTable {
 impl BitTable {
     fn new(len: u64, bits: u32) -> BitTable {
         // 8 bytes of room past the payload for the 8-byte windows below.
-        BitTable { bits, len, bytes: vec![0; crate::table::packed::payload_len(len, bits) as usize + 8] }
+        BitTable { bits, len, bytes: vec![0; crate::values::packed::payload_len(len, bits) as usize + 8] }
     }
 
     fn window(&self, i: u64) -> (usize, u32, u64) {
@@ -269,18 +269,5 @@ mod tests {
         }
         assert_eq!(rules[0].rule.map(|r| (r.pre, r.period)), Some((0, 1)));
         assert_eq!(rules[1].rule.map(|r| r.period), Some(3));
-    }
-
-    #[test]
-    fn specs() {
-        let g = crate::spec::GameSpec::parse("queen").unwrap();
-        assert_eq!(g.to_string(), "queen:1024");
-        assert_eq!(g.file_name(), "queen-1024.sgt");
-        assert_eq!(g.positions(), Positions::Board { n: 1024 });
-        assert_eq!(crate::spec::GameSpec::parse("king:65536").unwrap().len(), 1 << 32);
-        for bad in ["rook:0", "rook:65537", "queen:x", "queen:", "king:-1"] {
-            let e = crate::spec::GameSpec::parse(bad).unwrap_err().0;
-            assert!(e.contains("N 1 to 65536") && !e.contains('\n'), "{bad}: {e}");
-        }
     }
 }

@@ -14,7 +14,7 @@
 use super::{Dims, Family, Game, GameError, Positions};
 use super::{MAX_LEN, SpecError};
 use crate::progress::Progress;
-use crate::table::Packed;
+use crate::values::Packed;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -25,7 +25,7 @@ pub static LUA: Family = Family { name: "lua", grammar: "lua:PATH[:NAME=VALUE,..
 pub static IMPORT: Family = Family { name: "import", grammar: "import:NAME (made by sgtab import)", parse: parse_import };
 
 /// Longest script read, in bytes.
-pub const MAX_SCRIPT: usize = 1 << 20;
+pub const MAX_SCRIPT: usize = crate::sgt::MAX_SOURCE;
 /// Most parameters a script is given.
 pub const MAX_PARAMS: usize = 16;
 /// Longest name (of a script, a parameter, an import).

@@ -4,7 +4,7 @@
 use super::{Family, Game, MexSet, Theorem, parse};
 use super::{MAX_LEN, SpecError};
 use crate::progress::Progress;
-use crate::table::{Packed, Rule};
+use crate::values::{Packed, Rule};
 use std::sync::Arc;
 
 /// Largest move in a subtraction set (the S-Nim judge allows 10 000).

@@ -11,7 +11,8 @@
 use super::JudgeError;
 use crate::games::Positions;
 use crate::spec::GameSpec;
-use crate::table::{Packed, Table};
+use crate::table::Table;
+use crate::values::Packed;
 use std::path::Path;
 
 /// A table and where it was found: its file and the spec the user named its game by, which
@@ -362,7 +363,7 @@ fn cover(spec: &GameSpec, fits: impl Fn(&GameSpec) -> bool, size: Option<u64>) -
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::table::Rule;
+    use crate::values::Rule;
 
     /// g(n) by the rule's definition, in u128 so that it cannot wrap: head[(n − pre) mod p] +
     /// ⌊(n − pre) / p⌋·s.

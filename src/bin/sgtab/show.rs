@@ -72,8 +72,8 @@ pub(crate) fn show(file: &Path, count: Option<u64>, rows: Option<u64>) -> Result
 
 /// How far past its start a rule was checked, in values and in periods, against the margin a
 /// rule must have to be taken (so the reader sees which counts values and which periods).
-fn describe_margin(r: &table::Rule) -> String {
-    let (past, need) = (r.checked - r.pre, sgtab::table::rule::margin(r.period));
+fn describe_margin(r: &sgtab::values::Rule) -> String {
+    let (past, need) = (r.checked - r.pre, sgtab::values::rule::margin(r.period));
     let why = if need == 3 * r.period { "three periods" } else { "one period and 16 values more" };
     format!(
         "checked over the {past} values from n = {} to the table's end, {:.1} periods of {} values; a rule must hold over at least {need} values here ({why})",
@@ -192,13 +192,13 @@ fn histogram(table: &Table) -> Vec<String> {
     ]
 }
 
-/// The rare values of a table and the mask that makes them (see [`table::rare_split`]).
+/// The rare values of a table and the mask that makes them (see [`sgtab::values::rare_split`]).
 fn describe_rare(table: &Table) -> String {
-    let Some(split) = table::rare_split(&table.values) else {
+    let Some(split) = sgtab::values::rare_split(&table.values) else {
         return if table.values.max() == 0 {
             "none (every value is 0)".to_string()
         } else {
-            format!("not computed (values need more than {} bits)", table::RARE_SPLIT_BITS)
+            format!("not computed (values need more than {} bits)", sgtab::values::RARE_SPLIT_BITS)
         };
     };
     let (entries, len) = (split.rare_entries, table.values.len());
@@ -268,7 +268,7 @@ fn show_axis_rules(table: &Table, dims: games::Dims, rows: u64) -> Result<()> {
     for row in 0..rows.min(dims.len() / across) {
         dims.point(row * across, &mut point);
         let at: Vec<String> = point[..k - 1].iter().map(u64::to_string).collect();
-        let rule = table::Rule::find(across, |y| table.values.get(row * across + y) as u64);
+        let rule = sgtab::values::Rule::find(across, |y| table.values.get(row * across + y) as u64);
         match rule {
             Some(r) => out!("  row ({}, y): pre-period {}, period {}, saltus {}", at.join(", "), r.pre, r.period, r.saltus),
             None => out!("  row ({}, y): none within {across}", at.join(", ")),

@@ -60,7 +60,7 @@
 pub mod textbook;
 
 use crate::progress::Progress;
-use crate::table::Packed;
+use crate::values::Packed;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use wide::u32x8;
 

@@ -24,8 +24,8 @@ use crate::engine::corner::Lines;
 use crate::engine::{EngineError, Timings};
 use crate::games::corner::Piece;
 use crate::progress::Progress;
-use crate::table::Packed;
-use crate::table::packed::payload_len;
+use crate::values::Packed;
+use crate::values::packed::payload_len;
 use std::time::Instant;
 
 const SHADER: &str = include_str!("../../../shaders/corner.wgsl");

@@ -47,11 +47,11 @@ impl Growing {
     /// fails where that does not fit in memory.
     pub fn reserve(&mut self, len: u64) -> Result<(), EngineError> {
         let more = usize::try_from(len).unwrap_or(usize::MAX).saturating_sub(self.len() as usize);
-        match &mut self.store {
+        Ok(match &mut self.store {
             Store::U8(g) => memory::reserve(g, more, "its values"),
             Store::U16(g) => memory::reserve(g, more, "its values"),
             Store::U32(g) => memory::reserve(g, more, "its values"),
-        }
+        }?)
     }
 
     /// The value of heap n < len().

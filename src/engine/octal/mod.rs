@@ -51,8 +51,8 @@ use super::EngineError;
 use crate::games::takebreak::Code;
 use crate::memory;
 use crate::progress::Progress;
-use crate::table::Packed;
-use crate::table::packed::bits_for;
+use crate::values::Packed;
+use crate::values::packed::bits_for;
 use std::ops::BitXor;
 
 mod classes;

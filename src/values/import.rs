@@ -11,9 +11,7 @@
 //! 2^32 − 1. Anything else is refused with its line number. Without a shape, the table is 1-D
 //! and as long as the input; with one, the input must fill it exactly.
 
-use super::Packed;
-use crate::games::Dims;
-use crate::games::stored::MAX_POSITIONS;
+use super::{Dims, MAX_LEN, Packed};
 use std::io::BufRead;
 
 /// Longest line read, in bytes: two 20-digit numbers and spaces fit many times over. A longer
@@ -68,11 +66,11 @@ pub fn read_values(mut input: impl BufRead, name: &str, shape: Option<Dims>) -> 
             return Err(at(wrong_fields(fields.len(), first, form)));
         }
         let value = parse_value(fields[want - 1]).map_err(at)?;
-        let (count, limit) = (if form { indexed_entries.len() } else { values.len() } as u64, shape.map_or(MAX_POSITIONS, |d| d.len()));
+        let (count, limit) = (if form { indexed_entries.len() } else { values.len() } as u64, shape.map_or(MAX_LEN, |d| d.len()));
         if count >= limit {
             return Err(at(match shape {
                 Some(d) => format!("more values than the {} positions of the shape {}", d.len(), d.text()),
-                None => format!("more values than the largest table, {MAX_POSITIONS} entries"),
+                None => format!("more values than the largest table, {MAX_LEN} entries"),
             }));
         }
         if form {
@@ -80,7 +78,7 @@ pub fn read_values(mut input: impl BufRead, name: &str, shape: Option<Dims>) -> 
             if i >= limit {
                 return Err(at(match shape {
                     Some(d) => format!("index {i} is outside the shape {} (indexes 0 to {})", d.text(), d.len() - 1),
-                    None => format!("index {i} is past the largest table, {MAX_POSITIONS} entries"),
+                    None => format!("index {i} is past the largest table, {MAX_LEN} entries"),
                 }));
             }
             push(&mut indexed_entries, (i << 34 | number, value)).map_err(at)?;
@@ -96,12 +94,12 @@ pub fn read_values(mut input: impl BufRead, name: &str, shape: Option<Dims>) -> 
     }
     let dims = match shape {
         Some(d) => d,
-        None => Dims::new(&[values.len() as u64], MAX_POSITIONS)?,
+        None => Dims::new(&[values.len() as u64], MAX_LEN)?,
     };
     if (values.len() as u64) < dims.len() {
         return Err(format!("{name}: {} values for the {} positions of the shape {}", values.len(), dims.len(), dims.text()));
     }
-    let bits = super::packed::bits_for(values.iter().copied().max().unwrap_or(0) as u64);
+    let bits = crate::values::packed::bits_for(values.iter().copied().max().unwrap_or(0) as u64);
     let values = Packed::try_from_fn(values.len() as u64, bits, |i| values[i as usize]).map_err(|_| format!("{name}: not enough memory for the table"))?;
     Ok(Imported { dims, values })
 }
@@ -180,7 +178,7 @@ mod tests {
     use super::*;
 
     fn read(text: &str, shape: Option<&[u64]>) -> Result<Vec<u32>, String> {
-        let dims = shape.map(|s| Dims::new(s, MAX_POSITIONS).unwrap());
+        let dims = shape.map(|s| Dims::new(s, MAX_LEN).unwrap());
         read_values(text.as_bytes(), "in", dims).map(|i| i.values.iter().collect())
     }
 
@@ -218,7 +216,7 @@ mod tests {
         let long = "1".repeat(300);
         assert!(read(&long, None).unwrap_err().starts_with("in:1: a line longer than 256 bytes"));
         assert_eq!(read_values(&b"0\n\xff\n"[..], "in", None).map(|_| ()).unwrap_err(), "in:2: not text (UTF-8)");
-        assert!(read(&format!("{} 1\n", MAX_POSITIONS), None).unwrap_err().contains("past the largest table"));
+        assert!(read(&format!("{} 1\n", MAX_LEN), None).unwrap_err().contains("past the largest table"));
         // One line naming a far index costs one entry, and is out of range of a one-entry table.
         assert!(
             read("1073741823 1\n", None)
