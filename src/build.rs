@@ -1,20 +1,25 @@
-//! A whole build, spec → engine → table, with the rules that prove themselves:
+//! A whole build, spec → engine → table, with the rules that prove themselves. One driver
+//! serves every engine: a table grows through a list of stops, and the rule is looked for at
+//! each.
 //!
 //! - [`build`]: where the game has a theorem that can prove a period and the table is long,
-//!   a short prefix is built first; if its rule is proven, the rest of the table is filled from
-//!   the rule (exact, since it is proven) instead of computed. Kayles or Dawson's Kayles to a
-//!   million heaps then cost a few thousand heaps of work.
-//! - [`prove`]: grows a table until its rule is proven or a limit is reached.
+//!   the first stops are short prefixes (256, 1024, ... while a quarter of the length); if a
+//!   prefix's rule is proven, the rest of the table is filled from the rule (exact, since it is
+//!   proven) instead of computed. Kayles or Dawson's Kayles to a million heaps then cost a few
+//!   thousand heaps of work. The last stop is the table's length.
+//! - [`prove`]: the same stops, then on past the length: to the length the theorem needs for
+//!   the rule found so far, or twice the last without one, until the rule is proven or a limit
+//!   is reached.
 //!
-//! A game whose engine can grow a table in place ([`Grow`]: take-and-break codes) grows one through every
-//! step, looking for the rule at each: no step recomputes what an earlier one did, so proving
-//! at N costs one build to N plus a near-linear rule search per step.
+//! An engine that grows a table in place ([`Grow`]: take-and-break codes) keeps its state from
+//! stop to stop, so proving at N costs one build to N plus a near-linear rule search per stop;
+//! any other engine grows a table by building it again at the larger size ([`Rebuild`]).
 
 use crate::engine::{Backend, EngineError, Engines, Grow, Timings};
 use crate::memory;
 use crate::progress::Progress;
 use crate::spec::GameSpec;
-use crate::table::{Table, find_rule, find_rule_in};
+use crate::table::{Table, find_rule_in};
 use crate::values::packed::{bits_for, payload_len};
 use crate::values::{Packed, Rule};
 
@@ -40,71 +45,18 @@ pub fn resized(spec: &GameSpec, len: u64) -> Option<GameSpec> {
 
 /// Whether the game has a theorem that can prove a plain period at all.
 pub fn can_prove(spec: &GameSpec) -> bool {
-    spec.has_rule() && spec.theorem(&Rule { pre: 0, period: 1, saltus: 0, checked: 0, proven: false }).is_some()
+    spec.has_rule() && spec.periods_provable().is_ok()
 }
 
 /// Why no table of `spec`'s game can have its rule proven, in words; `None` when its game has
 /// a theorem that can.
 pub fn why_unprovable(spec: &GameSpec) -> Option<String> {
-    if can_prove(spec) {
-        return None;
-    }
-    let plain = Rule { pre: 0, period: 1, saltus: 0, checked: 0, proven: false };
-    Some(match spec.no_theorem(&plain) {
-        Some(why) => why.to_string(),
-        None if !spec.has_rule() => format!("a {} table has no rule along its index to prove", spec.game()),
-        None => format!("no theorem proves the rules of {} games here, so their rules are checked only", spec.game()),
+    Some(match spec.periods_provable() {
+        Ok(()) if spec.has_rule() => return None,
+        Err(Some(why)) => why.to_string(),
+        _ if !spec.has_rule() => format!("a {} table has no rule along its index to prove", spec.game()),
+        _ => format!("no theorem proves the rules of {} games here, so their rules are checked only", spec.game()),
     })
-}
-
-/// Builds `spec`'s table (see the module docs).
-pub fn build(engines: &Engines, spec: &GameSpec, progress: &Progress, timings: &mut Timings) -> Result<Built, EngineError> {
-    let len = spec.len();
-    if let Some(table) = engines.growing(spec) {
-        return grown(spec, table, None, progress, timings).map(|(built, _)| built);
-    }
-    if can_prove(spec) {
-        let mut n = FIRST_PREFIX;
-        while n.saturating_mul(GROWTH) <= len {
-            let Some(short) = resized(spec, n) else { break };
-            progress.set_label(format!("building {short} (a prefix of {spec} that may prove its rule)"));
-            let (values, engine) = engines.compute(&short, progress, timings)?;
-            if let Some(rule) = find_rule(&short, &values).filter(|r| r.proven)
-                && let Some(full) = fill(values.len(), |i| values.get(i), &rule, len)?
-            {
-                let table = timings.time(&format!("filled from the rule to {len}"), || Table::new(spec.clone(), full));
-                return Ok(Built { table, engine, filled_from: Some(n) });
-            }
-            n *= GROWTH;
-        }
-    }
-    progress.set_label(format!("building {spec}"));
-    let (values, engine) = engines.compute(spec, progress, timings)?;
-    let table = timings.time("rule search", || Table::new(spec.clone(), values));
-    Ok(Built { table, engine, filled_from: None })
-}
-
-/// The `have` values given by `get` continued to `len` entries by a proven `rule`, packed as
-/// they are made (a Vec<u32> of them first took 8 times the table's size); `None` if a value
-/// would not fit in 32 bits, an error if the table does not fit in memory.
-fn fill(have: u64, get: impl Fn(u64) -> u32, rule: &Rule, len: u64) -> Result<Option<Packed>, EngineError> {
-    let value = |n: u64| -> Option<u32> {
-        if n < have {
-            return Some(get(n));
-        }
-        let k = (n - rule.pre) / rule.period;
-        let r = (n - rule.pre) % rule.period;
-        u32::try_from((get(rule.pre + r) as u64).checked_add(k.checked_mul(rule.saltus)?)?).ok()
-    };
-    // The width first: each residue's value grows with n, so the largest of the rule's values
-    // are in its last period (the rule holds from pre + period ≤ have on).
-    let mut max = 0;
-    for n in (0..have).chain(len.saturating_sub(rule.period).max(have)..len) {
-        let Some(v) = value(n) else { return Ok(None) };
-        max = max.max(v);
-    }
-    let bits = bits_for(max as u64);
-    Packed::try_from_fn(len, bits, |n| value(n).unwrap_or(0)).map(Some).map_err(|_| memory::short("its values", payload_len(len, bits), memory::room()).into())
 }
 
 /// How [`prove`] ended.
@@ -115,6 +67,11 @@ pub enum Proof {
     NotProven { max: u64 },
 }
 
+/// Builds `spec`'s table (see the module docs).
+pub fn build(engines: &Engines, spec: &GameSpec, progress: &Progress, timings: &mut Timings) -> Result<Built, EngineError> {
+    drive(engines, spec, None, progress, timings).map(|(built, _)| built)
+}
+
 /// Grows `spec`'s table until its rule is proven (by its game's theorem) or its length reaches
 /// `max`. Each step goes straight to the length the theorem needs for the rule found so far,
 /// or doubles when there is none yet, so the work is at most a few times the last build's.
@@ -122,39 +79,70 @@ pub fn prove(engines: &Engines, spec: &GameSpec, max: u64, progress: &Progress, 
     if let Some(why) = why_unprovable(spec) {
         return Err(EngineError(format!("--prove cannot prove a rule of {spec}: {why}; build it without --prove")));
     }
-    if let Some(table) = engines.growing(spec) {
-        return grown(spec, table, Some(max), progress, timings).map(|(built, proof)| (built, proof.expect("a limit")));
-    }
-    let mut spec = spec.clone();
-    loop {
-        let built = build(engines, &spec, progress, timings)?;
-        let len = spec.len();
-        let rule = built.table.rule;
-        if let Some(r) = rule.filter(|r| r.proven) {
-            let theorem = spec.theorem(&r).map_or("its game's theorem", |t| t.name);
-            return Ok((built, Proof::Proven { theorem, len }));
-        }
-        if len >= max {
-            return Ok((built, Proof::NotProven { max }));
-        }
-        let needed = rule.and_then(|r| spec.theorem(&r)).map(|t| t.needs).filter(|&n| n > len);
-        let next = needed.map_or(len.saturating_mul(2), |n| n.max(len + len / 4)).min(max);
-        spec = resized(&spec, next).ok_or_else(|| EngineError(format!("{spec} cannot be grown to {next} entries")))?;
+    drive(engines, spec, Some(max), progress, timings).map(|(built, proof)| (built, proof.expect("a limit gives a proof or its absence")))
+}
+
+/// A table that grows by being built again at each larger size, by whatever engine `engines`
+/// chooses for the game: how an engine without a [`Grow`] of its own takes part in the stops.
+pub struct Rebuild<'a> {
+    engines: &'a Engines,
+    spec: GameSpec,
+    values: Packed,
+    engine: Backend,
+    /// The phases of the builds so far, handed to the driver's timings after each.
+    timings: Timings,
+}
+
+impl<'a> Rebuild<'a> {
+    pub fn new(engines: &'a Engines, spec: &GameSpec) -> Rebuild<'a> {
+        let engine = engines.choose(spec);
+        Rebuild { engines, spec: spec.clone(), values: Packed::with_bits::<u32>(&[], 1), engine, timings: Timings::default() }
     }
 }
 
-/// The rule of the values grown so far: the same search as a packed table's.
-fn rule_of(spec: &GameSpec, g: &dyn Grow) -> Option<Rule> {
-    find_rule_in(spec, g.len(), |i| g.get(i) as u64)
+impl Grow for Rebuild<'_> {
+    fn len(&self) -> u64 {
+        self.values.len()
+    }
+
+    fn get(&self, n: u64) -> u32 {
+        self.values.get(n)
+    }
+
+    fn engine(&self) -> Backend {
+        self.engine
+    }
+
+    fn reserve(&mut self, _len: u64) -> Result<(), EngineError> {
+        // Each build checks its own memory before it starts.
+        Ok(())
+    }
+
+    fn grow(&mut self, len: u64, progress: &Progress) -> Result<(), EngineError> {
+        let spec = if len == self.spec.len() { self.spec.clone() } else { sized(&self.spec, len)? };
+        let (values, engine) = self.engines.compute(&spec, progress, &mut self.timings)?;
+        (self.values, self.engine) = (values, engine);
+        Ok(())
+    }
+
+    fn take_timings(&mut self) -> Vec<(String, std::time::Duration)> {
+        std::mem::take(&mut self.timings.phases)
+    }
+
+    fn into_packed(self: Box<Self>) -> Packed {
+        self.values
+    }
 }
 
-/// [`build`] (no `max`) or [`prove`] (`max`) on one growing table `g`, empty at first.
+/// [`build`] (no `max`) or [`prove`] (`max`): one table grown through the stops, empty at
+/// first.
 ///
 /// Stops: 256·4^k while a quarter of the spec's length (where a theorem can prove a rule),
 /// then the spec's length; a rule proven at a stop below it fills the rest. With `max`, past
 /// the spec's length each stop is the length the theorem needs for the rule found so far, or
 /// twice the last without one, up to `max`.
-fn grown(spec: &GameSpec, mut g: Box<dyn Grow>, max: Option<u64>, progress: &Progress, timings: &mut Timings) -> Result<(Built, Option<Proof>), EngineError> {
+fn drive(engines: &Engines, spec: &GameSpec, max: Option<u64>, progress: &Progress, timings: &mut Timings) -> Result<(Built, Option<Proof>), EngineError> {
+    let mut g: Box<dyn Grow + '_> = engines.growing(spec).unwrap_or_else(|| Box::new(Rebuild::new(engines, spec)));
     let len = spec.len();
     let provable = can_prove(spec);
     let mut stop = if provable && FIRST_PREFIX.saturating_mul(GROWTH) <= len { FIRST_PREFIX } else { len };
@@ -164,22 +152,24 @@ fn grown(spec: &GameSpec, mut g: Box<dyn Grow>, max: Option<u64>, progress: &Pro
         g.reserve(len)?;
     }
     loop {
-        progress.set_label(match grown_spec(spec, stop) {
+        progress.set_label(match sized(spec, stop) {
             Ok(step) if stop < len => format!("building {step} (a prefix of {spec} that may prove its rule)"),
             Ok(step) => format!("building {step}"),
             Err(_) => format!("building {spec}"),
         });
-        let from = g.len();
-        timings.time(&format!("kernel, heaps {from} to {stop}"), || g.grow(stop, progress))?;
+        let grown = g.grow(stop, progress);
+        timings.phases.extend(g.take_timings());
+        grown?;
         if max.is_none() && stop == len {
             // The last stop of a plain build: packed first, so that the rule search's memory
             // (8 bytes a value of its window) comes on top of the packed table, not the wider
             // one being grown (0.106 to 2^26: 119 MB peak the other way round).
+            let engine = g.engine();
             let values = g.into_packed();
-            let table = timings.time(&format!("rule search over {stop} heaps"), || Table::new(spec.clone(), values));
-            return Ok((Built { table, engine: Backend::Simd, filled_from: None }, None));
+            let table = timings.time(&searched(spec, stop), || Table::new(spec.clone(), values));
+            return Ok((Built { table, engine, filled_from: None }, None));
         }
-        let rule = timings.time(&format!("rule search over {stop} heaps"), || rule_of(spec, &*g));
+        let rule = timings.time(&searched(spec, stop), || find_rule_in(spec, g.len(), |i| g.get(i) as u64));
         let proven = rule.filter(|r| r.proven);
         if stop < len {
             if let Some(r) = proven {
@@ -187,7 +177,7 @@ fn grown(spec: &GameSpec, mut g: Box<dyn Grow>, max: Option<u64>, progress: &Pro
                 if let Some(full) = fill(g.len(), |i| g.get(i), &r, len)? {
                     let table = timings.time(&format!("filled from the rule to {len}"), || Table::new(spec.clone(), full));
                     let proof = max.map(|_| proven_by(spec, &r, len));
-                    return Ok((Built { table, engine: Backend::Simd, filled_from: Some(stop) }, proof));
+                    return Ok((Built { table, engine: g.engine(), filled_from: Some(stop) }, proof));
                 }
             }
             stop = if stop.saturating_mul(GROWTH * GROWTH) <= len { stop * GROWTH } else { len };
@@ -200,20 +190,46 @@ fn grown(spec: &GameSpec, mut g: Box<dyn Grow>, max: Option<u64>, progress: &Pro
         };
         if let Some(proof) = proof {
             // The rule was searched on these very values: the table's own.
-            let spec = if stop == len { spec.clone() } else { grown_spec(spec, stop)? };
+            let spec = sized(spec, stop)?;
+            let engine = g.engine();
             let table = Table { spec, values: g.into_packed(), rule };
-            return Ok((Built { table, engine: Backend::Simd, filled_from: None }, Some(proof)));
+            return Ok((Built { table, engine, filled_from: None }, Some(proof)));
         }
         let needed = rule.and_then(|r| spec.theorem(&r)).map(|t| t.needs).filter(|&n| n > stop);
         stop = needed.unwrap_or(stop.saturating_mul(2)).min(max);
     }
 }
 
+/// The `have` values given by `get` continued to `len` entries by a proven `rule`, packed as
+/// they are made (a Vec<u32> of them first took 8 times the table's size); `None` if a value
+/// would not fit in 32 bits, an error if the table does not fit in memory.
+fn fill(have: u64, get: impl Fn(u64) -> u32, rule: &Rule, len: u64) -> Result<Option<Packed>, EngineError> {
+    let value = |n: u64| -> Option<u32> { u32::try_from(rule.extend(n, have, |i| get(i) as u64)?).ok() };
+    // The width first: each residue's value grows with n, so the largest of the rule's values
+    // are in its last period (the rule holds from pre + period ≤ have on).
+    let mut max = 0;
+    for n in (0..have).chain(len.saturating_sub(rule.period).max(have)..len) {
+        let Some(v) = value(n) else { return Ok(None) };
+        max = max.max(v);
+    }
+    let bits = bits_for(max as u64);
+    Packed::try_from_fn(len, bits, |n| value(n).unwrap_or(0)).map(Some).map_err(|_| memory::short("its values", payload_len(len, bits), memory::room()).into())
+}
+
+/// The timing's name of a rule search over `len` entries.
+fn searched(spec: &GameSpec, len: u64) -> String {
+    if spec.has_rule() { format!("rule search over {len} heaps") } else { "rule search".to_string() }
+}
+
 fn proven_by(spec: &GameSpec, rule: &Rule, len: u64) -> Proof {
     Proof::Proven { theorem: spec.theorem(rule).map_or("its game's theorem", |t| t.name), len }
 }
 
-fn grown_spec(spec: &GameSpec, len: u64) -> Result<GameSpec, EngineError> {
+/// `spec`'s game at `len` entries (itself at its own length).
+fn sized(spec: &GameSpec, len: u64) -> Result<GameSpec, EngineError> {
+    if len == spec.len() {
+        return Ok(spec.clone());
+    }
     resized(spec, len).ok_or_else(|| EngineError(format!("{spec} cannot be grown to {len} entries")))
 }
 

@@ -291,7 +291,7 @@ impl Engines {
 
     /// An empty table of `spec`'s game that its engine grows in place, where the engine chosen
     /// for it can (the take-and-break engine): `build` and `--prove` then grow one table.
-    pub fn growing(&self, spec: &GameSpec) -> Option<Box<dyn Grow>> {
+    pub fn growing(&self, spec: &GameSpec) -> Option<Box<dyn Grow + '_>> {
         if self.choose(spec) != Backend::Simd {
             return None;
         }

@@ -50,6 +50,14 @@ pub trait Grow: Send {
     fn reserve(&mut self, len: u64) -> Result<(), EngineError>;
     /// Extends the table to `len` entries.
     fn grow(&mut self, len: u64, progress: &Progress) -> Result<(), EngineError>;
+    /// The engine that computed the values so far.
+    fn engine(&self) -> Backend {
+        Backend::Simd
+    }
+    /// The phases timed since the last call, for `--timings`.
+    fn take_timings(&mut self) -> Vec<(String, std::time::Duration)> {
+        Vec::new()
+    }
     /// The values, packed at the fewest bits that hold them.
     fn into_packed(self: Box<Self>) -> Packed;
 }
@@ -65,7 +73,7 @@ static ROOK: FastEngines = FastEngines { family: &games::corner::ROOK, engines: 
 static KING: FastEngines = FastEngines { family: &games::corner::KING, engines: BOARD, compute: corner, grow: None };
 
 static TAKEBREAK: FastEngines =
-    FastEngines { family: &games::takebreak::FAMILY, engines: &[Backend::Simd], compute: takebreak, grow: Some(|g| Some(Box::new(grow_takebreak(g)?))) };
+    FastEngines { family: &games::takebreak::FAMILY, engines: &[Backend::Simd], compute: takebreak, grow: Some(|g| Some(Box::new(Timed::new(grow_takebreak(g)?)))) };
 
 static GRUNDY: FastEngines = FastEngines { family: &games::grundy::FAMILY, engines: &[Backend::Simd], compute: grundy, grow: None };
 
@@ -155,6 +163,45 @@ fn takebreak(game: &dyn Game, backend: Backend, _: &Engines, progress: &Progress
     match backend {
         Backend::Simd => timings.time("kernel", || octal::takebreak(&t.code, t.len, threads(), progress)),
         _ => Err(no_engine(game, backend)),
+    }
+}
+
+/// A growing table whose every step is timed as "kernel, heaps FROM to TO", for `--timings`.
+struct Timed<G> {
+    table: G,
+    phases: Vec<(String, std::time::Duration)>,
+}
+
+impl<G: Grow> Timed<G> {
+    fn new(table: G) -> Timed<G> {
+        Timed { table, phases: Vec::new() }
+    }
+}
+
+impl<G: Grow> Grow for Timed<G> {
+    fn len(&self) -> u64 {
+        self.table.len()
+    }
+    fn get(&self, n: u64) -> u32 {
+        self.table.get(n)
+    }
+    fn reserve(&mut self, len: u64) -> Result<(), EngineError> {
+        self.table.reserve(len)
+    }
+    fn grow(&mut self, len: u64, progress: &Progress) -> Result<(), EngineError> {
+        let (from, start) = (self.table.len(), std::time::Instant::now());
+        let grown = self.table.grow(len, progress);
+        self.phases.push((format!("kernel, heaps {from} to {len}"), start.elapsed()));
+        grown
+    }
+    fn engine(&self) -> Backend {
+        self.table.engine()
+    }
+    fn take_timings(&mut self) -> Vec<(String, std::time::Duration)> {
+        std::mem::take(&mut self.phases)
+    }
+    fn into_packed(self: Box<Self>) -> Packed {
+        Box::new(self.table).into_packed()
     }
 }
 

@@ -250,6 +250,12 @@ pub trait Game: fmt::Debug + Send + Sync + 'static {
         None
     }
 
+    /// Whether a theorem can prove this game's plain periods (rules without a saltus) once
+    /// they are checked far enough: `Err` with why not, in words, where the family can say.
+    fn periods_provable(&self) -> Result<(), Option<&'static str>> {
+        Err(None)
+    }
+
     /// Why no theorem proves `rule` for this game, in words, where its family can say (a code
     /// with a repeating tail; a saltus); asked where [`Game::theorem`] gave none.
     fn no_theorem(&self, _rule: &Rule) -> Option<&'static str> {

@@ -65,6 +65,10 @@ impl Game for Sub {
 
     /// A subtraction game's value at n depends only on the t values before it (t the largest
     /// move), so a period p that holds (with saltus 0) on t consecutive n ≥ pre holds for ever.
+    fn periods_provable(&self) -> Result<(), Option<&'static str>> {
+        Ok(())
+    }
+
     fn theorem(&self, rule: &Rule) -> Option<Theorem> {
         let t = self.moves.iter().copied().max().unwrap_or(0) as u64;
         (rule.saltus == 0).then_some(Theorem { name: "the subtraction-game window (as long as the largest move)", needs: rule.pre + rule.period + t })

@@ -243,6 +243,13 @@ impl Game for TakeBreak {
     ///
     /// Plain periods only: a rule with a saltus, or a code with a repeating tail, is checked,
     /// not proven ([`no_theorem`] says why).
+    fn periods_provable(&self) -> Result<(), Option<&'static str>> {
+        match self.code.last_nonzero() {
+            Some(_) => Ok(()),
+            None => Err(Some(TAIL)),
+        }
+    }
+
     fn no_theorem(&self, rule: &Rule) -> Option<&'static str> {
         Some(no_theorem(&self.code, rule).unwrap_or("no theorem applies to this rule"))
     }
@@ -287,11 +294,14 @@ impl super::Moves for TakeBreak {
 pub const GUY_SMITH: &str = "the Guy-Smith periodicity theorem";
 pub const GUY_SMITH_EXTENDED: &str = "the Guy-Smith periodicity theorem, extended to every finite code";
 
+/// Why a code with a repeating tail has no proven rules.
+const TAIL: &str = "a code with a repeating tail (take-any moves) has no periodicity theorem here";
+
 /// Why no theorem proves `rule` for `code` ([`TakeBreak::theorem`] returned `None`), in words
 /// for `sgtab show`; `None` when a theorem does apply (the rule may still need a longer table).
 pub fn no_theorem(code: &Code, rule: &Rule) -> Option<&'static str> {
     if code.last_nonzero().is_none() {
-        return Some("a code with a repeating tail (take-any moves) has no periodicity theorem here");
+        return Some(TAIL);
     }
     if rule.saltus != 0 {
         return Some("the Guy-Smith theorem covers plain periods only, not a saltus (no arithmetic-periodicity theorem is applied here)");

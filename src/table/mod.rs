@@ -28,15 +28,11 @@ impl Table {
     /// g(n) for any n: from the table below its length, from the rule beyond it (`None` past
     /// the table without a rule, or where the rule's value would not fit in 64 bits).
     pub fn value(&self, n: u64) -> Option<u64> {
-        if n < self.values.len() {
-            return Some(self.values.get(n) as u64);
+        let len = self.values.len();
+        match self.rule {
+            Some(r) => r.extend(n, len, |i| self.values.get(i) as u64),
+            None => (n < len).then(|| self.values.get(n) as u64),
         }
-        // As Rule::extend, but checked: a rule from a file may have any saltus.
-        let r = self.rule?;
-        let past = n.checked_sub(r.pre)?;
-        let (k, i) = (past.checked_div(r.period)?, r.pre + past % r.period);
-        (i < self.values.len()).then_some(())?;
-        (self.values.get(i) as u64).checked_add(k.checked_mul(r.saltus)?)
     }
 }
 

@@ -72,14 +72,19 @@ impl Rule {
         each_in(len, get, WINDOW, visit)
     }
 
-    /// g(n) for any n, from the table values below `checked`; exact where the rule holds.
-    pub fn extend(&self, n: u64, get: impl Fn(u64) -> u64) -> u64 {
-        if n < self.checked {
-            return get(n);
+    /// g(n) for any n, from the `len` values given by `get`: the value itself below `len`, and
+    /// past it g(pre + r) + k·saltus for n = pre + k·period + r. `None` past the values where
+    /// the rule would need a value it does not have, or its value does not fit in 64 bits (a
+    /// rule read from a file may have any saltus). The one way every part of sgtab extends a
+    /// table by its rule: building fills from it, tables and `sgq` answer past their end by it.
+    pub fn extend(&self, n: u64, len: u64, get: impl Fn(u64) -> u64) -> Option<u64> {
+        if n < len {
+            return Some(get(n));
         }
-        let k = (n - self.pre) / self.period;
-        let r = (n - self.pre) % self.period;
-        get(self.pre + r) + k * self.saltus
+        let past = n.checked_sub(self.pre)?;
+        let (k, i) = (past.checked_div(self.period)?, self.pre + past % self.period);
+        (i < len).then_some(())?;
+        get(i).checked_add(k.checked_mul(self.saltus)?)
     }
 }
 
@@ -210,7 +215,7 @@ mod tests {
                 3 => n + 1,
                 _ => n,
             };
-            assert_eq!(r.extend(n, |i| lasker[i as usize]), want);
+            assert_eq!(r.extend(n, r.checked, |i| lasker[i as usize]), Some(want));
         }
     }
 
@@ -266,7 +271,7 @@ mod tests {
         let short = Rule::find_where(len, |i| v[i as usize], |r| r.period < 52).unwrap();
         assert_eq!((short.pre, short.period), (len - 23, 4));
         for n in [len, 5000, 98_023, 100_000] {
-            assert_eq!(r.extend(n, |i| v[i as usize]), g(n));
+            assert_eq!(r.extend(n, r.checked, |i| v[i as usize]), Some(g(n)));
         }
     }
 
