@@ -43,6 +43,7 @@ mod pattern;
 mod sort;
 mod state;
 mod strings;
+mod table;
 pub mod watchdog;
 mod worker;
 

@@ -2,7 +2,7 @@
 //! top level run once, its parameters checked, and its globals then made read-only.
 
 use super::library::{self, PRELUDE, escape_controls};
-use super::{Limits, params, strings, watchdog};
+use super::{Limits, params, strings, table, watchdog};
 use crate::games::GameError;
 use crate::games::stored::Script;
 use mlua::ffi;
@@ -25,6 +25,9 @@ pub(crate) struct State {
     pub sums: mlua::Table,
     /// The prelude's `changed`: a global assigned since the top level ran, or nil.
     changed: mlua::Function,
+    /// The globals table's bytes after the top level ran: where they are the same, no global
+    /// was assigned (see [`super::table::Snapshot`]), and `changed` need not run.
+    globals: std::cell::RefCell<Option<table::Snapshot>>,
     pub limits: Limits,
     /// What the allocator counts (its user data: boxed, so that its address stays put).
     memory: Box<Memory>,
@@ -129,7 +132,7 @@ unsafe fn sandbox(l: *mut ffi::lua_State) {
             ffi::lua_setfield(l, -2, name.as_ptr());
         }
         ffi::lua_settop(l, 0);
-        super::worker::check_layout(l);
+        super::table::check(l);
     }
 }
 
@@ -165,12 +168,14 @@ impl State {
         }
         let control: mlua::Table = lua.load(PRELUDE).set_name("=sgtab").call(given).map_err(fail)?;
         let changed = control.raw_get("changed").map_err(fail)?;
-        let state = State { lua, file, spec, raw, watch, sums, changed, limits, memory, mlua_alloc };
+        let globals = Default::default();
+        let state = State { lua, file, spec, raw, watch, sums, changed, globals, limits, memory, mlua_alloc };
         let run = state.watch.call(raw, || state.lua.load(script.text.as_str()).set_name(format!("@{}", state.file)).exec());
         run.map_err(|e| state.failed(&e, "at its top level"))?;
         params::check(&state, script, &control)?;
         let freeze = control.raw_get::<mlua::Function>("freeze").and_then(|f| f.call::<()>(()));
         freeze.map_err(|e| state.error(lua_message(&e)))?;
+        state.snapshot_globals()?;
         Ok(state)
     }
 
@@ -204,11 +209,45 @@ impl State {
         }
     }
 
-    /// An error where a global was assigned since the top level ran, `place` saying while
-    /// what (`at position 7`).
-    pub fn check_globals(&self, place: impl FnOnce() -> String) -> Result<(), GameError> {
+    /// Takes the globals' snapshot.
+    fn snapshot_globals(&self) -> Result<(), GameError> {
+        let mut taken = None;
+        // SAFETY: reads the globals table, pushed on the stack.
+        let run = unsafe {
+            self.lua.exec_raw::<()>((), |l| {
+                ffi::lua_rawgeti(l, ffi::LUA_REGISTRYINDEX, ffi::LUA_RIDX_GLOBALS);
+                taken = table::snapshot(l, -1);
+                ffi::lua_settop(l, -2);
+            })
+        };
+        run.map_err(|e| self.error(lua_message(&e)))?;
+        *self.globals.borrow_mut() = taken;
+        Ok(())
+    }
+
+    /// Whether the globals have their bytes of the snapshot (false where there is none).
+    ///
+    /// # Safety
+    /// `l` is this interpreter's state, with room for one more value.
+    pub unsafe fn globals_unchanged(&self, l: *mut ffi::lua_State) -> bool {
+        // SAFETY: per this function's contract.
+        unsafe {
+            ffi::lua_rawgeti(l, ffi::LUA_REGISTRYINDEX, ffi::LUA_RIDX_GLOBALS);
+            let same = self.globals.borrow().as_ref().is_some_and(|s| table::unchanged(l, -1, s));
+            ffi::lua_settop(l, -2);
+            same
+        }
+    }
+
+    /// An error where a global was assigned since the top level ran (`unchanged`: the
+    /// globals' bytes say none was), `place` saying while what (`at position 7`).
+    pub fn check_globals(&self, unchanged: bool, place: impl FnOnce() -> String) -> Result<(), GameError> {
+        if unchanged {
+            return Ok(());
+        }
         match self.changed.call::<Option<String>>(()) {
-            Ok(None) => Ok(()),
+            // Other bytes, the same values (a global assigned what it held): a new snapshot.
+            Ok(None) => self.snapshot_globals(),
             Ok(Some(global)) => Err(self.error(format!(
                 "{} {}: the global {} was assigned; globals are read-only once the script's top level has run, so that every position sees the same ones (keep what moves needs in locals)",
                 self.file,

@@ -116,9 +116,13 @@ impl Watch {
         let out = f();
         self.entry.call.store(id << 32, Relaxed);
         CURRENT.with(|c| c.set(outer));
-        // SAFETY: the state is this thread's and no call runs on it: clear a hook the handler
-        // set (the call it was set for has just ended).
-        unsafe { ffi::lua_sethook(state, None, 0, 0) };
+        // The handler sets the hook only for a call the watchdog stopped, and no more once the
+        // word above says no call runs.
+        if self.entry.stopped.load(Relaxed) == stop_mark(id << 32) {
+            // SAFETY: the state is this thread's and no call runs on it: clear the hook the
+            // handler set (the call it was set for has just ended).
+            unsafe { ffi::lua_sethook(state, None, 0, 0) };
+        }
         out
     }
 

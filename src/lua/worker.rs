@@ -10,9 +10,9 @@
 
 use super::library::{pair_parts, type_name};
 use super::state::{State, lua_message};
+use super::table;
 use crate::games::{Dims, GameError, MAX_AXES, Worker};
 use mlua::ffi;
-use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
 
 /// One thread's interpreter of a script's game.
 pub(crate) struct LuaWorker {
@@ -36,6 +36,7 @@ enum Bad {
 impl Worker for LuaWorker {
     fn options(&mut self, positions: &[u64], f: &mut dyn FnMut(u64, &[u64])) -> Result<(), GameError> {
         let mut failed: Option<(u64, Bad)> = None;
+        let mut unchanged = false;
         let (dims, k) = (self.dims, self.dims.axes());
         let state = &self.state;
         let point = &mut self.point;
@@ -61,11 +62,12 @@ impl Worker for LuaWorker {
                         return;
                     }
                 }
+                unchanged = state.globals_unchanged(l);
             })
         };
         run.map_err(|e| self.state.error(lua_message(&e)))?;
         match failed {
-            None => self.state.check_globals(|| self.place(positions)),
+            None => self.state.check_globals(unchanged, || self.place(positions)),
             Some((p, bad)) => Err(self.bad(p, bad)),
         }
     }
@@ -73,6 +75,7 @@ impl Worker for LuaWorker {
     fn ranks(&mut self, positions: &[u64], out: &mut Vec<i64>) -> Result<(), GameError> {
         let Some(rank) = &self.rank else { return Err(self.state.error("the script defines no `rank`")) };
         let mut failed: Option<(u64, Bad)> = None;
+        let mut unchanged = false;
         let (dims, k) = (self.dims, self.dims.axes());
         let state = &self.state;
         let point = &mut self.point;
@@ -98,11 +101,12 @@ impl Worker for LuaWorker {
                     }
                     out.push(r);
                 }
+                unchanged = state.globals_unchanged(l);
             })
         };
         run.map_err(|e| self.state.error(lua_message(&e)))?;
         match failed {
-            None => self.state.check_globals(|| self.place(positions)),
+            None => self.state.check_globals(unchanged, || self.place(positions)),
             Some((p, bad)) => Err(self.bad(p, bad)),
         }
     }
@@ -204,86 +208,51 @@ unsafe fn describe_key(l: *mut ffi::lua_State, idx: i32) -> String {
     }
 }
 
-/// Whether Lua's `struct Table` reads as [`array_only`] expects: 0 not checked yet, 1 it does,
-/// 2 it does not (then every list is read by `lua_next`, which is exact too).
-static LAYOUT: AtomicU8 = AtomicU8::new(0);
-/// Offsets in Lua 5.4's `struct Table` (lobject.h) of `alimit` (at most the size of the array
-/// part) and `lastfree` (null exactly when the hash part is empty, ltable.h's `isdummy`).
-const ALIMIT: usize = 12;
-const LASTFREE: usize = 32;
-
-/// The table at `idx`'s `alimit`, and whether its hash part is empty.
-unsafe fn table_parts(l: *mut ffi::lua_State, idx: i32) -> (u32, bool) {
-    // SAFETY: a table's lua_topointer is its `struct Table`, alive while it is on the stack;
-    // the fields read are an aligned u32 and an aligned pointer.
-    unsafe {
-        let t = ffi::lua_topointer(l, idx) as *const u8;
-        (std::ptr::read(t.add(ALIMIT) as *const u32), std::ptr::read(t.add(LASTFREE) as *const *const u8).is_null())
-    }
+/// An entry of a list, as [`each_entry`] hands it over.
+#[derive(Clone, Copy)]
+enum Entry {
+    /// An integer.
+    Int(i64),
+    /// A light userdata (a pointer's bits).
+    Light(usize),
+    /// Anything else: the value is on top of the stack.
+    Pushed,
 }
 
-/// Checks, once per process, that tables of known shape read as `table_parts` expects.
-///
-/// # Safety
-/// Called in a protected call (the tables made may raise "not enough memory").
-pub(crate) unsafe fn check_layout(l: *mut ffi::lua_State) {
-    if LAYOUT.load(Relaxed) != 0 {
-        return;
-    }
-    // SAFETY: two tables pushed and popped.
-    unsafe {
-        ffi::lua_createtable(l, 5, 0);
-        let array = table_parts(l, -1);
-        ffi::lua_createtable(l, 0, 3);
-        let hash = table_parts(l, -1);
-        ffi::lua_settop(l, -3);
-        LAYOUT.store(if array == (5, true) && hash == (0, false) { 1 } else { 2 }, Relaxed);
-    }
-}
-
-/// Whether the table at `idx` (`#` of it `n`) holds keys in its array part only, 1 to `n` all
-/// there: then reading 1 to `n` and finding nothing after `n` reads it whole.
-unsafe fn array_only(l: *mut ffi::lua_State, idx: i32, n: i64) -> bool {
-    // SAFETY: reads the table's two fields.
-    LAYOUT.load(Relaxed) == 1
-        && unsafe {
-            let (alimit, no_hash) = table_parts(l, idx);
-            no_hash && n as u64 <= alimit as u64
-        }
-}
-
-/// Calls `each(i)` with each entry of the list at `idx` on top of the stack (key i); an error
-/// where a key is not an integer from 1 to `#list` or one is missing. A table of an array part
-/// only is read by index (then one `lua_next` from `#list` finds any key past it); any other by
-/// `lua_next` over every key. `what` names the list for messages. Leaves the stack as it
-/// found it.
+/// Calls `each(i, entry)` with each entry of the list at `idx` (key i); an error where a key is
+/// not an integer from 1 to `#list` or one is missing. A table of an array part only is read
+/// in place ([`super::table`]); any other by `lua_next` over every key. `what` names the list
+/// for messages. Leaves the stack as it found it.
 #[inline(always)]
-unsafe fn each_entry(l: *mut ffi::lua_State, idx: i32, what: &dyn Fn() -> String, mut each: impl FnMut(i64) -> Result<(), String>) -> Result<(), String> {
+unsafe fn each_entry(
+    l: *mut ffi::lua_State,
+    idx: i32,
+    what: &dyn Fn() -> String,
+    mut each: impl FnMut(i64, Entry) -> Result<(), String>,
+) -> Result<(), String> {
     let keys = |n: i64| format!("its length (#) is {n}: a list's keys are 1 to # with none missing (append with list[#list + 1] = x)");
     // SAFETY: raw reads of a table on the stack (lua_next raises no error for a key that is in
-    // the table); two slots above the top.
+    // the table); two slots above the top. Between two reads of the slots nothing allocates in
+    // the interpreter or runs Lua code (`each` reads raw and calls Rust), so they stay put.
     unsafe {
         let idx = ffi::lua_absindex(l, idx);
         let n = ffi::lua_rawlen(l, idx) as i64;
-        if array_only(l, idx, n) {
-            for i in 1..=n {
-                if ffi::lua_rawgeti(l, idx, i) == ffi::LUA_TNIL {
-                    ffi::lua_settop(l, idx);
-                    return Err(format!("{} has no key {i} though {}", what(), keys(n)));
-                }
-                let done = each(i);
+        if let Some(slots) = table::slots(l, idx, n as u64) {
+            for i in 0..n as usize {
+                let key = i as i64 + 1;
+                let (tag, bits) = slots.get(i);
+                let entry = match tag {
+                    table::INTEGER => Entry::Int(bits as i64),
+                    table::LIGHT => Entry::Light(bits as usize),
+                    t if t & 0x0F == ffi::LUA_TNIL as u8 => return Err(format!("{} has no key {key} though {}", what(), keys(n))),
+                    _ => {
+                        ffi::lua_rawgeti(l, idx, key);
+                        Entry::Pushed
+                    }
+                };
+                let done = each(key, entry);
                 ffi::lua_settop(l, idx);
                 done?;
-            }
-            if n == 0 {
-                ffi::lua_pushnil(l);
-            } else {
-                ffi::lua_pushinteger(l, n);
-            }
-            if ffi::lua_next(l, idx) != 0 {
-                let key = describe_key(l, -2);
-                ffi::lua_settop(l, idx);
-                return Err(format!("{} has the {key}, but {}", what(), keys(n)));
             }
             return Ok(());
         }
@@ -298,7 +267,7 @@ unsafe fn each_entry(l: *mut ffi::lua_State, idx: i32, what: &dyn Fn() -> String
                 return Err(format!("{} has the {key}, but {}", what(), keys(n)));
             }
             count += 1;
-            let done = each(i);
+            let done = each(i, Entry::Pushed);
             ffi::lua_settop(l, idx + 1);
             if let Err(why) = done {
                 ffi::lua_settop(l, idx);
@@ -326,24 +295,27 @@ unsafe fn read_options(l: *mut ffi::lua_State, dims: &Dims, parts: &mut Vec<u64>
         if ffi::lua_type(l, 3) != ffi::LUA_TTABLE {
             return Err(format!("moves returned {}, not a list of options", describe(l, 3)));
         }
-        each_entry(l, 3, &|| "the list of options".into(), |i| {
+        each_entry(l, 3, &|| "the list of options".into(), |i, entry| {
             parts.clear();
             let what = || format!("option {i}");
-            if ffi::lua_isinteger(l, -1) != 0 {
-                position_number(dims, ffi::lua_tointegerx(l, -1, std::ptr::null_mut()), parts, &what)?;
-                f(parts);
-                return Ok(());
-            }
-            match ffi::lua_type(l, -1) {
-                ffi::LUA_TLIGHTUSERDATA => {
-                    let (a, b) = pair_parts(ffi::lua_touserdata(l, -1)).ok_or_else(|| format!("{} is not a position or a sum", what()))?;
+            let entry = match entry {
+                Entry::Pushed if ffi::lua_isinteger(l, -1) != 0 => Entry::Int(ffi::lua_tointegerx(l, -1, std::ptr::null_mut())),
+                Entry::Pushed if ffi::lua_type(l, -1) == ffi::LUA_TLIGHTUSERDATA => Entry::Light(ffi::lua_touserdata(l, -1) as usize),
+                other => other,
+            };
+            match entry {
+                Entry::Int(v) => position_number(dims, v, parts, &what)?,
+                Entry::Light(bits) => {
+                    let (a, b) = pair_parts(bits as *mut _).ok_or_else(|| format!("{} is not a position or a sum", what()))?;
                     let part = |j: usize| move || format!("part {j} of the sum that is {}", what());
                     position_number(dims, a as i64, parts, &part(1))?;
                     position_number(dims, b as i64, parts, &part(2))?;
                 }
-                ffi::LUA_TTABLE if is_sum(l, -1) => read_sum(l, dims, parts, &what)?,
-                ffi::LUA_TTABLE => position_list(l, dims, parts, &what)?,
-                _ => return Err(format!("{} is {}, not a position or a sum", what(), describe(l, -1))),
+                Entry::Pushed => match ffi::lua_type(l, -1) {
+                    ffi::LUA_TTABLE if is_sum(l, -1) => read_sum(l, dims, parts, &what)?,
+                    ffi::LUA_TTABLE => position_list(l, dims, parts, &what)?,
+                    _ => return Err(format!("{} is {}, not a position or a sum", what(), describe(l, -1))),
+                },
             }
             f(parts);
             Ok(())
@@ -388,12 +360,14 @@ unsafe fn position_list(l: *mut ffi::lua_State, dims: &Dims, parts: &mut Vec<u64
             return Err(format!("{} is a list of {len} numbers; a position of this game is {k}", what()));
         }
         let mut point = [0u64; MAX_AXES];
-        each_entry(l, -1, what, |j| {
+        each_entry(l, -1, what, |j, entry| {
             let (slot, size) = (j as usize - 1, dims.sizes()[j as usize - 1]);
-            if ffi::lua_isinteger(l, -1) == 0 {
-                return Err(format!("coordinate {j} of {} is {}, not an integer", what(), describe(l, -1)));
-            }
-            let v = ffi::lua_tointegerx(l, -1, std::ptr::null_mut());
+            let v = match entry {
+                Entry::Int(v) => v,
+                Entry::Pushed if ffi::lua_isinteger(l, -1) != 0 => ffi::lua_tointegerx(l, -1, std::ptr::null_mut()),
+                Entry::Pushed => return Err(format!("coordinate {j} of {} is {}, not an integer", what(), describe(l, -1))),
+                Entry::Light(_) => return Err(format!("coordinate {j} of {} is a sum, not an integer", what())),
+            };
             if v < 0 || v as u64 >= size {
                 return Err(format!("{} has coordinate {j} = {v}, outside 0..{}", what(), size - 1));
             }
@@ -410,8 +384,13 @@ unsafe fn read_sum(l: *mut ffi::lua_State, dims: &Dims, parts: &mut Vec<u64>, wh
     // SAFETY: raw reads of the sum and of the values it holds.
     unsafe {
         let sum = || format!("the sum that is {}", what());
-        each_entry(l, -1, &sum, |j| {
+        each_entry(l, -1, &sum, |j, entry| {
             let part = || format!("part {j} of the sum that is {}", what());
+            match entry {
+                Entry::Int(v) => return position_number(dims, v, parts, &part),
+                Entry::Light(_) => return Err(format!("{} is itself a sum; list the parts instead", part())),
+                Entry::Pushed => {}
+            }
             match ffi::lua_type(l, -1) {
                 ffi::LUA_TNUMBER if ffi::lua_isinteger(l, -1) != 0 => position_number(dims, ffi::lua_tointegerx(l, -1, std::ptr::null_mut()), parts, &part),
                 ffi::LUA_TTABLE if !is_sum(l, -1) => position_list(l, dims, parts, &part),
