@@ -156,6 +156,16 @@ fn lua_c_functions_are_bounded_or_linear() {
         assert_refused(&out, &[&format!("{name}.lua at its top level"), "ran longer than 1 s"]);
         assert!(start.elapsed() < Duration::from_secs(10), "{name}: {:?}", start.elapsed());
     }
+    // An empty string repeated 2^50 times ran for ever in one C call; a pack format is short.
+    let out = build(
+        &dir,
+        &script(&dir, "rep", &format!("assert((''):rep(1 << 50) == '' and ('ab'):rep(3, ',') == 'ab,ab,ab')\n{tail}")),
+        &["--lua-seconds", "1"],
+        20,
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let out = build(&dir, &script(&dir, "pack", &format!("string.pack(('x'):rep(2 << 20))\n{tail}")), &[], 20);
+    assert_refused(&out, &["pack.lua:1:", "pack format of 2097152 bytes is refused"]);
     // A plain find of a 64 KiB needle in 16 MiB is linear: it ends well within its second.
     let plain = "local s = ('a'):rep(1 << 24)\nlocal n = ('a'):rep(65535) .. 'b'\nassert(s:find(n, 1, true) == nil)\nassert(s:find('aab', 1) == nil)\n";
     let out = build(&dir, &script(&dir, "plain", &format!("{plain}{tail}")), &["--lua-seconds", "5", "--lua-memory", "512"], 60);

@@ -29,7 +29,7 @@
 //! whose sums reach 2^32 costs no more than one whose values are small.
 //!
 //! Before the table is returned, a sample of its positions is asked again of a fresh worker
-//! ([`check`]): a position whose options there give another value means the moves depend on
+//! (`check`): a position whose options there give another value means the moves depend on
 //! something besides the position, and the table is refused rather than written.
 
 use super::EngineError;

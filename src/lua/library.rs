@@ -28,7 +28,7 @@ const _: () = assert!(usize::BITS == 64, "sums of two parts are 64-bit light use
 /// The two parts of a pair sum, if the light userdata is one.
 pub(crate) fn pair_parts(ptr: *mut std::ffi::c_void) -> Option<(u64, u64)> {
     let v = ptr as usize;
-    (v & !(PAIR | (1 << 60) - 1) == 0 && v & PAIR != 0).then(|| ((v as u64 >> 30) & (PART - 1), v as u64 & (PART - 1)))
+    (v & !(PAIR | ((1 << 60) - 1)) == 0 && v & PAIR != 0).then_some(((v as u64 >> 30) & (PART - 1), v as u64 & (PART - 1)))
 }
 
 /// The name of a Lua type tag, as Lua writes it.
@@ -219,6 +219,33 @@ pub(crate) unsafe extern "C-unwind" fn format(l: *mut ffi::lua_State) -> c_int {
     }
 }
 
+/// Longest format `string.pack`, `string.unpack` and `string.packsize` take: Lua spends about
+/// 16 ns on each of its items (a format of 100 MB of `x` packed for 1.7 s, in one C call).
+const MAX_PACK_FORMAT: usize = 1 << 20;
+
+/// `string.pack`, `string.unpack` or `string.packsize` (upvalue 1: Lua's), refusing a format
+/// longer than [`MAX_PACK_FORMAT`].
+pub(crate) unsafe extern "C-unwind" fn pack(l: *mut ffi::lua_State) -> c_int {
+    // SAFETY: called by Lua; the original is called with the same arguments.
+    unsafe {
+        let mut len = 0;
+        ffi::luaL_checklstring(l, 1, &mut len);
+        if len > MAX_PACK_FORMAT {
+            raise(
+                l,
+                format!(
+                    "a pack format of {len} bytes is refused: at most {MAX_PACK_FORMAT} bytes (one call into Lua's C library is not stopped until it returns)"
+                ),
+            );
+        }
+        let n = ffi::lua_gettop(l);
+        ffi::lua_pushvalue(l, ffi::lua_upvalueindex(1));
+        ffi::lua_insert(l, 1);
+        ffi::lua_call(l, n, ffi::LUA_MULTRET);
+        ffi::lua_gettop(l)
+    }
+}
+
 /// `print`: its arguments on one line of stderr after the script's name (upvalue 1), control
 /// characters escaped; a value with no text but its address shows its type.
 pub(crate) unsafe extern "C-unwind" fn print(l: *mut ffi::lua_State) -> c_int {
@@ -306,8 +333,8 @@ unsafe extern "C-unwind" fn handler(l: *mut ffi::lua_State) -> c_int {
 ///
 /// Read-only: a new global is refused where it is assigned (the globals' `__newindex`), and so
 /// is `rawset` on the globals table; an assignment to a global that exists cannot be caught
-/// where it happens without making every read of a global go through a metamethod (a fifth of
-/// Lasker's Nim's build), so each batch of positions ends by comparing the globals with their
+/// where it happens without making every read of a global go through a metamethod (docs/scripts.md
+/// gives what that costs), so each batch of positions ends by comparing the globals with their
 /// values after the top level (`changed`; the first batch of a build is one position).
 ///
 /// It also replaces `setmetatable` (a metatable with `__gc` is refused: a finalizer runs while

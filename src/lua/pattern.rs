@@ -58,7 +58,7 @@ impl<'a> Matcher<'a> {
     /// Counts a step; every [`POLL`] of them, asks whether the call was stopped.
     fn step(&mut self) -> Step<()> {
         self.steps = self.steps.wrapping_add(1);
-        if self.steps % POLL == 0 && super::watchdog::poll() {
+        if self.steps.is_multiple_of(POLL) && super::watchdog::poll() {
             return Err(Fail::Stopped);
         }
         Ok(())

@@ -84,7 +84,7 @@ fn num_less(a: &Num, b: &Num) -> bool {
     // Integers that convert to floats exactly (lvm.c's l_intfitsf).
     let fits = |i: i64| (-(1i64 << 53)..=1 << 53).contains(&i);
     // A float's integer below or above, where it is within the integers' range.
-    let int = |f: f64| (f >= -9.223_372_036_854_776e18 && f < 9.223_372_036_854_776e18).then_some(f as i64);
+    let int = |f: f64| (-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&f).then_some(f as i64);
     match (*a, *b) {
         (Num::Int(x), Num::Int(y)) => x < y,
         (Num::Float(x), Num::Float(y)) => x < y,
@@ -245,7 +245,7 @@ fn merge_sort<T: Copy>(v: &mut Vec<T>, less: impl Fn(&T, &T) -> bool) -> Result<
 /// Asks the watchdog every 1,024 comparisons whether the call was stopped.
 unsafe fn tick(l: *mut ffi::lua_State, count: &mut u32) {
     *count = count.wrapping_add(1);
-    if *count % 1024 == 0 && watchdog::poll() {
+    if count.is_multiple_of(1024) && watchdog::poll() {
         // SAFETY: raises the stop; nothing here needs dropping.
         unsafe { stopped(l) }
     }

@@ -124,6 +124,11 @@ unsafe fn sandbox(l: *mut ffi::lua_State) {
         set(string, c"match", strings::match_, 0);
         set(string, c"gmatch", strings::gmatch, 0);
         set(string, c"gsub", strings::gsub, 0);
+        set(string, c"rep", strings::rep, 0);
+        for name in [c"pack", c"unpack", c"packsize"] {
+            ffi::lua_getfield(l, string, name.as_ptr());
+            set(string, name, library::pack, 1);
+        }
         ffi::lua_getfield(l, g, c"table".as_ptr());
         set(ffi::lua_gettop(l), c"sort", super::sort::sort, 0);
         ffi::lua_getfield(l, g, c"math".as_ptr());

@@ -324,4 +324,49 @@ unsafe fn add_s(l: *mut ffi::lua_State, m: &Matcher, b: &mut ffi::luaL_Buffer, s
     }
 }
 
+/// `string.rep(s, n [, sep])`: as Lua's, but the copies double (Lua's copies one unit at a
+/// time: 200 MB of `("x"):rep(n)` took 1.8 s, and `(""):rep(1 << 62)` ran for ever), asking
+/// the watchdog between them.
+pub(crate) unsafe extern "C-unwind" fn rep(l: *mut ffi::lua_State) -> c_int {
+    // SAFETY: called by Lua; the result is written into a luaL_Buffer of its exact size.
+    unsafe {
+        let s = check_bytes(l, 1);
+        let n = ffi::luaL_checkinteger(l, 2);
+        let mut len = 0;
+        let sep = ffi::luaL_optlstring(l, 3, c"".as_ptr(), &mut len);
+        let sep = std::slice::from_raw_parts(sep as *const u8, len);
+        if n <= 0 {
+            ffi::lua_pushstring(l, c"".as_ptr());
+            return 1;
+        }
+        let n = n as u64;
+        let unit = (s.len() + sep.len()) as u64;
+        if unit > i32::MAX as u64 / n {
+            raise(l, "resulting string too large".into());
+        }
+        let total = (n * unit - sep.len() as u64) as usize;
+        let mut b: ffi::luaL_Buffer = std::mem::zeroed();
+        let out = std::slice::from_raw_parts_mut(ffi::luaL_buffinitsize(l, &mut b, total) as *mut u8, total);
+        // The result is a prefix of (s sep)^n: the first unit, then copies of what is written
+        // (at a multiple of the unit, so the pattern goes on).
+        let mut filled = s.len().min(total);
+        out[..filled].copy_from_slice(&s[..filled]);
+        if filled < total {
+            out[filled..filled + sep.len()].copy_from_slice(sep);
+            filled += sep.len();
+        }
+        while filled < total {
+            let k = filled.min(total - filled);
+            out.copy_within(0..k, filled);
+            filled += k;
+            if watchdog::poll() {
+                ffi::lua_pushstring(l, watchdog::STOPPED.as_ptr());
+                ffi::lua_error(l);
+            }
+        }
+        ffi::luaL_pushresultsize(&mut b, total);
+        1
+    }
+}
+
 const _: () = assert!(MAX_CAPTURES < c_int::MAX as usize);

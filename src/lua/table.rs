@@ -2,7 +2,7 @@
 //!
 //! Reading a list by index (`lua_rawgeti`) sees keys 1 to `#list` only: a key past it (`0`,
 //! `"n"`, a slot after a hole) would be dropped unseen. `lua_next` over every key sees them all,
-//! at a sixth of the build of the 1-3-9 stones more (measured here). Lua 5.4 keeps a list
+//! at the price of a call into Lua for every entry (docs/scripts.md gives what it costs). Lua 5.4 keeps a list
 //! appended to in order in its table's array part, with no hash part at all; such a table's
 //! keys are exactly its array slots that hold a value, so reading its array (the `TValue`s in
 //! memory) from 1 to `#list`, and finding the slots after `#list` empty, reads it whole, with

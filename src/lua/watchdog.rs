@@ -13,7 +13,7 @@
 //! atomic store of the watchdog's clock (a tick every 50 ms), not a clock read.
 //!
 //! C functions run no instructions, so the hook cannot stop them: sgtab's own replacements of
-//! the long ones (pattern matching, `table.sort`) ask [`poll`] as they go.
+//! the long ones (pattern matching, `table.sort`) ask `poll` as they go.
 //!
 //! **The process-wide part.** The first [`Watch`] installs a `SIGURG` handler for the whole
 //! process and starts the watchdog thread. The handler acts only on a thread that is running a

@@ -227,7 +227,7 @@ fn moves_that_depend_on_earlier_calls_are_refused_before_the_table_is_returned()
     let calls = std::sync::atomic::AtomicU64::new(0);
     let counter = Closure(500, |p, f| {
         let c = calls.fetch_add(1, Relaxed);
-        (0..p).filter(|q| (q + c) % 3 != 0).for_each(|q| f(&[q]))
+        (0..p).filter(|q| !(q + c).is_multiple_of(3)).for_each(|q| f(&[q]))
     });
     let e = compute(&counter, 1, &Progress::silent()).unwrap_err();
     assert!(e.0.contains("depend on something besides the position") && e.0.contains("fresh worker"), "{e}");
