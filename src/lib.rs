@@ -3,6 +3,11 @@
 //! Data flows one way: a [`spec::GameSpec`] goes to an [`engine`], which computes a
 //! [`table::Table`], which [`table::format`] stores as a `.sgt` file, which the [`judge`]
 //! answers judge input from (the `sgq` binary).
+//!
+//! With the `lua` feature, the first script interpreter installs a process-wide handler for
+//! `SIGURG` and starts a watchdog thread, which stop a script's call that runs past its time
+//! bound; a `SIGURG` that is not such a stop goes on to the handler installed before
+//! (`sgtab::lua::watchdog`).
 
 /// An error that is one line of text for the user (`$name(pub String)`), shown as that line.
 macro_rules! line_error {

@@ -19,6 +19,12 @@ pub fn room() -> Option<u64> {
     [mem_available(), rlimit_room(), cgroup_room()].into_iter().flatten().min()
 }
 
+/// The address space this process may still map, by `ulimit -v` and RLIMIT_DATA alone: what a
+/// thread's stack takes, which the machine's free memory does not bound (`None`: no limit).
+pub fn address_room() -> Option<u64> {
+    rlimit_room()
+}
+
 /// A number of KiB in a `Key:   123 kB` line of a /proc file.
 fn kib_field(text: &str, key: &str) -> Option<u64> {
     let line = text.lines().find(|l| l.starts_with(key))?;

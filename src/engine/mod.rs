@@ -22,7 +22,6 @@ pub mod generic;
 pub mod gpu;
 pub mod octal;
 pub mod registry;
-pub mod scalar;
 
 pub use registry::{FAST, FastEngines, Grow};
 
@@ -326,7 +325,11 @@ impl Engines {
             crate::memory::check("its values", need)?;
         }
         let values = match chosen {
-            Backend::Scalar => timings.time("kernel", || spec.reference(progress))?,
+            Backend::Scalar => match spec.source() {
+                // A game given by its options has the generic engine on one thread as its reference.
+                Some(source) => Packed::from_values(&timings.time("kernel", || generic::compute(source, 1, progress))?),
+                None => timings.time("kernel", || spec.reference(progress))?,
+            },
             Backend::Generic => {
                 let source = spec.source().ok_or_else(|| EngineError(format!("{spec} is not given by its options")))?;
                 let threads = if self.backend == Backend::Scalar { 1 } else { self.threads() };

@@ -205,8 +205,13 @@ pub trait Game: fmt::Debug + Send + Sync + 'static {
     }
 
     /// The table straight from the definition (mex over the options); an error where the game
-    /// cannot be computed here (a stored table's game), or its definition fails.
-    fn reference(&self, progress: &Progress) -> Result<Packed, GameError>;
+    /// cannot be computed here (a stored table's game), or its definition fails. A game given
+    /// as a [`Source`] has none of its own: the engines take the generic engine on one thread
+    /// as its reference.
+    fn reference(&self, progress: &Progress) -> Result<Packed, GameError> {
+        let _ = progress;
+        Err(GameError(format!("{} has no reference of its own: it is built from its options", self.canonical())))
+    }
 
     /// The game as its options, where it is given that way.
     fn moves(&self) -> Option<&dyn Moves> {

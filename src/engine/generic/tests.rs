@@ -93,6 +93,10 @@ fn a_cycle_is_refused_naming_its_positions() {
     });
     let e = compute(&game, 2, &Progress::silent()).unwrap_err();
     assert!(e.0.contains("5 → 6 → 5") || e.0.contains("6 → 5 → 6"), "{e}");
+    // A long cycle: every arrow shown is a move; the positions left out are counted.
+    let long = Closure(100, |p, f| f(&[(p + 1) % 100]));
+    let e = compute(&long, 1, &Progress::silent()).unwrap_err();
+    assert!(e.0.ends_with("0 → 1 → 2 → 3 → (93 more) → 97 → 98 → 99 → 0 (a cycle of 100 positions)"), "{e}");
 }
 
 #[test]
@@ -173,4 +177,61 @@ fn positions_without_options_between_others_are_worth_zero() {
     for threads in 1..4 {
         assert_eq!(compute(&g, threads, &Progress::silent()).unwrap(), want);
     }
+}
+
+/// A game whose workers record the most options they gave in one call.
+struct Batches<F: Fn(u64, &mut dyn FnMut(&[u64])) + Sync>(u64, F, std::sync::atomic::AtomicUsize);
+
+impl<F: Fn(u64, &mut dyn FnMut(&[u64])) + Sync> Source for Batches<F> {
+    fn count(&self) -> u64 {
+        self.0
+    }
+    fn worker(&self) -> Result<Box<dyn Worker + '_>, GameError> {
+        struct W<'a, F: Fn(u64, &mut dyn FnMut(&[u64])) + Sync>(&'a Batches<F>);
+        impl<F: Fn(u64, &mut dyn FnMut(&[u64])) + Sync> Worker for W<'_, F> {
+            fn options(&mut self, positions: &[u64], f: &mut dyn FnMut(u64, &[u64])) -> Result<(), GameError> {
+                let mut given = 0;
+                for &p in positions {
+                    (self.0.1)(p, &mut |o| {
+                        given += 1;
+                        f(p, o)
+                    });
+                }
+                self.0.2.fetch_max(given, Relaxed);
+                Ok(())
+            }
+        }
+        Ok(Box::new(W(self)))
+    }
+}
+
+#[test]
+fn a_block_holds_its_budget_of_options_whatever_its_positions_return() {
+    // Every position past 0 has a million options (to position 0): a block of 256 of them
+    // would hold 4 GiB. A worker is handed no more positions than the block's budget holds
+    // (after the first, one at a time), and no more are kept than it holds.
+    let million = Batches(40, |p, f| (0..if p > 0 { 1 << 20 } else { 0 }).for_each(|_| f(&[0])), Default::default());
+    for threads in 1..3 {
+        million.2.store(0, Relaxed);
+        let values = compute(&million, threads, &Progress::silent()).unwrap();
+        assert!(values[0] == 0 && values[1..].iter().all(|&v| v == 1));
+        let most = million.2.load(Relaxed);
+        assert!(most <= 2 << 20, "{threads} threads: a worker gave {most} options in one call");
+    }
+}
+
+#[test]
+fn moves_that_depend_on_earlier_calls_are_refused_before_the_table_is_returned() {
+    // The options of a position depend on how many calls were made before: a table that
+    // would change with the thread count and the order of the calls.
+    let calls = std::sync::atomic::AtomicU64::new(0);
+    let counter = Closure(500, |p, f| {
+        let c = calls.fetch_add(1, Relaxed);
+        (0..p).filter(|q| !(q + c).is_multiple_of(3)).for_each(|q| f(&[q]))
+    });
+    let e = compute(&counter, 1, &Progress::silent()).unwrap_err();
+    assert!(e.0.contains("depend on something besides the position") && e.0.contains("fresh worker"), "{e}");
+    // The same game without the counter passes.
+    let plain = Closure(500, |p, f| (0..p).filter(|q| q % 3 != 0).for_each(|q| f(&[q])));
+    assert_eq!(compute(&plain, 2, &Progress::silent()).unwrap(), brute(500, &|p, f| (0..p).filter(|q| q % 3 != 0).for_each(|q| f(&[q]))));
 }

@@ -1,0 +1,114 @@
+//! The check before a table is returned: a sample of positions asked again of a fresh worker.
+//!
+//! A table is the same on every run and thread count only if a position's options are the same
+//! whenever they are asked. A script can break that (a counter kept in an upvalue across
+//! calls, a cache filled in an order that depends on which thread saw what): a fresh worker
+//! (for a script, a new interpreter that runs its top level again) is asked for a sample of
+//! positions in another order than the build's, from the last down, and the mex of each one's
+//! options over the table's values must be the value the table holds; the first positions it
+//! was asked are then asked again, after all the others, and must give the same options (as a
+//! set). A difference is refused in one line, and nothing is written.
+//!
+//! The sample is the first [`FIRST`] positions and one in [`EVERY`] of the rest, spread evenly,
+//! [`SPREAD`] at most: about 0.4% of a large table's positions, and one more start of the
+//! worker (a script's top level once more).
+
+use super::marks::Marks;
+use super::{EngineError, Stop};
+use crate::games::{Source, Worker};
+
+/// The first positions, all sampled.
+const FIRST: u64 = 64;
+/// One position in this many is sampled past the first ones...
+const EVERY: u64 = 256;
+/// ... and this many at most.
+const SPREAD: u64 = 4096;
+/// Positions asked a second time.
+const REPEAT: usize = 16;
+
+/// The sampled positions, in increasing order.
+fn sample(count: u64) -> Vec<u64> {
+    let mut sample: Vec<u64> = (0..count.min(FIRST)).collect();
+    if count > FIRST {
+        let rest = count - FIRST;
+        let spread = (rest / EVERY).min(SPREAD);
+        sample.extend((0..spread).map(|i| FIRST + rest * (2 * i + 1) / (2 * spread)));
+    }
+    sample.dedup();
+    sample
+}
+
+/// Checks `values`, the table of `source`, on a sample of its positions (see the module docs).
+pub(super) fn recheck<S: Source + ?Sized>(source: &S, values: &[u32]) -> Result<(), EngineError> {
+    let sample = sample(values.len() as u64);
+    let mut worker = source.worker().map_err(|e| EngineError(e.0))?;
+    let mut marks = Marks::default();
+    let mut asked: Vec<(u64, u64)> = Vec::new();
+    for &p in sample.iter().rev() {
+        let (value, options) = ask(&mut *worker, p, values, &mut marks).map_err(|stop| stop.error(source))?;
+        if value != values[p as usize] {
+            return Err(EngineError(format!(
+                "position {} is worth {value} by its options asked again of a fresh worker (for a script, a new interpreter), but {} in the build: the moves depend on something besides the position (state kept between calls?), so the table could differ from run to run; nothing was written",
+                source.name(p),
+                values[p as usize]
+            )));
+        }
+        if asked.len() < REPEAT {
+            asked.push((p, options));
+        }
+    }
+    for (p, options) in asked {
+        let (_, again) = ask(&mut *worker, p, values, &mut marks).map_err(|stop| stop.error(source))?;
+        if again != options {
+            return Err(EngineError(format!(
+                "position {} has other options when a fresh worker (for a script, a new interpreter) is asked for them a second time: the moves depend on something besides the position (state kept between calls?), so the table could differ from run to run; nothing was written",
+                source.name(p)
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Position `p`'s value by its options over `values`, and a digest of its options (the same
+/// for the same options in any order).
+fn ask(worker: &mut dyn Worker, p: u64, values: &[u32], marks: &mut Marks) -> Result<(u32, u64), Stop> {
+    let mut found: Vec<u32> = Vec::new();
+    let (mut digest, mut bad) = (0u64, None);
+    worker.options(&[p], &mut |_, option| {
+        let mut h = 0xcbf2_9ce4_8422_2325u64 ^ option.len() as u64;
+        let mut x = 0;
+        for &q in option {
+            h = (h ^ q).wrapping_mul(0x0000_0100_0000_01b3);
+            match values.get(q as usize) {
+                Some(&v) => x ^= v,
+                None if bad.is_none() => bad = Some(Stop::Outside(p, q)),
+                None => {}
+            }
+        }
+        digest = digest.wrapping_add(h ^ (h >> 29));
+        if found.try_reserve(1).is_ok() {
+            found.push(x);
+        } else if bad.is_none() {
+            bad = Some(Stop::Engine(
+                crate::memory::short("the options of one position", (found.len() as u64 + 1) * 4, crate::memory::room()).into(),
+            ));
+        }
+    })?;
+    if let Some(stop) = bad {
+        return Err(stop);
+    }
+    Ok((marks.mex_of(&found)?, digest))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sample;
+
+    #[test]
+    fn the_sample_takes_the_first_positions_and_spreads_over_the_rest() {
+        assert_eq!(sample(10), (0..10).collect::<Vec<u64>>());
+        let s = sample(1 << 22);
+        assert_eq!(s.len(), 64 + 4096);
+        assert!(s.windows(2).all(|w| w[0] < w[1]) && *s.last().unwrap() < 1 << 22 && *s.last().unwrap() > (1 << 22) - 1100);
+    }
+}

@@ -1,0 +1,402 @@
+//! One engine thread's interpreter of a script's game: `moves` and `rank` called through Lua's
+//! C API, one protected call a position inside one call into Lua a block, and the returned
+//! list read in place (no conversion through Rust values): that per-call path is most of the
+//! cost for small games.
+//!
+//! A list of options is read whole: every key must be an integer from 1 to `#list`, none
+//! missing, or the build stops naming the position and the key (a list with a hole would
+//! otherwise be cut short at whatever border `#` finds). The same holds for a position given
+//! as a list of coordinates, and for the parts of a sum.
+
+use super::library::{pair_parts, type_name};
+use super::state::{State, lua_message};
+use super::table;
+use crate::games::{Dims, GameError, MAX_AXES, Worker};
+use mlua::ffi;
+
+/// One thread's interpreter of a script's game.
+pub(crate) struct LuaWorker {
+    pub state: State,
+    pub moves: mlua::Function,
+    pub rank: Option<mlua::Function>,
+    pub dims: Dims,
+    pub point: [u64; MAX_AXES],
+    /// One option's positions, reused.
+    pub parts: Vec<u64>,
+}
+
+/// Why reading a position's options stopped, found inside the raw block (turned into a
+/// [`GameError`] outside it, where the worker's state can be borrowed).
+enum Bad {
+    /// The call failed: Lua's message, if a string, and whether it was out of memory.
+    Call(Option<String>, bool),
+    Option(String),
+}
+
+impl Worker for LuaWorker {
+    fn options(&mut self, positions: &[u64], f: &mut dyn FnMut(u64, &[u64])) -> Result<(), GameError> {
+        let mut failed: Option<(u64, Bad)> = None;
+        let mut unchanged = false;
+        let (dims, k) = (self.dims, self.dims.axes());
+        let state = &self.state;
+        let point = &mut self.point;
+        let parts = &mut self.parts;
+        // SAFETY: inside the block only C API calls that cannot raise a Lua error are made
+        // (stack space is checked first; reads are raw), and the calls into the script are
+        // protected (lua_pcall): nothing unwinds or jumps across this Rust code.
+        let run = unsafe {
+            state.lua.exec_raw::<()>((&self.moves, &state.sums), |l| {
+                if ffi::lua_checkstack(l, 12 + k as i32) == 0 {
+                    failed = Some((positions.first().copied().unwrap_or(0), Bad::Option("no room on the Lua stack".into())));
+                    return;
+                }
+                for &p in positions {
+                    if let Err(bad) = call_at(l, state, &dims, point, p) {
+                        failed = Some((p, bad));
+                        return;
+                    }
+                    let read = read_options(l, &dims, parts, &mut |opt| f(p, opt));
+                    ffi::lua_settop(l, 2);
+                    if let Err(why) = read {
+                        failed = Some((p, Bad::Option(why)));
+                        return;
+                    }
+                }
+                unchanged = state.globals_unchanged(l);
+            })
+        };
+        run.map_err(|e| self.state.error(lua_message(&e)))?;
+        match failed {
+            None => self.state.check_globals(unchanged, || self.place(positions)),
+            Some((p, bad)) => Err(self.bad(p, bad)),
+        }
+    }
+
+    fn ranks(&mut self, positions: &[u64], out: &mut Vec<i64>) -> Result<(), GameError> {
+        let Some(rank) = &self.rank else { return Err(self.state.error("the script defines no `rank`")) };
+        let mut failed: Option<(u64, Bad)> = None;
+        let mut unchanged = false;
+        let (dims, k) = (self.dims, self.dims.axes());
+        let state = &self.state;
+        let point = &mut self.point;
+        // SAFETY: as in `options`.
+        let run = unsafe {
+            state.lua.exec_raw::<()>((rank, &state.sums), |l| {
+                if ffi::lua_checkstack(l, 8 + k as i32) == 0 {
+                    failed = Some((positions.first().copied().unwrap_or(0), Bad::Option("no room on the Lua stack".into())));
+                    return;
+                }
+                for &p in positions {
+                    if let Err(bad) = call_at(l, state, &dims, point, p) {
+                        failed = Some((p, bad));
+                        return;
+                    }
+                    let is_int = ffi::lua_isinteger(l, -1) != 0;
+                    let r = ffi::lua_tointegerx(l, -1, std::ptr::null_mut());
+                    let kind = describe(l, -1);
+                    ffi::lua_settop(l, 2);
+                    if !is_int {
+                        failed = Some((p, Bad::Option(format!("rank returned {kind}, not an integer"))));
+                        return;
+                    }
+                    out.push(r);
+                }
+                unchanged = state.globals_unchanged(l);
+            })
+        };
+        run.map_err(|e| self.state.error(lua_message(&e)))?;
+        match failed {
+            None => self.state.check_globals(unchanged, || self.place(positions)),
+            Some((p, bad)) => Err(self.bad(p, bad)),
+        }
+    }
+}
+
+impl LuaWorker {
+    /// Where a batch of calls ran, for a message: `at position 7`, or `at one of the 12
+    /// positions from 3 to 14`.
+    fn place(&self, positions: &[u64]) -> String {
+        match positions {
+            [p] => format!("at position {}", self.dims.name(*p)),
+            [first, .., last] => format!("at one of the {} positions from {} to {}", positions.len(), self.dims.name(*first), self.dims.name(*last)),
+            [] => "between positions".into(),
+        }
+    }
+
+    fn bad(&self, p: u64, bad: Bad) -> GameError {
+        let place = format!("at position {}", self.dims.name(p));
+        let state = &self.state;
+        match bad {
+            Bad::Call(message, out_of_memory) => match state.watch.stopped() {
+                Some(why) => state.error(format!("{} {place}: {why}", state.file)),
+                None if out_of_memory => state.out_of_memory(&place),
+                None => {
+                    let message = message.unwrap_or_else(|| "an error without a message".into());
+                    state.error(format!("{place}: {}", super::library::escape_controls(message.lines().next().unwrap_or(""))))
+                }
+            },
+            Bad::Option(why) => state.error(format!("{} {place}: {}", state.file, super::library::escape_controls(&why))),
+        }
+    }
+}
+
+/// Calls the function at stack index 1 with the coordinates of position `p` (through the
+/// watchdog), leaving its one result at index 3, or the error.
+///
+/// # Safety
+/// `l` is the state of `state`, with the function at index 1, two values on the stack, and
+/// room for k + 1 more.
+unsafe fn call_at(l: *mut ffi::lua_State, state: &State, dims: &Dims, point: &mut [u64], p: u64) -> Result<(), Bad> {
+    let k = dims.axes();
+    // SAFETY: per this function's contract.
+    unsafe {
+        ffi::lua_pushvalue(l, 1);
+        dims.point(p, point);
+        for &c in &point[..k] {
+            ffi::lua_pushinteger(l, c as i64);
+        }
+        let status = state.watch.call(state.raw, || ffi::lua_pcall(l, k as i32, 1, 0));
+        if status == ffi::LUA_OK {
+            return Ok(());
+        }
+        let message = raw_string(l, -1);
+        ffi::lua_settop(l, 2);
+        Err(Bad::Call(message, status == ffi::LUA_ERRMEM))
+    }
+}
+
+/// The string at `idx`, if it is one.
+unsafe fn raw_string(l: *mut ffi::lua_State, idx: i32) -> Option<String> {
+    let mut len = 0usize;
+    // SAFETY: lua_tolstring on a string returns its bytes (a number would be converted in
+    // place, which allocates: only strings are read).
+    unsafe {
+        if ffi::lua_type(l, idx) != ffi::LUA_TSTRING {
+            return None;
+        }
+        let ptr = ffi::lua_tolstring(l, idx, &mut len);
+        Some(String::from_utf8_lossy(std::slice::from_raw_parts(ptr as *const u8, len)).into_owned())
+    }
+}
+
+/// A value in words for an error: `2.5 (a float: ...)`, `a string`, `nil`.
+pub(crate) unsafe fn describe(l: *mut ffi::lua_State, idx: i32) -> String {
+    // SAFETY: reads the value at idx only.
+    unsafe {
+        match ffi::lua_type(l, idx) {
+            ffi::LUA_TNUMBER if ffi::lua_isinteger(l, idx) != 0 => format!("the integer {}", ffi::lua_tointegerx(l, idx, std::ptr::null_mut())),
+            ffi::LUA_TNUMBER => {
+                let v = ffi::lua_tonumberx(l, idx, std::ptr::null_mut());
+                format!("{v:?} (a float: use // for whole-number division)")
+            }
+            ffi::LUA_TNIL => "nil".into(),
+            t => format!("a {}", type_name(t)),
+        }
+    }
+}
+
+/// A key of a list in words: `key 0`, `key "n"`, `table key`.
+unsafe fn describe_key(l: *mut ffi::lua_State, idx: i32) -> String {
+    // SAFETY: reads the key at idx only (a string's bytes in place).
+    unsafe {
+        match ffi::lua_type(l, idx) {
+            ffi::LUA_TNUMBER if ffi::lua_isinteger(l, idx) != 0 => format!("key {}", ffi::lua_tointegerx(l, idx, std::ptr::null_mut())),
+            ffi::LUA_TNUMBER => format!("key {:?}", ffi::lua_tonumberx(l, idx, std::ptr::null_mut())),
+            ffi::LUA_TSTRING => format!("key {:?}", raw_string(l, idx).unwrap_or_default()),
+            t => format!("{} key", type_name(t)),
+        }
+    }
+}
+
+/// An entry of a list, as [`each_entry`] hands it over.
+#[derive(Clone, Copy)]
+enum Entry {
+    /// An integer.
+    Int(i64),
+    /// A light userdata (a pointer's bits).
+    Light(usize),
+    /// Anything else: the value is on top of the stack.
+    Pushed,
+}
+
+/// Calls `each(i, entry)` with each entry of the list at `idx` (key i); an error where a key is
+/// not an integer from 1 to `#list` or one is missing. A table of an array part only is read
+/// in place ([`super::table`]); any other by `lua_next` over every key. `what` names the list
+/// for messages. Leaves the stack as it found it.
+#[inline(always)]
+unsafe fn each_entry(
+    l: *mut ffi::lua_State,
+    idx: i32,
+    what: &dyn Fn() -> String,
+    mut each: impl FnMut(i64, Entry) -> Result<(), String>,
+) -> Result<(), String> {
+    let keys = |n: i64| format!("its length (#) is {n}: a list's keys are 1 to # with none missing (append with list[#list + 1] = x)");
+    // SAFETY: raw reads of a table on the stack (lua_next raises no error for a key that is in
+    // the table); two slots above the top. Between two reads of the slots nothing allocates in
+    // the interpreter or runs Lua code (`each` reads raw and calls Rust), so they stay put.
+    unsafe {
+        let idx = ffi::lua_absindex(l, idx);
+        let n = ffi::lua_rawlen(l, idx) as i64;
+        if let Some(slots) = table::slots(l, idx, n as u64) {
+            for i in 0..n as usize {
+                let key = i as i64 + 1;
+                let (tag, bits) = slots.get(i);
+                let entry = match tag {
+                    table::INTEGER => Entry::Int(bits as i64),
+                    table::LIGHT => Entry::Light(bits as usize),
+                    t if t & 0x0F == ffi::LUA_TNIL as u8 => return Err(format!("{} has no key {key} though {}", what(), keys(n))),
+                    _ => {
+                        ffi::lua_rawgeti(l, idx, key);
+                        Entry::Pushed
+                    }
+                };
+                let done = each(key, entry);
+                ffi::lua_settop(l, idx);
+                done?;
+            }
+            return Ok(());
+        }
+        let mut count = 0;
+        ffi::lua_pushnil(l);
+        while ffi::lua_next(l, idx) != 0 {
+            // (Lua keeps a float key that is a whole number as an integer.)
+            let i = ffi::lua_tointegerx(l, -2, std::ptr::null_mut());
+            if ffi::lua_isinteger(l, -2) == 0 || !(1..=n).contains(&i) {
+                let key = describe_key(l, -2);
+                ffi::lua_settop(l, idx);
+                return Err(format!("{} has the {key}, but {}", what(), keys(n)));
+            }
+            count += 1;
+            let done = each(i, Entry::Pushed);
+            ffi::lua_settop(l, idx + 1);
+            if let Err(why) = done {
+                ffi::lua_settop(l, idx);
+                return Err(why);
+            }
+        }
+        if count != n {
+            // A hole: the first index of 1..#list that holds nothing.
+            let hole = (1..=n).find(|&i| {
+                let t = ffi::lua_rawgeti(l, idx, i);
+                ffi::lua_settop(l, idx);
+                t == ffi::LUA_TNIL
+            });
+            return Err(format!("{} has no key {} though {}", what(), hole.unwrap_or(0), keys(n)));
+        }
+        Ok(())
+    }
+}
+
+/// Reads the list of options at index 3 (the sums' metatable is index 2), calling `f` with each
+/// option's positions. Leaves the stack as it found it.
+unsafe fn read_options(l: *mut ffi::lua_State, dims: &Dims, parts: &mut Vec<u64>, f: &mut dyn FnMut(&[u64])) -> Result<(), String> {
+    // SAFETY: raw reads of tables and values on a stack with room for them.
+    unsafe {
+        if ffi::lua_type(l, 3) != ffi::LUA_TTABLE {
+            return Err(format!("moves returned {}, not a list of options", describe(l, 3)));
+        }
+        each_entry(l, 3, &|| "the list of options".into(), |i, entry| {
+            parts.clear();
+            let what = || format!("option {i}");
+            let entry = match entry {
+                Entry::Pushed if ffi::lua_isinteger(l, -1) != 0 => Entry::Int(ffi::lua_tointegerx(l, -1, std::ptr::null_mut())),
+                Entry::Pushed if ffi::lua_type(l, -1) == ffi::LUA_TLIGHTUSERDATA => Entry::Light(ffi::lua_touserdata(l, -1) as usize),
+                other => other,
+            };
+            match entry {
+                Entry::Int(v) => position_number(dims, v, parts, &what)?,
+                Entry::Light(bits) => {
+                    let (a, b) = pair_parts(bits as *mut _).ok_or_else(|| format!("{} is not a position or a sum", what()))?;
+                    let part = |j: usize| move || format!("part {j} of the sum that is {}", what());
+                    position_number(dims, a as i64, parts, &part(1))?;
+                    position_number(dims, b as i64, parts, &part(2))?;
+                }
+                Entry::Pushed => match ffi::lua_type(l, -1) {
+                    ffi::LUA_TTABLE if is_sum(l, -1) => read_sum(l, dims, parts, &what)?,
+                    ffi::LUA_TTABLE => position_list(l, dims, parts, &what)?,
+                    _ => return Err(format!("{} is {}, not a position or a sum", what(), describe(l, -1))),
+                },
+            }
+            f(parts);
+            Ok(())
+        })
+    }
+}
+
+/// Whether the table at `idx` is a sum (its metatable is the sums', at index 2).
+unsafe fn is_sum(l: *mut ffi::lua_State, idx: i32) -> bool {
+    // SAFETY: pushes the metatable, if any, and pops it.
+    unsafe {
+        let idx = ffi::lua_absindex(l, idx);
+        if ffi::lua_getmetatable(l, idx) == 0 {
+            return false;
+        }
+        let sum = ffi::lua_rawequal(l, -1, 2) != 0;
+        ffi::lua_settop(l, -2);
+        sum
+    }
+}
+
+/// A 1-D position given as a number.
+#[inline]
+fn position_number(dims: &Dims, v: i64, parts: &mut Vec<u64>, what: &dyn Fn() -> String) -> Result<(), String> {
+    if dims.axes() != 1 {
+        return Err(format!("{} is the number {v}, but a position of this {}-axis game is a list of {} integers", what(), dims.axes(), dims.axes()));
+    }
+    if v < 0 || v as u64 >= dims.len() {
+        return Err(format!("{} is position {v}, outside the shape 0..{}", what(), dims.len() - 1));
+    }
+    parts.push(v as u64);
+    Ok(())
+}
+
+/// A position given as a list of k integers, on top of the stack.
+unsafe fn position_list(l: *mut ffi::lua_State, dims: &Dims, parts: &mut Vec<u64>, what: &dyn Fn() -> String) -> Result<(), String> {
+    // SAFETY: raw reads of the table on top of the stack.
+    unsafe {
+        let k = dims.axes();
+        let len = ffi::lua_rawlen(l, -1);
+        if len != k {
+            return Err(format!("{} is a list of {len} numbers; a position of this game is {k}", what()));
+        }
+        let mut point = [0u64; MAX_AXES];
+        each_entry(l, -1, what, |j, entry| {
+            let (slot, size) = (j as usize - 1, dims.sizes()[j as usize - 1]);
+            let v = match entry {
+                Entry::Int(v) => v,
+                Entry::Pushed if ffi::lua_isinteger(l, -1) != 0 => ffi::lua_tointegerx(l, -1, std::ptr::null_mut()),
+                Entry::Pushed => return Err(format!("coordinate {j} of {} is {}, not an integer", what(), describe(l, -1))),
+                Entry::Light(_) => return Err(format!("coordinate {j} of {} is a sum, not an integer", what())),
+            };
+            if v < 0 || v as u64 >= size {
+                return Err(format!("{} has coordinate {j} = {v}, outside 0..{}", what(), size - 1));
+            }
+            point[slot] = v as u64;
+            Ok(())
+        })?;
+        parts.push(dims.index(&point[..k]).expect("checked coordinates"));
+        Ok(())
+    }
+}
+
+/// The parts of the sum on top of the stack (a table sum made).
+unsafe fn read_sum(l: *mut ffi::lua_State, dims: &Dims, parts: &mut Vec<u64>, what: &dyn Fn() -> String) -> Result<(), String> {
+    // SAFETY: raw reads of the sum and of the values it holds.
+    unsafe {
+        let sum = || format!("the sum that is {}", what());
+        each_entry(l, -1, &sum, |j, entry| {
+            let part = || format!("part {j} of the sum that is {}", what());
+            match entry {
+                Entry::Int(v) => return position_number(dims, v, parts, &part),
+                Entry::Light(_) => return Err(format!("{} is itself a sum; list the parts instead", part())),
+                Entry::Pushed => {}
+            }
+            match ffi::lua_type(l, -1) {
+                ffi::LUA_TNUMBER if ffi::lua_isinteger(l, -1) != 0 => position_number(dims, ffi::lua_tointegerx(l, -1, std::ptr::null_mut()), parts, &part),
+                ffi::LUA_TTABLE if !is_sum(l, -1) => position_list(l, dims, parts, &part),
+                ffi::LUA_TTABLE | ffi::LUA_TLIGHTUSERDATA => Err(format!("{} is itself a sum; list the parts instead", part())),
+                _ => Err(format!("{} is {}, not a position", part(), describe(l, -1))),
+            }
+        })
+    }
+}
