@@ -15,7 +15,7 @@
 
 mod common;
 
-use sgtab::judge::input::Kernel;
+use sgtab::judge::input::NumberKernel;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -105,7 +105,7 @@ fn main() {
         ("wc -l, pipe", None, vec!["-l"], Feed::Pipe, false),
     ];
     // The portable kernel beside the one this CPU chose (AVX2 where it has it).
-    if Kernel::chosen() != Kernel::Portable {
+    if NumberKernel::chosen() != NumberKernel::Portable {
         rows.push(("portable kernel: mapped, 1 thread", Some(sgq_bin.clone()), vec!["lasker", "--threads", "1"], Feed::File, true));
         rows.push(("portable kernel: mapped, 2 threads", Some(sgq_bin.clone()), vec!["lasker", "--threads", "2"], Feed::File, true));
         rows.push(("portable kernel: pipe", Some(sgq_bin.clone()), vec!["lasker"], Feed::Pipe, true));
@@ -132,7 +132,7 @@ fn main() {
         }
     }
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    println!("input: {} ({:.1} MB), {runs} alternating runs, {cores} cores, kernel {:?}", file.display(), size as f64 / 1e6, Kernel::chosen());
+    println!("input: {} ({:.1} MB), {runs} alternating runs, {cores} cores, kernel {:?}", file.display(), size as f64 / 1e6, NumberKernel::chosen());
     println!("{:<36} {:>9} {:>10} {:>8} {:>10}", "command", "best ms", "median ms", "MB/s", "÷ wc -l");
     let wc_med = summary(times[0].clone()).1;
     for ((name, ..), t) in rows.iter().zip(times) {

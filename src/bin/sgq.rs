@@ -5,7 +5,7 @@
 
 use sgtab::judge::lookup::Found;
 use sgtab::judge::parallel::Parallel;
-use sgtab::judge::read_ahead::ReadAhead;
+use sgtab::judge::input::read_ahead::ReadAhead;
 use sgtab::judge::{self, JudgeError, Problem, query};
 use std::io::{self, Read, Seek, Write};
 use std::os::unix::fs::FileTypeExt;

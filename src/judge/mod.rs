@@ -12,7 +12,6 @@ pub mod lasker;
 pub mod lookup;
 pub mod parallel;
 pub mod query;
-pub mod read_ahead;
 pub mod snim;
 pub mod stones;
 pub mod tokens;
