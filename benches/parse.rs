@@ -11,7 +11,7 @@
 mod common;
 
 use sgtab::judge::input::{NumberKernel, Scanner};
-use sgtab::judge::parallel::Parallel;
+use sgtab::judge::input::mapped::Parallel;
 use std::path::Path;
 use std::process::Command;
 use std::time::Instant;

@@ -3,8 +3,8 @@
 //! Kept tiny on purpose: it parses its few arguments by hand (no clap) and references no GPU
 //! code, so it starts in about a millisecond.
 
-use sgtab::judge::lookup::Found;
-use sgtab::judge::parallel::Parallel;
+use sgtab::judge::lookup::FoundTable;
+use sgtab::judge::input::mapped::Parallel;
 use sgtab::judge::input::read_ahead::ReadAhead;
 use sgtab::judge::{self, JudgeError, Problem, query};
 use std::io::{self, Read, Seek, Write};
@@ -339,7 +339,7 @@ fn query(kind: &str, tables: Option<PathBuf>, mut source: Source, args: impl Ite
     let result = loaded.and_then(|table| {
         // Where the table was found, for a message about a position past it.
         let path = file.as_ref().map_or_else(|| tables.join(table.spec.file_name()), PathBuf::from);
-        let found = Found { table: &table, file: Some(&path), spec: file.is_none().then_some(spec.as_str()) };
+        let found = FoundTable { table: &table, file: Some(&path), spec: file.is_none().then_some(spec.as_str()) };
         match (kind, source.open()?) {
             ("value", Input::Stream(r)) => query::value(found, r, &mut out, &mut note),
             ("value", Input::Mapped(data, par)) => query::value_bytes(found, &data, par, &mut out, &mut note),

@@ -5,8 +5,8 @@
 
 use super::JudgeError;
 use super::input::{Buf, Numbers, Scanner};
-use super::parallel::Parallel;
-use super::tokens;
+use super::input::mapped::Parallel;
+use super::input::mapped::tokens;
 use crate::games::chess::row_from_columns;
 use crate::table::Table;
 use std::io::{Read, Write};

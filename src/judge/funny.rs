@@ -3,8 +3,9 @@
 
 use super::JudgeError;
 use super::input::{Buf, Numbers, Scanner};
-use super::parallel::Parallel;
-use super::tokens;
+use super::input::mapped::Parallel;
+use super::input::cases::answer_cases;
+use super::input::mapped::tokens;
 use crate::table::Table;
 use std::io::{Read, Write};
 
@@ -42,7 +43,7 @@ fn say(out: &mut impl Write, case: u64, counts: &[u64], g: &[u64]) -> Result<(),
 
 pub fn answer(table: &Table, input: &mut Scanner<impl Read, impl Buf>, out: &mut impl Write) -> Result<(), JudgeError> {
     let g = stone_values(table)?;
-    tokens::answer_cases(input, 1, 1, out, read_game, &|case, game, out| answer_game(case, game, &g, out))
+    answer_cases(input, 1, 1, out, read_game, &|case, game, out| answer_game(case, game, &g, out))
 }
 
 /// Games a batch on the threads (a few hundred KiB of output at most).
@@ -54,7 +55,7 @@ const BATCH: usize = 4096;
 pub fn answer_bytes(table: &Table, data: &[u8], par: Parallel, out: &mut impl Write) -> Result<(), JudgeError> {
     let g = stone_values(table)?;
     let answer = |case, game: &Game, out: &mut Vec<u8>| answer_game(case, game, &g, out);
-    tokens::read(data, 0, par, MAX_STONES as u16, |input| tokens::answer_cases(input, par.threads, BATCH, out, read_game, &answer))
+    tokens::read(data, 0, par, MAX_STONES as u16, |input| answer_cases(input, par.threads, BATCH, out, read_game, &answer))
 }
 
 /// A game: its piles' stone counts.

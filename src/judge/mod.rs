@@ -10,11 +10,9 @@ pub mod generate;
 pub mod input;
 pub mod lasker;
 pub mod lookup;
-pub mod parallel;
 pub mod query;
 pub mod snim;
 pub mod stones;
-pub mod tokens;
 
 use crate::spec::GameSpec;
 use crate::table::{Table, format};
@@ -196,6 +194,17 @@ fn load_named(dir: &Path, spec: &str, name: &str, fix: &str) -> Result<Table, Ju
     }
 }
 
+/// The script path of a spec `lua:PATH[:NAME=VALUE,...]`, as [`crate::games::stored::Script`]
+/// reads it: the parameters are what follows the last `:`, where that holds a `=`.
+fn script_path(spec: &str) -> Option<String> {
+    let rest = spec.trim().strip_prefix("lua:")?;
+    let path = match rest.rsplit_once(':') {
+        Some((path, params)) if params.contains('=') => path,
+        _ => rest,
+    };
+    Some(path.to_string())
+}
+
 /// `text` as one shell word: as it is when that is safe, else in single quotes.
 fn shell_word(text: &str) -> String {
     let plain = |c: char| c.is_ascii_alphanumeric() || "/._-:,+=@%".contains(c);
@@ -212,10 +221,8 @@ pub fn answer(problem: Problem, tables: &Path, input: impl Read, out: &mut impl 
 }
 
 /// [`answer`] for an input all in memory (a mapped file): the same output and errors, byte for
-/// byte. `lasker` folds its pieces on `par.threads` threads ([`parallel`]); `chess` and `snim`
-/// read their tokens on `par.threads` threads and walk them in order ([`tokens`]); the others
-/// read `data` in place.
-pub fn answer_bytes(problem: Problem, tables: &Path, data: &[u8], par: parallel::Parallel, out: &mut impl Write) -> Result<(), JudgeError> {
+/// byte, read on `par.threads` threads ([`input::mapped`]).
+pub fn answer_bytes(problem: Problem, tables: &Path, data: &[u8], par: input::mapped::Parallel, out: &mut impl Write) -> Result<(), JudgeError> {
     let table = problem_table(problem, tables)?;
     match (problem, &table) {
         (Problem::Lasker, Some(t)) => lasker::answer_bytes(t, data, par, out),
@@ -223,7 +230,7 @@ pub fn answer_bytes(problem: Problem, tables: &Path, data: &[u8], par: parallel:
         (Problem::Snim, _) => snim::answer_bytes(data, par, out),
         (Problem::Stones, Some(t)) => stones::answer_bytes(t, data, par, out),
         (Problem::Funny, Some(t)) => funny::answer_bytes(t, data, par, out),
-        _ => answer_stream(problem, table.as_ref(), &mut Scanner::over(data, 0, 0, 0), out),
+        _ => unreachable!("table loaded for every problem but snim"),
     }
 }
 

@@ -14,9 +14,9 @@
 //! count and that many numbers, each worth a value on its own: `lasker`, `sgq sum`), and cases a
 //! grammar reads one by one, answered in batches on the threads (`snim`, `funny`).
 
-//TMP pub mod cases;
+pub mod cases;
 pub mod kernel;
-//TMP pub mod mapped;
+pub mod mapped;
 //TMP pub mod open;
 pub mod read_ahead;
 mod scanner;
