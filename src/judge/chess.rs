@@ -11,8 +11,8 @@ use crate::games::chess::row_from_columns;
 use crate::table::Table;
 use std::io::{Read, Write};
 
-const WIDTH: u32 = 20;
-const MAX_ROWS: u64 = 1000;
+pub(crate) const WIDTH: u32 = 20;
+pub(crate) const MAX_ROWS: u64 = 1000;
 
 pub fn answer(table: &Table, input: &mut Scanner<impl Read, impl Buf>, out: &mut impl Write) -> Result<(), JudgeError> {
     let count = input.next(0, u64::MAX, &"the case count T")?;

@@ -12,10 +12,10 @@ use super::lookup::{Lookup, with_value};
 use crate::table::Table;
 use std::io::{Read, Write};
 
-const MAX_HEAP: u64 = (1 << 31) - 1;
+pub(crate) const MAX_HEAP: u64 = (1 << 31) - 1;
 
 /// The grammar: `T` (1 to 100) cases, each `N` (1 to 10^6) and N heap sizes.
-const FORMAT: Counted = Counted { cases: (1, 100), count: (1, 1_000_000), count_name: "the heap count N", body_name: "a heap size" };
+pub(crate) const FORMAT: Counted = Counted { cases: (1, 100), count: (1, 1_000_000), count_name: "the heap count N", body_name: "a heap size" };
 
 /// The lookup for `table`, or why it cannot answer every heap up to 2^31 − 1.
 fn lookup(table: &Table) -> Result<Lookup<'_>, JudgeError> {

@@ -357,23 +357,10 @@ mod tests {
         // (period, pre, saltus): offset tables (saltus = a power-of-two period ≤ 64, Lasker's Nim
         // is (4, 0, 4)), shifts (a power of two with another saltus, or past 64), multiplies
         // (any other period, exact below 2^32 and divided above).
-        let cases = [
-            (1u64, 0u64, 1u64),
-            (2, 3, 2),
-            (4, 0, 4),
-            (8, 1, 8),
-            (64, 5, 64),
-            (4, 2, 3),
-            (128, 2, 128),
-            (1, 0, 0),
-            (3, 0, 2),
-            (5, 7, 5),
-            (12, 1, 0),
-            (1000, 3, 9),
-            (65537, 0, 1),
-            ((1 << 32) + 1, 0, 2),
-        ];
-        for (period, pre, saltus) in cases {
+        let offsets = [(1u64, 0u64, 1u64), (2, 3, 2), (4, 0, 4), (8, 1, 8), (64, 5, 64)];
+        let shifts = [(4, 2, 3), (128, 2, 128), (1, 0, 0)];
+        let multiplies = [(3, 0, 2), (5, 7, 5), (12, 1, 0), (1000, 3, 9), (65537, 0, 1), ((1 << 32) + 1, 0, 2)];
+        for (period, pre, saltus) in offsets.into_iter().chain(shifts).chain(multiplies) {
             // Values below and above n (g(n) < n makes the offsets wrap).
             let head: Vec<u64> = (0..period.min(1000)).map(|r| (r * 5 + 3) % (period + 2)).chain((1000..period.min(70_000)).map(|r| r / 3)).collect();
             if head.len() as u64 != period {

@@ -11,6 +11,7 @@ pub mod input;
 pub mod lasker;
 pub mod lookup;
 pub mod query;
+pub mod run;
 pub mod snim;
 pub mod stones;
 
@@ -175,6 +176,16 @@ pub fn load_any(dir: &Path, text: &str) -> Result<Table, JudgeError> {
     }
     let spec = GameSpec::parse(text).map_err(|e| JudgeError::Table(e.0))?;
     load_table(dir, &spec)
+}
+
+/// Why `text` is refused as the game of `sgq value` or `sgq sum` before any table is looked
+/// for: a built-in family's spec that does not parse. A script's (`lua:`) or an imported
+/// game's (`import:`) is checked where its table is loaded ([`load_any`]).
+pub fn spec_refusal(text: &str) -> Option<String> {
+    if text.starts_with("lua:") || text.starts_with("import:") {
+        return None;
+    }
+    GameSpec::parse(text).err().map(|e| e.to_string())
 }
 
 /// Loads the table of canonical spec `spec` from the file `name` in `dir`, checked; `fix` says

@@ -12,7 +12,7 @@ use std::io::{Read, Write};
 
 const MAX_K: u64 = 100;
 const MAX_MOVE: u64 = 10_000;
-const MAX_M: u64 = 100;
+pub(crate) const MAX_M: u64 = 100;
 const MAX_L: u64 = 100;
 const MAX_HEAP: u64 = 10_000;
 

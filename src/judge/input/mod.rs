@@ -17,7 +17,7 @@
 pub mod cases;
 pub mod kernel;
 pub mod mapped;
-//TMP pub mod open;
+pub mod open;
 pub mod read_ahead;
 mod scanner;
 

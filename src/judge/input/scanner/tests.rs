@@ -1,12 +1,8 @@
 use super::*;
 
+/// Every number of `input`, read one at a time through a buffer of `cap` bytes.
 fn all(input: &str, cap: usize) -> Result<Vec<u64>, String> {
-    let mut s = Scanner::with_capacity(input.as_bytes(), cap);
-    let mut out = Vec::new();
-    while let Some(v) = s.next_in(0, u64::MAX, &"number").map_err(|e| e.to_string())? {
-        out.push(v);
-    }
-    Ok(out)
+    chunked(input.as_bytes(), cap, usize::MAX)
 }
 
 #[test]
@@ -173,6 +169,8 @@ impl Read for Chunked<'_> {
     }
 }
 
+/// Every number of `input`, read one at a time through a buffer of `cap` bytes from a source
+/// that gives `chunk` bytes a read.
 fn chunked(input: &[u8], cap: usize, chunk: usize) -> Result<Vec<u64>, String> {
     let mut s = Scanner::with_capacity(Chunked { data: input, chunk }, cap);
     let mut out = Vec::new();
