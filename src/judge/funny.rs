@@ -2,10 +2,10 @@
 //! of piles to its right; the answer is the lexicographically first winning move.
 
 use super::JudgeError;
-use super::input::{Buf, Numbers, Scanner};
-use super::input::mapped::Parallel;
 use super::input::cases::answer_cases;
+use super::input::mapped::Parallel;
 use super::input::mapped::tokens;
+use super::input::{Buf, Numbers, Scanner};
 use crate::table::Table;
 use std::io::{Read, Write};
 

@@ -1,8 +1,17 @@
-//! Answers for the five judge problems (`docs/problems.md`), read from a stream and
-//! answered from table files: what the `sgq` binary runs.
+//! What the `sgq` binary runs: answers for the five judge problems (`docs/problems.md`) and for
+//! any table's positions (`sgq value`, `sgq sum`), read from judge input and answered from table
+//! files. The layout (`docs/sgq.md`), each layer looking only down:
 //!
-//! Each problem has its own module holding its input format and its answer. They write whole
-//! lines only once a case has been read completely, so a broken case leaves no partial line.
+//! - [`run`]: a job, from an opened input to an exit status;
+//! - this module: the problems ([`Problem`]), their errors ([`JudgeError`]), where tables are
+//!   found and loaded;
+//! - one module a problem ([`snim`], [`chess`], [`lasker`], [`stones`], [`funny`]): its grammar,
+//!   written once for every way its input arrives, and its answer; [`query`] for `sgq value`
+//!   and `sgq sum`, and [`lookup`] for a table's values and rule;
+//! - [`input`]: judge input as numbers, streamed or read on every core, apart from any problem.
+//!
+//! A problem writes whole lines only once a case has been read completely, so a broken case
+//! leaves no partial line.
 
 pub mod chess;
 pub mod funny;
@@ -228,7 +237,15 @@ fn shell_word(text: &str) -> String {
 /// Answers `problem` for the judge input on `input`, writing the judge output to `out`.
 pub fn answer(problem: Problem, tables: &Path, input: impl Read, out: &mut impl Write) -> Result<(), JudgeError> {
     let table = problem_table(problem, tables)?;
-    answer_stream(problem, table.as_ref(), &mut Scanner::new(input), out)
+    let input = &mut Scanner::new(input);
+    match (problem, &table) {
+        (Problem::Snim, _) => snim::answer(input, out),
+        (Problem::Chess, Some(t)) => chess::answer(t, input, out),
+        (Problem::Lasker, Some(t)) => lasker::answer(t, input, out),
+        (Problem::Stones, Some(t)) => stones::answer(t, input, out),
+        (Problem::Funny, Some(t)) => funny::answer(t, input, out),
+        _ => unreachable!("table loaded for every problem but snim"),
+    }
 }
 
 /// [`answer`] for an input all in memory (a mapped file): the same output and errors, byte for
@@ -247,15 +264,4 @@ pub fn answer_bytes(problem: Problem, tables: &Path, data: &[u8], par: input::ma
 
 fn problem_table(problem: Problem, tables: &Path) -> Result<Option<Table>, JudgeError> {
     problem.table().map(|spec| load_table(tables, &spec)).transpose()
-}
-
-fn answer_stream(problem: Problem, table: Option<&Table>, input: &mut Scanner<impl Read, impl input::Buf>, out: &mut impl Write) -> Result<(), JudgeError> {
-    match (problem, table) {
-        (Problem::Snim, _) => snim::answer(input, out),
-        (Problem::Chess, Some(t)) => chess::answer(t, input, out),
-        (Problem::Lasker, Some(t)) => lasker::answer(t, input, out),
-        (Problem::Stones, Some(t)) => stones::answer(t, input, out),
-        (Problem::Funny, Some(t)) => funny::answer(t, input, out),
-        _ => unreachable!("table loaded for every problem but snim"),
-    }
 }

@@ -4,10 +4,10 @@
 //! values seen), held equal to the scalar reference `sgtab` uses for `sub:` tables by a test.
 
 use super::JudgeError;
-use super::input::{Buf, Numbers, Scanner};
-use super::input::mapped::Parallel;
 use super::input::cases::answer_cases;
+use super::input::mapped::Parallel;
 use super::input::mapped::tokens;
+use super::input::{Buf, Numbers, Scanner};
 use std::io::{Read, Write};
 
 const MAX_K: u64 = 100;

@@ -80,7 +80,14 @@ impl Counted {
     /// The same answers for an input all in memory: T read first, then the cases on
     /// `par.threads` threads ([`prefix::walk_cases`]); where the walk stops, the stream takes
     /// over from that byte, so its output and messages are the stream's own.
-    pub fn answer_mapped<F, E>(&self, body: &Body<F>, beyond: BeyondIn, data: &[u8], par: Parallel, answer: &mut impl FnMut(u64, Sum) -> Result<(), E>) -> Result<(), E>
+    pub fn answer_mapped<F, E>(
+        &self,
+        body: &Body<F>,
+        beyond: BeyondIn,
+        data: &[u8],
+        par: Parallel,
+        answer: &mut impl FnMut(u64, Sum) -> Result<(), E>,
+    ) -> Result<(), E>
     where
         F: Fn(u64) -> Sum + Sync,
         E: From<InputError>,

@@ -21,7 +21,15 @@ use std::ops::Range;
 /// at its first token that is not a coordinate; the streaming path takes over at the start of
 /// the position it is in (its x, maybe in the piece before), and also where the input ends
 /// after an x, so every error is its own.
-pub(super) fn board_value(g: &Lookup, n: u64, data: &[u8], par: Parallel, out: &mut impl Write, note: &mut dyn FnMut(&str), noted: bool) -> Result<(), JudgeError> {
+pub(super) fn board_value(
+    g: &Lookup,
+    n: u64,
+    data: &[u8],
+    par: Parallel,
+    out: &mut impl Write,
+    note: &mut dyn FnMut(&str),
+    noted: bool,
+) -> Result<(), JudgeError> {
     let ranges = cut_lines(data, par.piece, par.threads);
     let lines = |r: Range<usize>, carried: Option<Pending>| {
         let mut scan = Scanner::over(&data[r.clone()], r.start as u64, 0, 0);

@@ -35,7 +35,13 @@ pub fn value<'a>(table: impl Into<FoundTable<'a>>, input: impl Read, out: &mut i
 /// with the note (if any) before the first line that needs it. A piece stops at its first token
 /// that is not a position in range; its lines before it are written, and the streaming path
 /// takes over at that token, so the error is its own. Boards: [`board_value`].
-pub fn value_bytes<'a>(table: impl Into<FoundTable<'a>>, data: &[u8], par: Parallel, out: &mut impl Write, note: &mut dyn FnMut(&str)) -> Result<(), JudgeError> {
+pub fn value_bytes<'a>(
+    table: impl Into<FoundTable<'a>>,
+    data: &[u8],
+    par: Parallel,
+    out: &mut impl Write,
+    note: &mut dyn FnMut(&str),
+) -> Result<(), JudgeError> {
     let g = Lookup::new(table)?;
     let mut noted = !g.unproven();
     if let Positions::Grid(_) = g.positions {

@@ -112,7 +112,13 @@ pub fn sum_bytes<'a>(
             let (len, max) = (g.len, g.number_range());
             let beyond = |what: &dyn std::fmt::Display, t: &str, v| g.beyond(what, t, v);
             let mut say = |_, s: Sum| summer.say(out, s.xor, s.flagged != 0);
-            with_value!(&g, |value| FORMAT.answer_mapped(&Body { min: 0, max, value: move |p| Sum::of(value(p), p >= len) }, Some(&beyond), data, par, &mut say))
+            with_value!(&g, |value| FORMAT.answer_mapped(
+                &Body { min: 0, max, value: move |p| Sum::of(value(p), p >= len) },
+                Some(&beyond),
+                data,
+                par,
+                &mut say
+            ))
         }
     }
 }

@@ -253,7 +253,6 @@ mod tests {
         *x
     }
 
-
     /// Random inputs of the case format (T, then count and tokens), with odd whitespace.
     fn make(seed: u64, cases: u64) -> (Vec<u8>, Vec<(usize, u64)>) {
         let mut x = seed | 1;

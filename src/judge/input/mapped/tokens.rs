@@ -394,7 +394,8 @@ mod tests {
         assert_eq!(got, [9, 2, 7]);
         assert_eq!(w, Walked::Resume { case: 1, offset: 9 });
         assert_eq!(
-            walk(b"   ", 0, Parallel { threads: 3, piece: 1, ..Parallel::new(1) }, 10, |t| Ok::<_, ()>((t.read() != <u16 as Token>::END).then_some((1, 0)))).unwrap(),
+            walk(b"   ", 0, Parallel { threads: 3, piece: 1, ..Parallel::new(1) }, 10, |t| Ok::<_, ()>((t.read() != <u16 as Token>::END).then_some((1, 0))))
+                .unwrap(),
             Walked::Done
         );
     }
