@@ -29,6 +29,11 @@ fn lookup(table: &Table) -> Result<Lookup<'_>, JudgeError> {
     Ok(g)
 }
 
+/// The heaps of a case: their range, and each one's value by `value` (the lookup's).
+fn heaps(value: impl Fn(u64) -> u64) -> Body<impl Fn(u64) -> Sum> {
+    Body { min: 1, max: MAX_HEAP, value: move |h| Sum::of(value(h), false) }
+}
+
 /// A case's line: who wins.
 fn say(out: &mut impl Write) -> impl FnMut(u64, Sum) -> Result<(), JudgeError> {
     |_, s| out.write_all(if s.xor != 0 { b"Alice\n" } else { b"Bob\n" }).map_err(JudgeError::from)
@@ -36,11 +41,11 @@ fn say(out: &mut impl Write) -> impl FnMut(u64, Sum) -> Result<(), JudgeError> {
 
 pub fn answer(table: &Table, input: &mut Scanner<impl Read, impl Buf>, out: &mut impl Write) -> Result<(), JudgeError> {
     let g = lookup(table)?;
-    with_value!(&g, |value| FORMAT.answer_stream(&Body { min: 1, max: MAX_HEAP, value: move |h| Sum::of(value(h), false) }, None, input, &mut say(out)))
+    with_value!(&g, |value| FORMAT.answer_stream(&heaps(value), None, input, &mut say(out)))
 }
 
 /// The same answers for an input all in memory, on `par.threads` threads.
 pub fn answer_bytes(table: &Table, data: &[u8], par: Parallel, out: &mut impl Write) -> Result<(), JudgeError> {
     let g = lookup(table)?;
-    with_value!(&g, |value| FORMAT.answer_mapped(&Body { min: 1, max: MAX_HEAP, value: move |h| Sum::of(value(h), false) }, None, data, par, &mut say(out)))
+    with_value!(&g, |value| FORMAT.answer_mapped(&heaps(value), None, data, par, &mut say(out)))
 }

@@ -70,7 +70,7 @@ impl Counted {
             let what = format_args!("{} in case {case}", self.body_name);
             let say = beyond.map(|b| move |token: &str, v: Option<u64>| b(&what, token, v));
             let say = say.as_ref().map(|s| s as &dyn Fn(&str, Option<u64>) -> String);
-            let sum = input.fold_or(n, body.min, body.max, &what, say, Sum::default(), |s, v| s.add((body.value)(v)))?;
+            let sum = input.fold_or(n, body.min, body.max, &what, say, Sum::default(), |s, v| s.plus((body.value)(v)))?;
             answer(case, sum)?;
         }
         input.expect_end(&format!("the {cases} cases"))?;

@@ -43,13 +43,16 @@ impl Sum {
         Sum { xor, flagged: flagged as u64 }
     }
 
+    /// The sum of both runs of tokens.
     #[inline(always)]
-    pub fn add(self, o: Sum) -> Sum {
+    pub fn plus(self, o: Sum) -> Sum {
         Sum { xor: self.xor ^ o.xor, flagged: self.flagged.wrapping_add(o.flagged) }
     }
 
+    /// The sum of the tokens of this run past those of `o` (a run this one starts with): the
+    /// difference of two prefix sums.
     #[inline(always)]
-    pub fn sub(self, o: Sum) -> Sum {
+    pub fn minus(self, o: Sum) -> Sum {
         Sum { xor: self.xor ^ o.xor, flagged: self.flagged.wrapping_sub(o.flagged) }
     }
 }
@@ -91,7 +94,7 @@ fn summarize<F: Fn(u64) -> Sum>(data: &[u8], range: Range<usize>, body: &Body<F>
     let mut marks = vec![Mark { token: 0, offset: range.start, sum }];
     let mut odd = Vec::new();
     loop {
-        let (s, left, halt) = scan.fold_some(MARK_EVERY, body.min, body.max, &"", None, sum, |s, v| s.add((body.value)(v)));
+        let (s, left, halt) = scan.fold_some(MARK_EVERY, body.min, body.max, &"", None, sum, |s, v| s.plus((body.value)(v)));
         sum = s;
         tokens += MARK_EVERY - left;
         match halt {
@@ -152,7 +155,7 @@ impl<'d, 'b, F: Fn(u64) -> Sum> Walk<'d, 'b, F> {
             before.push(total);
             odd.extend(p.odd.iter().map(|&o| known + o));
             known += p.tokens;
-            total = total.add(p.total);
+            total = total.plus(p.total);
             if p.stopped {
                 complete = false;
                 break;
@@ -186,16 +189,16 @@ impl<'d, 'b, F: Fn(u64) -> Sum> Walk<'d, 'b, F> {
         }
         let mut scan = Scanner::over(&self.data[mark.offset..piece.range.end], mark.offset as u64, 0, 0);
         let body = self.body;
-        let (sum, _, halt) = scan.fold_some(local - mark.token, body.min, body.max, &"", None, mark.sum, |s, v| s.add((body.value)(v)));
+        let (sum, _, halt) = scan.fold_some(local - mark.token, body.min, body.max, &"", None, mark.sum, |s, v| s.plus((body.value)(v)));
         if halt.is_some() {
             return None; // no odd token lies between a mark and the next; never happens
         }
         let offset = scan.offset() as usize;
-        let prefix = self.before[p].add(sum);
+        let prefix = self.before[p].plus(sum);
         let value = header.and_then(|(min, max)| scan.next_in(min, max, &"").ok().flatten());
         if let Some(v) = value {
             let own = if (body.min..=body.max).contains(&v) { (body.value)(v) } else { Sum::default() };
-            self.cursor = Some((p, Mark { token: local + 1, offset: scan.offset() as usize, sum: sum.add(own) }));
+            self.cursor = Some((p, Mark { token: local + 1, offset: scan.offset() as usize, sum: sum.plus(own) }));
         }
         Some(At { prefix, offset, value })
     }
@@ -231,7 +234,7 @@ where
             return Ok(resume);
         }
         let Some(next) = walk.at(end, (case < cases).then_some(count)) else { return Ok(resume) };
-        answer(case, next.prefix.sub(head.prefix.add(own)))?;
+        answer(case, next.prefix.minus(head.prefix.plus(own)))?;
         (h, head) = (end, next);
     }
     if h == walk.known && walk.complete {
