@@ -10,8 +10,8 @@
 
 mod common;
 
-use sgtab::judge::input::{Kernel, Scanner};
-use sgtab::judge::parallel::Parallel;
+use sgtab::judge::input::mapped::Parallel;
+use sgtab::judge::input::{NumberKernel, Scanner};
 use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
@@ -46,7 +46,8 @@ fn main() {
     if std::env::var_os("SGQ_BENCH_CHILD").is_some() {
         return child(&path);
     }
-    let kernels: Vec<(Kernel, &str)> = [(Kernel::Avx2, "avx2"), (Kernel::Portable, "portable")].into_iter().filter(|(k, _)| k.available()).collect();
+    let kernels: Vec<(NumberKernel, &str)> =
+        [(NumberKernel::Avx2, "avx2"), (NumberKernel::Portable, "portable")].into_iter().filter(|(k, _)| k.available()).collect();
     let runs = if benching { env("SGQ_BENCH_RUNS", 7) } else { 1 };
     let me = std::env::current_exe().unwrap();
     let mut results: Vec<Vec<(f64, f64)>> = kernels.iter().map(|_| Vec::new()).collect();

@@ -7,15 +7,15 @@
 //! it too.
 //!
 //! Run: `cargo bench --bench sgq` (env SGQ_BENCH_MB sets the input size, default 100 MB;
-//! SGQ_BENCH_RUNS the number of alternating runs, default 7; SGQ_BENCH_BASELINE=PATH adds an
-//! earlier sgq binary, on the pipe and the file). The input is made once by the library's
+//! SGQ_BENCH_RUNS the number of alternating runs, default 7; SGQ_BENCH_BASELINE=PATH times an
+//! earlier sgq binary beside this one on every sgq row, and prints each ratio). The input is made once by the library's
 //! deterministic generator (seed 1) and kept in target/; file runs read it from the page cache
 //! after the first run, pipe runs get it written from this process's memory. Reported: the best
 //! and median wall time of each, and each median over `wc -l`'s.
 
 mod common;
 
-use sgtab::judge::input::Kernel;
+use sgtab::judge::input::NumberKernel;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -75,7 +75,7 @@ fn main() {
     let size = data.len() as u64;
     let tables = Path::new(env!("CARGO_MANIFEST_DIR")).join("tables");
     let sgq_bin = PathBuf::from(env!("CARGO_BIN_EXE_sgq"));
-    // SGQ_BENCH_BASELINE=PATH: an earlier sgq binary, timed on the pipe beside this one.
+    // SGQ_BENCH_BASELINE=PATH: an earlier sgq binary, timed beside this one.
     let baseline = std::env::var_os("SGQ_BENCH_BASELINE").map(PathBuf::from);
     let sgq_cmd = |bin: &Path, args: &[&str]| {
         let mut c = Command::new(bin);
@@ -105,14 +105,20 @@ fn main() {
         ("wc -l, pipe", None, vec!["-l"], Feed::Pipe, false),
     ];
     // The portable kernel beside the one this CPU chose (AVX2 where it has it).
-    if Kernel::chosen() != Kernel::Portable {
+    if NumberKernel::chosen() != NumberKernel::Portable {
         rows.push(("portable kernel: mapped, 1 thread", Some(sgq_bin.clone()), vec!["lasker", "--threads", "1"], Feed::File, true));
         rows.push(("portable kernel: mapped, 2 threads", Some(sgq_bin.clone()), vec!["lasker", "--threads", "2"], Feed::File, true));
         rows.push(("portable kernel: pipe", Some(sgq_bin.clone()), vec!["lasker"], Feed::Pipe, true));
     }
+    // The baseline binary on every sgq row, each beside this one's in every round.
+    let ours = rows.len();
     if let Some(old) = &baseline {
-        rows.push(("baseline sgq lasker, pipe", Some(old.clone()), vec!["lasker"], Feed::Pipe, false));
-        rows.push(("baseline sgq lasker, file", Some(old.clone()), vec!["lasker"], Feed::File, false));
+        for i in 0..ours {
+            if let (name, Some(_), args, feed, portable) = &rows[i] {
+                let row = (*name, Some(old.clone()), args.clone(), *feed, *portable);
+                rows.push(row);
+            }
+        }
     }
     let run = |bin: &Option<PathBuf>, args: &[&str], feed: Feed, portable: bool| match bin {
         None => time(Command::new("wc").args(args), &file, &data, feed),
@@ -132,12 +138,21 @@ fn main() {
         }
     }
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    println!("input: {} ({:.1} MB), {runs} alternating runs, {cores} cores, kernel {:?}", file.display(), size as f64 / 1e6, Kernel::chosen());
-    println!("{:<36} {:>9} {:>10} {:>8} {:>10}", "command", "best ms", "median ms", "MB/s", "÷ wc -l");
+    println!("input: {} ({:.1} MB), {runs} alternating runs, {cores} cores, kernel {:?}", file.display(), size as f64 / 1e6, NumberKernel::chosen());
+    println!("{:<46} {:>9} {:>10} {:>8} {:>10}", "command", "best ms", "median ms", "MB/s", "÷ wc -l");
     let wc_med = summary(times[0].clone()).1;
-    for ((name, ..), t) in rows.iter().zip(times) {
+    let medians: Vec<f64> = times.iter().map(|t| summary(t.clone()).1).collect();
+    for (i, ((name, ..), t)) in rows.iter().zip(times).enumerate() {
         let (best, med) = summary(t);
-        println!("{name:<36} {best:>9.1} {med:>10.1} {:>8.0} {:>9.2}x", size as f64 / 1e3 / med, med / wc_med);
+        let name = if i < ours { name.to_string() } else { format!("baseline: {name}") };
+        println!("{name:<46} {best:>9.1} {med:>10.1} {:>8.0} {:>9.2}x", size as f64 / 1e3 / med, med / wc_med);
+    }
+    // This build's median over the baseline's, row by row.
+    if baseline.is_some() {
+        let sgq_rows = rows[..ours].iter().enumerate().filter(|(_, r)| r.1.is_some());
+        for ((i, (name, ..)), j) in sgq_rows.zip(ours..) {
+            println!("{name:<46} this build ÷ baseline: {:.3}", medians[i] / medians[j]);
+        }
     }
     for (what, args) in [("mapped, all cores", &["lasker"][..]), ("mapped, 1 thread", &["lasker", "--threads", "1"][..])] {
         let mut all: Vec<&str> = args.to_vec();

@@ -4,15 +4,15 @@
 //! tokens of an input in memory read on every core ([`tokens::read`]).
 
 use super::JudgeError;
+use super::input::mapped::Parallel;
+use super::input::mapped::tokens;
 use super::input::{Buf, Numbers, Scanner};
-use super::parallel::Parallel;
-use super::tokens;
 use crate::games::chess::row_from_columns;
 use crate::table::Table;
 use std::io::{Read, Write};
 
-const WIDTH: u32 = 20;
-const MAX_ROWS: u64 = 1000;
+pub(crate) const WIDTH: u32 = 20;
+pub(crate) const MAX_ROWS: u64 = 1000;
 
 pub fn answer(table: &Table, input: &mut Scanner<impl Read, impl Buf>, out: &mut impl Write) -> Result<(), JudgeError> {
     let count = input.next(0, u64::MAX, &"the case count T")?;

@@ -2,13 +2,14 @@
 //! of piles to its right; the answer is the lexicographically first winning move.
 
 use super::JudgeError;
+use super::input::cases::answer_cases;
+use super::input::mapped::Parallel;
+use super::input::mapped::tokens;
 use super::input::{Buf, Numbers, Scanner};
-use super::parallel::Parallel;
-use super::tokens;
 use crate::table::Table;
 use std::io::{Read, Write};
 
-const MAX_PILES: u64 = 23;
+pub(crate) const MAX_PILES: u64 = 23;
 const MAX_STONES: u64 = 1000;
 
 /// The first move (i, j, k) that leaves a position of value 0, if the position is won.
@@ -42,7 +43,7 @@ fn say(out: &mut impl Write, case: u64, counts: &[u64], g: &[u64]) -> Result<(),
 
 pub fn answer(table: &Table, input: &mut Scanner<impl Read, impl Buf>, out: &mut impl Write) -> Result<(), JudgeError> {
     let g = stone_values(table)?;
-    tokens::answer_cases(input, 1, 1, out, read_game, &|case, game, out| answer_game(case, game, &g, out))
+    answer_cases(input, 1, 1, out, read_game, &|case, game, out| answer_game(case, game, &g, out))
 }
 
 /// Games a batch on the threads (a few hundred KiB of output at most).
@@ -53,24 +54,24 @@ const BATCH: usize = 4096;
 /// work) and written in order.
 pub fn answer_bytes(table: &Table, data: &[u8], par: Parallel, out: &mut impl Write) -> Result<(), JudgeError> {
     let g = stone_values(table)?;
-    let answer = |case, game: &Game, out: &mut Vec<u8>| answer_game(case, game, &g, out);
-    tokens::read(data, 0, par, MAX_STONES as u16, |input| tokens::answer_cases(input, par.threads, BATCH, out, read_game, &answer))
+    let answer = |case, game: &FunnyGame, out: &mut Vec<u8>| answer_game(case, game, &g, out);
+    tokens::read(data, 0, par, MAX_STONES as u16, |input| answer_cases(input, par.threads, BATCH, out, read_game, &answer))
 }
 
 /// A game: its piles' stone counts.
-struct Game {
+struct FunnyGame {
     piles: u8,
     counts: [u64; MAX_PILES as usize],
 }
 
 /// Game `case`, or `None` at the closing 0 (nothing may follow it). The grammar, for both paths.
-fn read_game(input: &mut impl Numbers, case: u64) -> Result<Option<Game>, JudgeError> {
+fn read_game(input: &mut impl Numbers, case: u64) -> Result<Option<FunnyGame>, JudgeError> {
     let n = input.next(0, MAX_PILES, &format_args!("the pile count n of game {case} (0 ends the input)"))?;
     if n == 0 {
         input.expect_end("the closing 0")?;
         return Ok(None);
     }
-    let mut game = Game { piles: n as u8, counts: [0; MAX_PILES as usize] };
+    let mut game = FunnyGame { piles: n as u8, counts: [0; MAX_PILES as usize] };
     for pile in 0..n as usize {
         game.counts[pile] = input.next(0, MAX_STONES, &format_args!("the stone count of pile {pile} in game {case}"))?;
     }
@@ -78,7 +79,7 @@ fn read_game(input: &mut impl Numbers, case: u64) -> Result<Option<Game>, JudgeE
 }
 
 /// A game's output line.
-fn answer_game(case: u64, game: &Game, g: &[u64], out: &mut Vec<u8>) {
+fn answer_game(case: u64, game: &FunnyGame, g: &[u64], out: &mut Vec<u8>) {
     // Writing to a Vec cannot fail.
     let _ = say(out, case, &game.counts[..game.piles as usize], g);
 }

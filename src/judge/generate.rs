@@ -1,7 +1,7 @@
 //! Deterministic judge inputs of any size, for benchmarks and large tests: the same problem,
 //! seed and sizes always give the same bytes.
 
-use super::Problem;
+use super::{Problem, chess, funny, lasker, snim};
 use std::io::{self, Write};
 
 /// How big an input to make. `None` fields take the problem's default ([`defaults`]).
@@ -19,18 +19,18 @@ pub struct Size {
 pub const MAX_CASES: u64 = 1_000_000_000;
 
 /// A size's legal range, inclusive; `None` where the option does not apply.
-type Range = Option<(u64, u64)>;
+type SizeRange = Option<(u64, u64)>;
 
 impl Size {
     /// The legal range of each size for `problem`: (cases, per case, chips), `None` where the
     /// option does not apply.
-    pub fn ranges(problem: Problem) -> (Range, Range, Range) {
+    pub fn ranges(problem: Problem) -> (SizeRange, SizeRange, SizeRange) {
         match problem {
-            Problem::Lasker => (Some((1, 100)), Some((1, 1_000_000)), None),
-            Problem::Chess => (Some((1, MAX_CASES)), Some((1, 1000)), Some((0, 20))),
-            Problem::Snim => (Some((1, MAX_CASES)), Some((1, 100)), None),
+            Problem::Lasker => (Some(lasker::FORMAT.cases), Some(lasker::FORMAT.count), None),
+            Problem::Chess => (Some((1, MAX_CASES)), Some((1, chess::MAX_ROWS)), Some((0, chess::WIDTH as u64))),
+            Problem::Snim => (Some((1, MAX_CASES)), Some((1, snim::MAX_M)), None),
             Problem::Stones => (Some((1, MAX_CASES)), None, None),
-            Problem::Funny => (Some((1, MAX_CASES)), Some((1, 23)), None),
+            Problem::Funny => (Some((1, MAX_CASES)), Some((1, funny::MAX_PILES)), None),
         }
     }
 
@@ -163,31 +163,7 @@ pub fn generate(problem: Problem, seed: u64, size: Size, out: &mut impl Write) -
     let mut rng = Rng::new(seed);
     let values = Values::new(problem);
     match problem {
-        Problem::Lasker => {
-            let cases = size.cases.unwrap_or(defaults::LASKER.0).clamp(1, 100);
-            writeln!(out, "{cases}")?;
-            for _ in 0..cases {
-                let n = size.per_case.unwrap_or(defaults::LASKER.1).clamp(1, 1_000_000);
-                let zero = want_zero(&mut rng);
-                writeln!(out, "{n}")?;
-                let mut x = 0;
-                let mut i = 0;
-                numbers(out, n, 16, || {
-                    i += 1;
-                    let h = rng.range(1, (1 << 31) - 1);
-                    if i < n {
-                        x ^= values.lasker(h);
-                        return h;
-                    }
-                    // The last heap: worth x (a zero sum) where a heap is, else anything else.
-                    match values.lasker_heap(x).filter(|&h| zero && h < 1 << 31) {
-                        Some(h) => h,
-                        None if values.lasker(h) == x => h % ((1 << 31) - 2) + 1,
-                        None => h,
-                    }
-                })?;
-            }
-        }
+        Problem::Lasker => lasker(&values, &mut rng, size, out)?,
         Problem::Chess => chess(&values, &mut rng, size, out)?,
         Problem::Snim => snim(&mut rng, size, out)?,
         Problem::Stones => {
@@ -219,6 +195,35 @@ pub fn generate(problem: Problem, seed: u64, size: Size, out: &mut impl Write) -
             }
             writeln!(out, "0")?;
         }
+    }
+    Ok(())
+}
+
+/// Lasker: each case's last heap made to the verdict drawn (Bob: the XOR of the heaps' values 0).
+fn lasker(values: &Values, rng: &mut Rng, size: Size, out: &mut impl Write) -> io::Result<()> {
+    let ((least, most), (fewest, heaps)) = (lasker::FORMAT.cases, lasker::FORMAT.count);
+    let cases = size.cases.unwrap_or(defaults::LASKER.0).clamp(least, most);
+    writeln!(out, "{cases}")?;
+    for _ in 0..cases {
+        let n = size.per_case.unwrap_or(defaults::LASKER.1).clamp(fewest, heaps);
+        let zero = want_zero(rng);
+        writeln!(out, "{n}")?;
+        let mut x = 0;
+        let mut i = 0;
+        numbers(out, n, 16, || {
+            i += 1;
+            let h = rng.range(1, lasker::MAX_HEAP);
+            if i < n {
+                x ^= values.lasker(h);
+                return h;
+            }
+            // The last heap: worth x (a zero sum) where a heap is, else anything else.
+            match values.lasker_heap(x).filter(|&h| zero && h <= lasker::MAX_HEAP) {
+                Some(h) => h,
+                None if values.lasker(h) == x => h % (lasker::MAX_HEAP - 1) + 1,
+                None => h,
+            }
+        })?;
     }
     Ok(())
 }

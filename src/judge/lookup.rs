@@ -8,7 +8,7 @@
 //! and `sgq sum` take the value function from `with_value!`, which compiles them once for a
 //! table alone, once for an offset table and once for any other rule.
 
-use super::JudgeError;
+use super::{JudgeError, script_path, shell_word};
 use crate::games::Positions;
 use crate::spec::GameSpec;
 use crate::table::Table;
@@ -19,7 +19,7 @@ use std::path::Path;
 /// the message for a position past a script's or an imported table names (the file, and the
 /// command that makes a larger one). A bare `&Table` is one found nowhere in particular.
 #[derive(Clone, Copy)]
-pub struct Found<'a> {
+pub struct FoundTable<'a> {
     pub table: &'a Table,
     /// The file it was read from.
     pub file: Option<&'a Path>,
@@ -27,9 +27,9 @@ pub struct Found<'a> {
     pub spec: Option<&'a str>,
 }
 
-impl<'a> From<&'a Table> for Found<'a> {
-    fn from(table: &'a Table) -> Found<'a> {
-        Found { table, file: None, spec: None }
+impl<'a> From<&'a Table> for FoundTable<'a> {
+    fn from(table: &'a Table) -> FoundTable<'a> {
+        FoundTable { table, file: None, spec: None }
     }
 }
 
@@ -40,11 +40,11 @@ pub struct Extension<'a> {
     values: &'a Packed,
     pre: u64,
     saltus: u64,
-    pub(crate) split: Split,
+    pub(crate) split: PeriodSplit,
 }
 
 /// How n − pre is cut into periods.
-pub(crate) enum Split {
+pub(crate) enum PeriodSplit {
     /// saltus = period = 2^k ≤ 64 (Lasker's Nim: g(4k + 3) = 4k + 4): then g(n) − n depends
     /// only on n mod period, so on n mod 64 (the period divides 64), and g(n) = n + offset[n mod
     /// 64] (mod 2^64, exact wherever the value fits) needs no shift, no multiply, no pre-period,
@@ -83,11 +83,11 @@ impl<'a> Extension<'a> {
                     offset[i] = g.wrapping_sub(n);
                 }
             }
-            Split::Offset { offset }
+            PeriodSplit::Offset { offset }
         } else if p.is_power_of_two() {
-            Split::Pow2 { shift: p.trailing_zeros(), mask: p - 1 }
+            PeriodSplit::Pow2 { shift: p.trailing_zeros(), mask: p - 1 }
         } else {
-            Split::Magic { magic: (u64::MAX / p).wrapping_add(1), period: p }
+            PeriodSplit::Magic { magic: (u64::MAX / p).wrapping_add(1), period: p }
         };
         Extension { values, pre, saltus, split }
     }
@@ -97,9 +97,9 @@ impl<'a> Extension<'a> {
     #[inline]
     pub fn get(&self, n: u64) -> u64 {
         match self.split {
-            Split::Offset { ref offset } => offset_value(n, offset),
-            Split::Pow2 { shift, mask } => self.divided_value(n, |x| (x >> shift, x & mask)),
-            Split::Magic { magic, period } => self.divided_value(n, |x| magic_divide(x, magic, period)),
+            PeriodSplit::Offset { ref offset } => offset_value(n, offset),
+            PeriodSplit::Pow2 { shift, mask } => self.divided_value(n, |x| (x >> shift, x & mask)),
+            PeriodSplit::Magic { magic, period } => self.divided_value(n, |x| magic_divide(x, magic, period)),
         }
     }
 
@@ -112,7 +112,7 @@ impl<'a> Extension<'a> {
     }
 }
 
-/// g(n) by [`Split::Offset`], for pre ≤ n ≤ the lookup's limit.
+/// g(n) by [`PeriodSplit::Offset`], for pre ≤ n ≤ the lookup's limit.
 #[inline(always)]
 pub(crate) fn offset_value(n: u64, offset: &[u64; 64]) -> u64 {
     n.wrapping_add(offset[(n & 63) as usize])
@@ -124,7 +124,7 @@ pub(crate) fn offset_value(n: u64, offset: &[u64; 64]) -> u64 {
 /// in it matches on the kind once, not once a number.
 macro_rules! with_value {
     ($lookup:expr, |$g:ident| $body:expr) => {{
-        use $crate::judge::lookup::{Lookup, Split, offset_value};
+        use $crate::judge::lookup::{Lookup, PeriodSplit, offset_value};
         let lookup: &Lookup = $lookup;
         // The closures copy what they read (`move`, of numbers and references): a loop over
         // them then keeps more of it in registers instead of loading it again once a number.
@@ -137,7 +137,7 @@ macro_rules! with_value {
             Some(ext) => {
                 let from = lookup.rule_from;
                 match ext.split {
-                    Split::Offset { ref offset } => {
+                    PeriodSplit::Offset { ref offset } => {
                         // A copy in the closure: one pointer fewer to follow once a number.
                         let offset: [u64; 64] = **offset;
                         let $g = move |n: u64| if n < from { values.get(n) as u64 } else { offset_value(n, &offset) };
@@ -160,7 +160,7 @@ pub(crate) use with_value;
 pub struct Lookup<'a> {
     pub(crate) table: &'a Table,
     /// Where the table was found, for messages.
-    found: Found<'a>,
+    found: FoundTable<'a>,
     pub(crate) values: &'a Packed,
     /// The table's entries: below it a value is read from the table, from it on from the rule.
     pub(crate) len: u64,
@@ -175,7 +175,7 @@ pub struct Lookup<'a> {
 
 impl<'a> Lookup<'a> {
     /// Prepares `table` for queries; fails on a stored rule that does not fit its table.
-    pub fn new(found: impl Into<Found<'a>>) -> Result<Lookup<'a>, JudgeError> {
+    pub fn new(found: impl Into<FoundTable<'a>>) -> Result<Lookup<'a>, JudgeError> {
         let found = found.into();
         let table = found.table;
         let values = &table.values;
@@ -331,25 +331,6 @@ impl<'a> Lookup<'a> {
     }
 }
 
-/// The script path of a spec `lua:PATH[:NAME=VALUE,...]`, as [`crate::games::stored::Script`]
-/// reads it: the parameters are what follows the last `:`, where that holds a `=`.
-fn script_path(spec: &str) -> Option<String> {
-    let rest = spec.trim().strip_prefix("lua:")?;
-    let path = match rest.rsplit_once(':') {
-        Some((path, params)) if params.contains('=') => path,
-        _ => rest,
-    };
-    Some(path.to_string())
-}
-
-/// `text` as one shell word: as it is when that is safe, else in single quotes.
-fn shell_word(text: &str) -> String {
-    if !text.is_empty() && text.chars().all(|c| c.is_ascii_alphanumeric() || "/._-:,+=@%".contains(c)) {
-        return text.to_string();
-    }
-    format!("'{}'", text.replace('\'', r"'\''"))
-}
-
 /// The `sgtab build` command for the table of `spec`'s game at `size` ([`GameSpec::with_size`]),
 /// where that one `fits`; or a sentence saying there is none.
 fn cover(spec: &GameSpec, fits: impl Fn(&GameSpec) -> bool, size: Option<u64>) -> String {
@@ -377,23 +358,10 @@ mod tests {
         // (period, pre, saltus): offset tables (saltus = a power-of-two period ≤ 64, Lasker's Nim
         // is (4, 0, 4)), shifts (a power of two with another saltus, or past 64), multiplies
         // (any other period, exact below 2^32 and divided above).
-        let cases = [
-            (1u64, 0u64, 1u64),
-            (2, 3, 2),
-            (4, 0, 4),
-            (8, 1, 8),
-            (64, 5, 64),
-            (4, 2, 3),
-            (128, 2, 128),
-            (1, 0, 0),
-            (3, 0, 2),
-            (5, 7, 5),
-            (12, 1, 0),
-            (1000, 3, 9),
-            (65537, 0, 1),
-            ((1 << 32) + 1, 0, 2),
-        ];
-        for (period, pre, saltus) in cases {
+        let offsets = [(1u64, 0u64, 1u64), (2, 3, 2), (4, 0, 4), (8, 1, 8), (64, 5, 64)];
+        let shifts = [(4, 2, 3), (128, 2, 128), (1, 0, 0)];
+        let multiplies = [(3, 0, 2), (5, 7, 5), (12, 1, 0), (1000, 3, 9), (65537, 0, 1), ((1 << 32) + 1, 0, 2)];
+        for (period, pre, saltus) in offsets.into_iter().chain(shifts).chain(multiplies) {
             // Values below and above n (g(n) < n makes the offsets wrap).
             let head: Vec<u64> = (0..period.min(1000)).map(|r| (r * 5 + 3) % (period + 2)).chain((1000..period.min(70_000)).map(|r| r / 3)).collect();
             if head.len() as u64 != period {
@@ -408,9 +376,9 @@ mod tests {
             let packed = Packed::from_values(&values);
             let ext = Extension::new(&packed, pre, period, saltus);
             let kind = match ext.split {
-                Split::Offset { .. } => "offset",
-                Split::Pow2 { .. } => "shift",
-                Split::Magic { .. } => "multiply",
+                PeriodSplit::Offset { .. } => "offset",
+                PeriodSplit::Pow2 { .. } => "shift",
+                PeriodSplit::Magic { .. } => "multiply",
             };
             let want = if period.is_power_of_two() && period <= 64 && saltus == period {
                 "offset"

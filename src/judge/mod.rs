@@ -1,8 +1,17 @@
-//! Answers for the five judge problems (`docs/problems.md`), read from a stream and
-//! answered from table files: what the `sgq` binary runs.
+//! What the `sgq` binary runs: answers for the five judge problems (`docs/problems.md`) and for
+//! any table's positions (`sgq value`, `sgq sum`), read from judge input and answered from table
+//! files. The layout (`docs/sgq.md`), each layer looking only down:
 //!
-//! Each problem has its own module holding its input format and its answer. They write whole
-//! lines only once a case has been read completely, so a broken case leaves no partial line.
+//! - [`run`]: a job, from an opened input to an exit status;
+//! - this module: the problems ([`Problem`]), their errors ([`JudgeError`]), where tables are
+//!   found and loaded;
+//! - one module a problem ([`snim`], [`chess`], [`lasker`], [`stones`], [`funny`]): its grammar,
+//!   written once for every way its input arrives, and its answer; [`query`] for `sgq value`
+//!   and `sgq sum`, and [`lookup`] for a table's values and rule;
+//! - [`input`]: judge input as numbers, streamed or read on every core, apart from any problem.
+//!
+//! A problem writes whole lines only once a case has been read completely, so a broken case
+//! leaves no partial line.
 
 pub mod chess;
 pub mod funny;
@@ -10,12 +19,10 @@ pub mod generate;
 pub mod input;
 pub mod lasker;
 pub mod lookup;
-pub mod parallel;
 pub mod query;
-pub mod read_ahead;
+pub mod run;
 pub mod snim;
 pub mod stones;
-pub mod tokens;
 
 use crate::spec::GameSpec;
 use crate::table::{Table, format};
@@ -180,6 +187,16 @@ pub fn load_any(dir: &Path, text: &str) -> Result<Table, JudgeError> {
     load_table(dir, &spec)
 }
 
+/// Why `text` is refused as the game of `sgq value` or `sgq sum` before any table is looked
+/// for: a built-in family's spec that does not parse. A script's (`lua:`) or an imported
+/// game's (`import:`) is checked where its table is loaded ([`load_any`]).
+pub fn spec_refusal(text: &str) -> Option<String> {
+    if text.starts_with("lua:") || text.starts_with("import:") {
+        return None;
+    }
+    GameSpec::parse(text).err().map(|e| e.to_string())
+}
+
 /// Loads the table of canonical spec `spec` from the file `name` in `dir`, checked; `fix` says
 /// how to make it.
 fn load_named(dir: &Path, spec: &str, name: &str, fix: &str) -> Result<Table, JudgeError> {
@@ -197,6 +214,17 @@ fn load_named(dir: &Path, spec: &str, name: &str, fix: &str) -> Result<Table, Ju
     }
 }
 
+/// The script path of a spec `lua:PATH[:NAME=VALUE,...]`, as [`crate::games::stored::Script`]
+/// reads it: the parameters are what follows the last `:`, where that holds a `=`.
+fn script_path(spec: &str) -> Option<String> {
+    let rest = spec.trim().strip_prefix("lua:")?;
+    let path = match rest.rsplit_once(':') {
+        Some((path, params)) if params.contains('=') => path,
+        _ => rest,
+    };
+    Some(path.to_string())
+}
+
 /// `text` as one shell word: as it is when that is safe, else in single quotes.
 fn shell_word(text: &str) -> String {
     let plain = |c: char| c.is_ascii_alphanumeric() || "/._-:,+=@%".contains(c);
@@ -209,31 +237,8 @@ fn shell_word(text: &str) -> String {
 /// Answers `problem` for the judge input on `input`, writing the judge output to `out`.
 pub fn answer(problem: Problem, tables: &Path, input: impl Read, out: &mut impl Write) -> Result<(), JudgeError> {
     let table = problem_table(problem, tables)?;
-    answer_stream(problem, table.as_ref(), &mut Scanner::new(input), out)
-}
-
-/// [`answer`] for an input all in memory (a mapped file): the same output and errors, byte for
-/// byte. `lasker` folds its pieces on `par.threads` threads ([`parallel`]); `chess` and `snim`
-/// read their tokens on `par.threads` threads and walk them in order ([`tokens`]); the others
-/// read `data` in place.
-pub fn answer_bytes(problem: Problem, tables: &Path, data: &[u8], par: parallel::Parallel, out: &mut impl Write) -> Result<(), JudgeError> {
-    let table = problem_table(problem, tables)?;
+    let input = &mut Scanner::new(input);
     match (problem, &table) {
-        (Problem::Lasker, Some(t)) => lasker::answer_bytes(t, data, par, out),
-        (Problem::Chess, Some(t)) => chess::answer_bytes(t, data, par, out),
-        (Problem::Snim, _) => snim::answer_bytes(data, par, out),
-        (Problem::Stones, Some(t)) => stones::answer_bytes(t, data, par, out),
-        (Problem::Funny, Some(t)) => funny::answer_bytes(t, data, par, out),
-        _ => answer_stream(problem, table.as_ref(), &mut Scanner::over(data, 0, 0, 0), out),
-    }
-}
-
-fn problem_table(problem: Problem, tables: &Path) -> Result<Option<Table>, JudgeError> {
-    problem.table().map(|spec| load_table(tables, &spec)).transpose()
-}
-
-fn answer_stream(problem: Problem, table: Option<&Table>, input: &mut Scanner<impl Read, impl input::Buf>, out: &mut impl Write) -> Result<(), JudgeError> {
-    match (problem, table) {
         (Problem::Snim, _) => snim::answer(input, out),
         (Problem::Chess, Some(t)) => chess::answer(t, input, out),
         (Problem::Lasker, Some(t)) => lasker::answer(t, input, out),
@@ -241,4 +246,22 @@ fn answer_stream(problem: Problem, table: Option<&Table>, input: &mut Scanner<im
         (Problem::Funny, Some(t)) => funny::answer(t, input, out),
         _ => unreachable!("table loaded for every problem but snim"),
     }
+}
+
+/// [`answer`] for an input all in memory (a mapped file): the same output and errors, byte for
+/// byte, read on `par.threads` threads ([`input::mapped`]).
+pub fn answer_bytes(problem: Problem, tables: &Path, data: &[u8], par: input::mapped::Parallel, out: &mut impl Write) -> Result<(), JudgeError> {
+    let table = problem_table(problem, tables)?;
+    match (problem, &table) {
+        (Problem::Lasker, Some(t)) => lasker::answer_bytes(t, data, par, out),
+        (Problem::Chess, Some(t)) => chess::answer_bytes(t, data, par, out),
+        (Problem::Snim, _) => snim::answer_bytes(data, par, out),
+        (Problem::Stones, Some(t)) => stones::answer_bytes(t, data, par, out),
+        (Problem::Funny, Some(t)) => funny::answer_bytes(t, data, par, out),
+        _ => unreachable!("table loaded for every problem but snim"),
+    }
+}
+
+fn problem_table(problem: Problem, tables: &Path) -> Result<Option<Table>, JudgeError> {
+    problem.table().map(|spec| load_table(tables, &spec)).transpose()
 }

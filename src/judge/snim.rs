@@ -4,14 +4,15 @@
 //! values seen), held equal to the scalar reference `sgtab` uses for `sub:` tables by a test.
 
 use super::JudgeError;
+use super::input::cases::answer_cases;
+use super::input::mapped::Parallel;
+use super::input::mapped::tokens;
 use super::input::{Buf, Numbers, Scanner};
-use super::parallel::Parallel;
-use super::tokens;
 use std::io::{Read, Write};
 
 const MAX_K: u64 = 100;
 const MAX_MOVE: u64 = 10_000;
-const MAX_M: u64 = 100;
+pub(crate) const MAX_M: u64 = 100;
 const MAX_L: u64 = 100;
 const MAX_HEAP: u64 = 10_000;
 
@@ -65,14 +66,14 @@ fn table_in<B: Bits>(moves: &[u32]) -> Vec<u8> {
 }
 
 pub fn answer(input: &mut Scanner<impl Read, impl Buf>, out: &mut impl Write) -> Result<(), JudgeError> {
-    tokens::answer_cases(input, 1, 1, out, read_case, &answer_case)
+    answer_cases(input, 1, 1, out, read_case, &answer_case)
 }
 
 /// The same answers for an input all in memory: its tokens read on `par.threads` threads, and
 /// each case's table (most of the work: 10 001 values from up to 100 moves) built and its
 /// positions answered on `par.threads` threads too, the lines written in order.
 pub fn answer_bytes(data: &[u8], par: Parallel, out: &mut impl Write) -> Result<(), JudgeError> {
-    tokens::read(data, 0, par, MAX_HEAP as u16, |input| tokens::answer_cases(input, par.threads, 1, out, read_case, &answer_case))
+    tokens::read(data, 0, par, MAX_HEAP as u16, |input| answer_cases(input, par.threads, 1, out, read_case, &answer_case))
 }
 
 /// A case: its move set, and its positions (heap counts, then all heaps).

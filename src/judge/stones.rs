@@ -6,9 +6,9 @@
 //! tokens of an input in memory read on every core ([`tokens::read`]).
 
 use super::JudgeError;
+use super::input::mapped::Parallel;
+use super::input::mapped::tokens;
 use super::input::{Buf, Numbers, Scanner};
-use super::parallel::Parallel;
-use super::tokens;
 use crate::table::Table;
 use std::io::{Read, Write};
 

@@ -1,18 +1,14 @@
-//! A reader thread for a pipe: while the scanner parses one chunk of the
-//! input, a thread of its own reads the next ones, so the pipe's copies into the process (the
-//! `read(2)` system calls, a third of `sgq`'s time on a pipe) run beside the parse instead of
-//! between its steps. Memory stays bounded: `CHUNKS` buffers of `CHUNK` bytes, used in turn.
+//! A reader thread for a pipe: while the scanner parses one chunk of the input, a thread of
+//! its own reads the next ones, so the pipe's copies into the process (the `read(2)` system
+//! calls) run beside the parse instead of between its steps. Memory stays bounded: `CHUNKS`
+//! buffers of `CHUNK` bytes, used in turn.
 //!
 //! The reader hands a chunk over when it is full, or as soon as a read returns while the parse
 //! waits, however little it holds; the end and a read error are handed over in their place in
 //! the stream, after the bytes before them. `sgq` uses it on pipes only, when it has more than
 //! one thread (a terminal keeps the plain path). A writer that waits for answers before writing
 //! more would get none either way: answers go out through a 64 KiB buffer, and at the end.
-//!
-//! Measured (`cat FILE | sgq lasker`, 105 MB, 31 alternating runs on the shared 2 cores, where
-//! `cat`, the reader and the parse share two cores): median 98.1 ms against 105.0 without it,
-//! best 65.6 against 94.5. Written with a mutex and two condition variables, not a channel:
-//! `sgq` must stay small.
+//! A mutex and two condition variables, not a channel: `sgq` must stay small.
 
 use std::collections::VecDeque;
 use std::io::{self, Read};
@@ -23,17 +19,17 @@ const CHUNK: usize = 1 << 19;
 /// Chunks in all: one being parsed, the others being read or waiting.
 const CHUNKS: usize = 4;
 
-/// What the reader hands over.
-enum Piece {
+/// What the reader thread hands over, in order.
+enum Chunk {
     Bytes(Vec<u8>),
     End,
     Error(io::Error),
 }
 
 #[derive(Default)]
-struct State {
+struct AheadState {
     /// Handed over, in order.
-    full: VecDeque<Piece>,
+    full: VecDeque<Chunk>,
     /// Buffers to read into.
     empty: Vec<Vec<u8>>,
     /// The parse is waiting for a chunk.
@@ -43,8 +39,8 @@ struct State {
 }
 
 #[derive(Default)]
-struct Shared {
-    state: Mutex<State>,
+struct AheadShared {
+    state: Mutex<AheadState>,
     /// `full` got a piece.
     filled: Condvar,
     /// `empty` got a buffer, or the parse went away.
@@ -53,7 +49,7 @@ struct Shared {
 
 /// A [`Read`] over `R`, read ahead on a thread of its own.
 pub struct ReadAhead {
-    shared: Arc<Shared>,
+    shared: Arc<AheadShared>,
     cur: Vec<u8>,
     at: usize,
     /// The end (or an error) was handed over: nothing more comes.
@@ -64,7 +60,7 @@ impl ReadAhead {
     /// Starts the reader thread over `src`; gives `src` back if the system would not start a
     /// thread (then the caller reads it itself).
     pub fn new<R: Read + Send + 'static>(mut src: R) -> Result<ReadAhead, R> {
-        let shared = Arc::new(Shared::default());
+        let shared = Arc::new(AheadShared::default());
         shared.state.lock().unwrap_or_else(|e| e.into_inner()).empty = (0..CHUNKS).map(|_| Vec::with_capacity(CHUNK)).collect();
         let reader = Arc::clone(&shared);
         // The source goes to the thread through a slot, so that it comes back if no thread starts.
@@ -89,7 +85,7 @@ impl ReadAhead {
 
 /// The reader thread: fills buffers from `src` and hands them over until the end, an error, or
 /// the parse going away.
-fn read_ahead(mut src: impl Read, shared: &Shared) {
+fn read_ahead(mut src: impl Read, shared: &AheadShared) {
     loop {
         let mut buf = {
             let mut s = shared.state.lock().unwrap_or_else(|e| e.into_inner());
@@ -108,7 +104,7 @@ fn read_ahead(mut src: impl Read, shared: &Shared) {
         let mut len = 0;
         let last = loop {
             match src.read(&mut buf[len..]) {
-                Ok(0) => break Some(Piece::End),
+                Ok(0) => break Some(Chunk::End),
                 Ok(n) => {
                     len += n;
                     // Hand it over when full, or at once if the parse waits for it.
@@ -117,13 +113,13 @@ fn read_ahead(mut src: impl Read, shared: &Shared) {
                     }
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => break Some(Piece::Error(e)),
+                Err(e) => break Some(Chunk::Error(e)),
             }
         };
         buf.truncate(len);
         let mut s = shared.state.lock().unwrap_or_else(|e| e.into_inner());
         if len > 0 {
-            s.full.push_back(Piece::Bytes(buf));
+            s.full.push_back(Chunk::Bytes(buf));
         } else {
             s.empty.push(buf);
         }
@@ -159,15 +155,15 @@ impl Read for ReadAhead {
             s.waiting = false;
             drop(s);
             match piece {
-                Piece::Bytes(b) => {
+                Chunk::Bytes(b) => {
                     self.cur = b;
                     self.at = 0;
                 }
-                Piece::End => {
+                Chunk::End => {
                     self.ended = true;
                     return Ok(0);
                 }
-                Piece::Error(e) => {
+                Chunk::Error(e) => {
                     self.ended = true;
                     return Err(e);
                 }

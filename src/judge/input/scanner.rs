@@ -1,92 +1,31 @@
-//! Judge input as a stream of whitespace-separated unsigned numbers.
-//!
-//! Input is read through one fixed buffer, so memory stays bounded however long the input is;
-//! the token being read is kept whole by moving it to the front of the buffer before a refill.
-//! Line and column are not tracked per byte, which would cost the hot loop registers: newlines
-//! are counted in bulk (a vectorised count) as each buffer is dropped, and the exact position
-//! is worked out only when an error is reported.
+//! The streaming scanner: judge input read through one fixed buffer, so memory stays bounded
+//! however long the input is; the token being read is kept whole by moving it to the front of
+//! the buffer before a refill. Line and column are not tracked per byte, which would cost the
+//! hot loop registers: newlines are counted in bulk (a vectorised count) as each buffer is
+//! dropped, and the exact position is worked out only when an error is reported. Over a slice
+//! (`B = &[u8]`: a mapped file, or a piece of one) the same scanner reads in place.
 //!
 //! Numbers take a fast path when enough bytes are buffered around them: the end of a token is
 //! found eight bytes at a time (SWAR, or block bit masks in `fold`), and its digits are
 //! converted by one routine, `digits_before`, with no loop over them. Long runs (`fold`) go to
-//! one of two kernels of the same walk ([`Kernel`]): the portable one (SSE2 through `wide`),
-//! or, chosen at run time where the CPU has it, the AVX2 one in `input/avx2.rs`. Anything unusual (a
-//! token of 16 or more bytes, a bad character, a number out of range, a token split by a refill)
-//! falls back to the byte-at-a-time path, which also writes the error message.
+//! the bulk kernels ([`super::kernel`]). Anything unusual (a token of 16 or more bytes, a bad
+//! character, a number out of range, a token split by a refill) falls back to the
+//! byte-at-a-time path, which also writes the error message.
 //!
 //! The verdict on a token never depends on where it falls in the buffer or how the input
 //! arrives: the byte-at-a-time path streams a token of any length (it keeps its start offset and
 //! first bytes, not the token), so a number with any count of leading zeros is read as its value
 //! everywhere, and one with more than 20 significant digits is out of range everywhere.
 
+use super::kernel::{self, count_newlines, digits_before, token_len};
+use super::{Beyond, CLASS, InputError, Numbers, Position, SPACE};
 use std::fmt;
 use std::io::{self, Read};
-use std::sync::OnceLock;
-
-#[cfg(target_arch = "x86_64")]
-mod avx2;
 
 /// Size of the input buffer.
 pub const BUFFER: usize = 1 << 18;
 /// Bytes of a bad token kept for its message (one more than shown, to know it goes on).
 const SHOWN: usize = 24;
-
-const OTHER: u8 = 0;
-const SPACE: u8 = 1;
-
-/// Space, tab, newline, vertical tab, form feed, carriage return separate tokens.
-static CLASS: [u8; 256] = {
-    let mut c = [OTHER; 256];
-    c[b' ' as usize] = SPACE;
-    c[b'\t' as usize] = SPACE;
-    c[b'\n' as usize] = SPACE;
-    c[0x0b] = SPACE;
-    c[0x0c] = SPACE;
-    c[b'\r' as usize] = SPACE;
-    c
-};
-
-/// Whether `b` separates tokens.
-#[inline]
-pub fn is_space(b: u8) -> bool {
-    CLASS[b as usize] == SPACE
-}
-
-/// Where a token stands: 1-based line and column (in bytes), and 0-based byte offset.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Position {
-    pub line: u64,
-    pub column: u64,
-    pub offset: u64,
-}
-
-impl fmt::Display for Position {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "line {}, column {} (byte {})", self.line, self.column, self.offset)
-    }
-}
-
-/// Input that breaks the format, or that could not be read.
-#[derive(Debug)]
-pub enum InputError {
-    Format { at: Position, message: String },
-    Io(io::Error),
-}
-
-impl fmt::Display for InputError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            InputError::Format { at, message } => write!(f, "{at}: {message}"),
-            InputError::Io(e) => write!(f, "cannot read input: {e}"),
-        }
-    }
-}
-
-/// Says why a number is past its range, for callers whose numbers have a reason to stop where
-/// they do (a position past a table, a square off the board): given the token as shown and its
-/// value (`None` past 64 bits), the whole message (after the place). Called only on that error,
-/// from the cold path, so it costs the fast path nothing.
-pub type Beyond<'a> = Option<&'a dyn Fn(&str, Option<u64>) -> String>;
 
 /// What a scanner reads from: its own buffer, refilled from a stream, or a slice that holds the
 /// whole input (a mapped file, or a piece of one), read in place with no copy.
@@ -447,7 +386,7 @@ impl<R: Read, B: Buf> Scanner<R, B> {
         while left > 0 {
             let mut pos = self.pos;
             let window = &self.buf[..self.end];
-            (acc, left, pos) = blocks(window, pos, left, min, max, acc, &mut f);
+            (acc, left, pos) = kernel::blocks(window, pos, left, min, max, acc, &mut f);
             self.pos = pos;
             if left > 0 {
                 match self.next_in_or(min, max, what, beyond) {
@@ -525,34 +464,6 @@ impl<R: Read, B: Buf> Scanner<R, B> {
     }
 }
 
-/// The numbers of a judge input, in order, as a problem's grammar reads them: the streaming
-/// [`Scanner`], or the tokens of an input in memory read on every core
-/// ([`super::tokens::Mapped`]). Each problem's grammar is written once, against this, so the
-/// two paths cannot drift apart; a source that meets anything unusual hands it to a scanner at
-/// that byte, so every message is the scanner's own.
-pub trait Numbers {
-    /// The next number, which must lie in `min..=max`; the end of the input is an error.
-    /// `what` names the number for messages ("a heap size in case 3").
-    fn next(&mut self, min: u64, max: u64, what: &dyn fmt::Display) -> Result<u64, InputError>;
-
-    /// The same, `None` at the end of the input.
-    fn next_in(&mut self, min: u64, max: u64, what: &dyn fmt::Display) -> Result<Option<u64>, InputError>;
-
-    /// `count` numbers in `min..=max`, folded into `acc` by `f` (the scanner's bulk path).
-    fn fold<A>(&mut self, count: u64, min: u64, max: u64, what: &dyn fmt::Display, mut acc: A, mut f: impl FnMut(A, u64) -> A) -> Result<A, InputError> {
-        for _ in 0..count {
-            acc = f(acc, self.next(min, max, what)?);
-        }
-        Ok(acc)
-    }
-
-    /// An error about the number read last (a check beyond its range: a repeated column).
-    fn error_at_last(&mut self, message: String) -> InputError;
-
-    /// Fails if any token is left; `after` names what came last.
-    fn expect_end(&mut self, after: &str) -> Result<(), InputError>;
-}
-
 impl<R: Read, B: Buf> Numbers for Scanner<R, B> {
     #[inline]
     fn next(&mut self, min: u64, max: u64, what: &dyn fmt::Display) -> Result<u64, InputError> {
@@ -577,88 +488,6 @@ impl<R: Read, B: Buf> Numbers for Scanner<R, B> {
         Scanner::expect_end(self, after)
     }
 }
-
-/// The bulk path of [`Scanner::fold_some`] over `window` from `pos` (at whitespace or at a
-/// token's start): 64-byte blocks whose bytes SIMD compares classify as whitespace, digit or
-/// other, so that all token boundaries of a block are known at once as bit masks and each
-/// number is converted independently of the one before (no serial byte loop, no branch per
-/// byte). Returns the fold, the count left and where it stopped: at a block holding another
-/// byte, an over-long token or an out-of-range number (which the caller's byte-at-a-time path
-/// then reads), or where fewer than 64 bytes are left.
-///
-/// Runs of 64 numbers or more go to the AVX2 kernel where [`Kernel::chosen`] says so.
-#[inline(always)]
-pub(crate) fn blocks<A>(window: &[u8], pos: usize, left: u64, min: u64, max: u64, acc: A, f: &mut impl FnMut(A, u64) -> A) -> (A, u64, usize) {
-    blocks_on(Kernel::chosen(), window, pos, left, min, max, acc, f)
-}
-
-/// [`blocks`] on `kernel`, which must be [`available`](Kernel::available).
-#[allow(clippy::too_many_arguments)]
-#[inline(always)]
-fn blocks_on<A>(kernel: Kernel, window: &[u8], pos: usize, left: u64, min: u64, max: u64, acc: A, f: &mut impl FnMut(A, u64) -> A) -> (A, u64, usize) {
-    #[cfg(target_arch = "x86_64")]
-    if left >= 64 && kernel == Kernel::Avx2 {
-        assert!(avx2::available(), "the AVX2 kernel on a CPU without AVX2");
-        // SAFETY: the CPU has AVX2, BMI1 and POPCNT (just checked; the check is cached).
-        return unsafe { avx2::blocks(window, pos, left, min, max, acc, f) };
-    }
-    portable(window, pos, left, min, max, acc, f)
-}
-
-/// Which bulk kernel reads numbers.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kernel {
-    /// SSE2 (any x86-64) or scalar code through `wide`: every machine.
-    Portable,
-    /// AVX2, chosen at run time on a CPU that has it.
-    Avx2,
-}
-
-impl Kernel {
-    /// The fastest kernel this CPU runs, unless the environment variable `SGQ_KERNEL` is
-    /// `portable` (for timing the two side by side). Decided once.
-    pub fn chosen() -> Kernel {
-        static CHOSEN: OnceLock<Kernel> = OnceLock::new();
-        *CHOSEN.get_or_init(|| {
-            let forced = std::env::var_os("SGQ_KERNEL").is_some_and(|k| k == "portable");
-            if !forced && Kernel::Avx2.available() { Kernel::Avx2 } else { Kernel::Portable }
-        })
-    }
-
-    /// Whether this CPU runs the kernel.
-    pub fn available(self) -> bool {
-        match self {
-            Kernel::Portable => true,
-            #[cfg(target_arch = "x86_64")]
-            Kernel::Avx2 => avx2::available(),
-            #[cfg(not(target_arch = "x86_64"))]
-            Kernel::Avx2 => false,
-        }
-    }
-}
-
-/// Bytes ahead of the block being read that the kernels ask the cache for. A mapped file's
-/// pages are 4 KiB, and the hardware's stream prefetcher stops at each page's end; asking a
-/// kilobyte ahead keeps the next page coming (about 10% off a mapped input's time, measured;
-/// no change on input already in cache).
-const PREFETCH: usize = 1024;
-
-/// Asks for `window[pos + PREFETCH]` to be brought into the cache (a hint, if it exists).
-#[inline(always)]
-fn prefetch(window: &[u8], pos: usize) {
-    #[cfg(target_arch = "x86_64")]
-    if let Some(ahead) = window.get(pos + PREFETCH) {
-        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-        // SAFETY: a prefetch is only a hint: it reads nothing into the program, and it cannot
-        // fault even where the address were not mapped (this one is: it is in `window`).
-        unsafe { _mm_prefetch::<_MM_HINT_T0>((ahead as *const u8).cast()) };
-    }
-}
-
-mod portable;
-#[cfg(test)]
-use portable::swar;
-use portable::{KEEP, after_block, block_marks, count_newlines, digits_before, portable, token_len};
 
 #[cfg(test)]
 mod tests;

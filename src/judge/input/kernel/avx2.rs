@@ -1,22 +1,15 @@
-//! The bulk number path on AVX2: the same contract as the portable [`super::blocks`], chosen at
-//! run time on a CPU that has AVX2 (`sgq` is built for plain x86-64). What it pays: `sgq lasker`
-//! on one thread over the 105 MB input of `cargo bench --bench sgq` takes 42.9 ms against 51.5 ms
-//! with the portable kernel (`SGQ_KERNEL=portable`), 1.20× (medians of 7 alternating runs).
+//! The bulk number kernel on AVX2: the same contract as [`super::portable`], chosen at run time
+//! on a CPU that has AVX2 (`sgq` is built for plain x86-64, and `wide` picks its instructions
+//! when the crate is compiled, so only `std::arch` by hand reaches AVX2 here). The same walk as
+//! the portable kernel, with two differences: a 64-byte block is classified by two 32-byte
+//! nibble lookups, not four 16-byte compares, and tokens are converted two at a time, one in
+//! each 128-bit half of a register (the 16 bytes that end at the token's end, the bytes before
+//! its start cleared).
 //!
-//! Written with `std::arch` intrinsics by hand because it is the project's own craft: `wide`
-//! picks its instructions when the crate is compiled, so a portable build would never use
-//! AVX2, and no crate parses runs of decimal numbers this way. The same walk as the portable
-//! kernel, with two differences: a 64-byte block is classified by two 32-byte compares, not
-//! four of 16, and tokens are converted two at a time, one in each 128-bit half of a register
-//! (the 16 bytes that end at the token's end, the bytes before its start cleared).
-//!
-//! (Writing out every block's token starts and ends first, as simdjson does, and converting
-//! from those lists was tried and measured: the lists cost more than the branches they save.)
-//!
-//! Tests hold it to the portable path and to a plain reading on random and exhaustive inputs
+//! Tests hold it to the portable kernel and to a plain reading on random and exhaustive inputs
 //! (`super::tests`).
 
-use super::KEEP;
+use super::portable::{KEEP, after_block, block_marks, digits_before};
 use std::arch::x86_64::*;
 
 /// Whether this CPU runs the kernel.
@@ -46,7 +39,7 @@ pub unsafe fn blocks<A>(window: &[u8], mut pos: usize, mut left: u64, min: u64, 
         let block: &[u8; 80] = window[pos - 16..pos + 64].try_into().unwrap();
         super::prefetch(window, pos);
         let Some(space) = classify(block[16..].try_into().unwrap()) else { break };
-        let (mut starts, mut ends, short) = super::block_marks(space, left);
+        let (mut starts, mut ends, short) = block_marks(space, left);
         let mut end = 0;
         // Two tokens at a time; `end` indexes `block` at the token's end (16 bytes on).
         while ends != 0 {
@@ -55,7 +48,7 @@ pub unsafe fn blocks<A>(window: &[u8], mut pos: usize, mut left: u64, min: u64, 
             starts &= starts - 1;
             ends &= ends - 1;
             if ends == 0 {
-                let v0 = super::digits_before(block[e0..e0 + 16].try_into().unwrap(), e0 - s0);
+                let v0 = digits_before(block[e0..e0 + 16].try_into().unwrap(), e0 - s0);
                 if !in_range(e0 - s0, v0) {
                     return (acc, left, pos + s0);
                 }
@@ -75,7 +68,7 @@ pub unsafe fn blocks<A>(window: &[u8], mut pos: usize, mut left: u64, min: u64, 
                 if l0 > 16 {
                     return (acc, left, pos + s0);
                 }
-                let v0 = super::digits_before(block[e0..e0 + 16].try_into().unwrap(), l0);
+                let v0 = digits_before(block[e0..e0 + 16].try_into().unwrap(), l0);
                 if !in_range(l0, v0) {
                     return (acc, left, pos + s0);
                 }
@@ -93,7 +86,7 @@ pub unsafe fn blocks<A>(window: &[u8], mut pos: usize, mut left: u64, min: u64, 
             left -= 2;
             end = e1;
         }
-        let next = super::after_block(short, end, starts);
+        let next = after_block(short, end, starts);
         if next == 0 {
             break; // one token fills the whole block: too long, let the caller say so
         }

@@ -2,9 +2,10 @@
 //! compares (scalar code off x86-64), numbers converted 16 bytes at a time; and the helpers the
 //! AVX2 kernel shares with it.
 
-use super::*;
+use super::prefetch;
+use crate::judge::input::{CLASS, SPACE};
 
-/// The portable kernel of [`blocks`].
+/// The portable kernel of [`super::blocks`].
 #[inline(always)]
 pub(super) fn portable<A>(window: &[u8], mut pos: usize, mut left: u64, min: u64, max: u64, mut acc: A, f: &mut impl FnMut(A, u64) -> A) -> (A, u64, usize) {
     // Blocks of 64 bytes, with the 16 bytes before each in view too, so that the 16
@@ -80,7 +81,7 @@ pub(super) fn after_block(short: bool, end: usize, starts: u64) -> usize {
 }
 
 /// Newlines in `bytes`, counted in blocks whose byte-wide sums the compiler vectorises.
-pub(super) fn count_newlines(bytes: &[u8]) -> u64 {
+pub(in crate::judge::input) fn count_newlines(bytes: &[u8]) -> u64 {
     let mut blocks = bytes.chunks_exact(128);
     let mut n: u64 = (&mut blocks).map(|b| b.iter().map(|&c| (c == b'\n') as u8).sum::<u8>() as u64).sum();
     n += blocks.remainder().iter().filter(|&&c| c == b'\n').count() as u64;
@@ -90,7 +91,7 @@ pub(super) fn count_newlines(bytes: &[u8]) -> u64 {
 /// The length of the number at the start of `bytes`, if it has 1 to 15 digits and whitespace
 /// follows it.
 #[inline(always)]
-pub(super) fn token_len(bytes: &[u8; 16]) -> Option<usize> {
+pub(in crate::judge::input) fn token_len(bytes: &[u8; 16]) -> Option<usize> {
     let lo = u64::from_le_bytes(bytes[..8].try_into().unwrap());
     let hi = u64::from_le_bytes(bytes[8..].try_into().unwrap());
     let len = match swar::non_digits(lo) {
@@ -125,7 +126,7 @@ pub(super) static KEEP: [[u8; 16]; 64] = {
 /// in SSE registers (SSE2 only): pairs of digits by one 16-bit multiply, then pairs of pairs
 /// and pairs of those by multiply-adds.
 #[inline(always)]
-pub(super) fn digits_before(bytes: &[u8; 16], len: usize) -> u64 {
+pub(in crate::judge::input) fn digits_before(bytes: &[u8; 16], len: usize) -> u64 {
     use wide::{bytemuck::cast, i16x8, i32x4, u8x16, u64x2};
     let digits = (u8x16::new(*bytes) & u8x16::new(KEEP[len & 63])).saturating_sub(u8x16::splat(b'0'));
     // Lane = d0 + 256·d1 (d0 the higher digit); · (1 + 256·10) puts 10·d0 + d1 in the high byte.
