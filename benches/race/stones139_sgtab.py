@@ -21,10 +21,13 @@ def moves(n):
 def batch(p):
     import numpy as np
 
-    options = (p[:, None] - np.array(TAKES)).ravel()
+    options = np.subtract.outer(p, TAKES).ravel()
     which = np.repeat(np.arange(len(p)), len(TAKES))
-    legal = options >= 0
-    return which[legal], options[legal]
+    if options.min() < 0:
+        # Only the smallest heaps have takes that do not fit: filter where there are any.
+        legal = options >= 0
+        which, options = which[legal], options[legal]
+    return which, options
 
 
 N = int(sys.argv[1])

@@ -30,7 +30,7 @@ pub struct Batch<'a> {
 /// Options one call of `batch` should return, about: a block of the engine's may hold millions,
 /// and arrays that large are fresh memory from the system at each call (their pages cleared by
 /// the kernel: a fifth of the time of Lasker's Nim where one call took a whole block).
-const CALL_OPTIONS: f64 = (1 << 18) as f64;
+const CALL_OPTIONS: f64 = (1 << 17) as f64;
 
 impl<'a> Batch<'a> {
     pub fn new(game: &'a Running) -> Batch<'a> {
@@ -160,12 +160,12 @@ fn read<F: FnMut(u64, &[u64]) + ?Sized>(game: &Running, positions: &[u64], which
     }
     let rows = which.data();
     let count = rows.len();
-    // Parts an option (s) from the shape of `options`.
-    let s = match (k, &options.shape[..]) {
-        (1, [n]) if *n == count => 1,
-        (1, [n, s]) if *n == count => *s,
-        (k, [n, kk]) if k > 1 && *n == count && *kk == k => 1,
-        (k, [n, s, kk]) if k > 1 && *n == count && *kk == k => *s,
+    // Parts an option (s), and whether the options are sums (where a part of -1 is no game).
+    let (s, sums) = match (k, &options.shape[..]) {
+        (1, [n]) if *n == count => (1, false),
+        (1, [n, s]) if *n == count => (*s, true),
+        (k, [n, kk]) if k > 1 && *n == count && *kk == k => (1, false),
+        (k, [n, s, kk]) if k > 1 && *n == count && *kk == k => (*s, true),
         (_, shape) => {
             let want = if k == 1 { "(M,) or (M, s) for sums".to_string() } else { format!("(M, {k}) or (M, s, {k}) for sums") };
             return Err(format!("options has shape {shape:?} for {count} rows of which; expected {want}"));
@@ -179,12 +179,25 @@ fn read<F: FnMut(u64, &[u64]) + ?Sized>(game: &Running, positions: &[u64], which
     };
     match (k, s) {
         // A plain move in 1-D: the common case, read straight.
-        (1, 1) => in_order(rows, order.as_deref(), positions, |i, p| {
+        (1, 1) if !sums => in_order(rows, order.as_deref(), positions, |i, p| {
             let c = data[i];
             if c as u64 >= sizes[0] {
                 return Err(bad(i, p, &data[i..i + 1]));
             }
             each(p, &[c as u64]);
+            Ok(())
+        }),
+        // Two heaps side by side in 1-D (a split), or one and -1 (a plain move among splits).
+        (1, 2) => in_order(rows, order.as_deref(), positions, |i, p| {
+            let (a, b) = (data[2 * i], data[2 * i + 1]);
+            let n = sizes[0];
+            match (a == -1, b == -1) {
+                (false, false) if (a as u64) < n && (b as u64) < n => each(p, &[a as u64, b as u64]),
+                (false, true) if (a as u64) < n => each(p, &[a as u64]),
+                (true, false) if (b as u64) < n => each(p, &[b as u64]),
+                (true, true) => each(p, &[]),
+                _ => return Err(bad(i, p, &data[2 * i + usize::from(a == -1 || (a as u64) < n)..][..1])),
+            }
             Ok(())
         }),
         // Sums in 1-D: s heaps side by side, -1 for none.
@@ -209,7 +222,7 @@ fn read<F: FnMut(u64, &[u64]) + ?Sized>(game: &Running, positions: &[u64], which
             in_order(rows, order.as_deref(), positions, |i, p| {
                 parts.clear();
                 for part in data[i * s * k..(i + 1) * s * k].chunks_exact(k) {
-                    if part.iter().all(|&c| c == -1) {
+                    if sums && part.iter().all(|&c| c == -1) {
                         continue;
                     }
                     parts.push(index(game, part).map_err(|_| bad(i, p, part))?);

@@ -10,8 +10,8 @@
 use crate::library::{self, Enumerate, Lister};
 use crate::{batch, plain};
 use pyo3::exceptions::{PyTypeError, PyValueError};
-use pyo3::prelude::*;
 use pyo3::ffi;
+use pyo3::prelude::*;
 use pyo3::types::{PyInt, PyTuple};
 use std::sync::Mutex;
 
@@ -94,7 +94,13 @@ fn name_from(f: &Bound<'_, PyAny>) -> String {
 impl Game {
     #[new]
     #[pyo3(signature = (shape, moves = None, *, rank = None, batch = None, name = None))]
-    fn new(shape: &Bound<'_, PyAny>, moves: Option<Bound<'_, PyAny>>, rank: Option<Bound<'_, PyAny>>, batch: Option<Bound<'_, PyAny>>, name: Option<String>) -> PyResult<Game> {
+    fn new(
+        shape: &Bound<'_, PyAny>,
+        moves: Option<Bound<'_, PyAny>>,
+        rank: Option<Bound<'_, PyAny>>,
+        batch: Option<Bound<'_, PyAny>>,
+        name: Option<String>,
+    ) -> PyResult<Game> {
         let shape = shape_of(shape)?;
         let f = match (&moves, &batch) {
             (Some(f), None) | (None, Some(f)) => f.clone(),

@@ -47,14 +47,13 @@ fn call_at<'py>(py: Python<'py>, game: &Running, f: &Bound<'py, PyAny>, p: u64) 
     }
     // SAFETY: `f` and the k arguments are live objects; the result is a new reference or null
     // with an error set.
-    let result = unsafe {
+    unsafe {
         let r = ffi::PyObject_Vectorcall(f.as_ptr(), args.as_ptr(), k, std::ptr::null_mut());
         for a in &args[..k] {
             ffi::Py_DECREF(*a);
         }
         Bound::from_owned_ptr_or_err(py, r)
-    };
-    result
+    }
 }
 
 impl Lister for Plain<'_> {

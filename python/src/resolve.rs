@@ -10,8 +10,8 @@
 //! some option is not below its position (the engine then orders the move graph, and refuses a
 //! cycle).
 
-use crate::game::Running;
 use crate::batch::Batch;
+use crate::game::Running;
 use crate::plain::Plain;
 use pyo3::prelude::*;
 
@@ -28,7 +28,7 @@ pub fn in_order(game: &Running) -> Result<Option<Vec<u32>>, String> {
     values.try_reserve_exact(len).map_err(|_| format!("its {len} values ({} bytes) do not fit in memory here", len.saturating_mul(4)))?;
     values.resize(len, 0);
     let mut lister = Form::of(game);
-    let mut fold = Fold { values: &mut values, current: 0, options: Vec::new(), seen: Vec::new(), stamp: 0, forward: false };
+    let mut fold = Fold { values: &mut values, current: 0, low: 0, high: Vec::new(), seen: Vec::new(), stamp: 0, forward: false };
     let (mut lo, mut block) = (0u64, FIRST_BLOCK);
     let mut positions: Vec<u64> = Vec::new();
     while lo < count {
@@ -52,14 +52,17 @@ pub fn in_order(game: &Running) -> Result<Option<Vec<u32>>, String> {
     Ok(Some(values))
 }
 
-/// The mex of each position in turn, from its options as they come.
+/// The mex of each position in turn, from its options as they come: values below 64 as bits of
+/// a word, larger ones (rare) kept aside for a position whose word fills up.
 struct Fold<'v> {
     values: &'v mut [u32],
     /// The position whose options are coming (those before it are done).
     current: u64,
-    /// The values of its options so far.
-    options: Vec<u32>,
-    /// `seen[v] == stamp`: v is the value of an option of the position being finished.
+    /// Bit v: an option of the current position is worth v (v < 64).
+    low: u64,
+    /// Its options' values of 64 and more.
+    high: Vec<u32>,
+    /// `seen[v - 64] == stamp`: v is among `high` (marks reused from position to position).
     seen: Vec<u32>,
     stamp: u32,
     /// Some option named a position not below its own.
@@ -70,10 +73,10 @@ impl Fold<'_> {
     /// Option `parts` of position `p` (positions come in order, each's options together).
     #[inline]
     fn option(&mut self, p: u64, parts: &[u64]) {
-        if self.forward {
-            return;
-        }
         if p != self.current {
+            if self.forward {
+                return;
+            }
             self.finish_until(p);
         }
         let mut x = 0;
@@ -84,31 +87,28 @@ impl Fold<'_> {
             }
             x ^= self.values[q as usize];
         }
-        self.options.push(x);
+        if x < 64 {
+            self.low |= 1 << x;
+        } else {
+            self.high.push(x);
+        }
     }
 
     /// Finishes every position before `end`: their options are all in (none, for one never named).
     fn finish_until(&mut self, end: u64) {
         while self.current < end {
-            let v = self.mex();
+            let v = if self.low != u64::MAX { (!self.low).trailing_zeros() } else { self.mex_high() };
             self.values[self.current as usize] = v;
-            self.options.clear();
+            self.low = 0;
+            self.high.clear();
             self.current += 1;
         }
     }
 
-    /// The mex of the options' values (at most their count: larger values are not marked).
-    #[inline]
-    fn mex(&mut self) -> u32 {
-        let limit = self.options.len();
-        if limit < 64 {
-            // A few options: their values as bits of a word.
-            let mut seen = 0u64;
-            for &v in &self.options {
-                seen |= 1u64.checked_shl(v).unwrap_or(0);
-            }
-            return (!seen).trailing_zeros();
-        }
+    /// The mex where every value below 64 is taken: the least from 64 on not among `high`
+    /// (at most 64 + their count, so larger values are not marked).
+    fn mex_high(&mut self) -> u32 {
+        let limit = self.high.len();
         if self.seen.len() <= limit {
             self.seen.resize(limit + 1, 0);
         }
@@ -117,12 +117,13 @@ impl Fold<'_> {
             self.seen.fill(0);
             self.stamp = 1;
         }
-        for &v in &self.options {
-            if (v as usize) <= limit {
-                self.seen[v as usize] = self.stamp;
+        for &v in &self.high {
+            let i = (v - 64) as usize;
+            if i <= limit {
+                self.seen[i] = self.stamp;
             }
         }
-        (0..=limit).find(|&v| self.seen[v] != self.stamp).unwrap_or(limit + 1) as u32
+        64 + (0..=limit).find(|&i| self.seen[i] != self.stamp).unwrap_or(limit + 1) as u32
     }
 }
 

@@ -28,7 +28,14 @@ pub struct Rule {
 #[pymethods]
 impl Rule {
     fn __repr__(&self) -> String {
-        format!("sgtab.Rule(pre={}, period={}, saltus={}, checked={}, proven={})", self.pre, self.period, self.saltus, self.checked, if self.proven { "True" } else { "False" })
+        format!(
+            "sgtab.Rule(pre={}, period={}, saltus={}, checked={}, proven={})",
+            self.pre,
+            self.period,
+            self.saltus,
+            self.checked,
+            if self.proven { "True" } else { "False" }
+        )
     }
 
     fn __str__(&self) -> &str {
@@ -154,7 +161,8 @@ impl Table {
         };
         let mut coords = Vec::with_capacity(items.len());
         for x in &items {
-            let int = x.call_method0("__index__").map_err(|_| PyTypeError::new_err(format!("a position is given by ints, not {}", crate::game::describe(x))))?;
+            let int =
+                x.call_method0("__index__").map_err(|_| PyTypeError::new_err(format!("a position is given by ints, not {}", crate::game::describe(x))))?;
             coords.push(int.str()?.to_string());
         }
         match self.inner.value(&coords) {
