@@ -27,9 +27,14 @@ def batch(p):
     return which, np.concatenate(blocks)
 
 
-N = int(sys.argv[1])
-game = sgtab.Game(N, batch=batch) if "--batch" in sys.argv else sgtab.Game(N, moves)
-threads = int(sys.argv[sys.argv.index("--threads") + 1]) if "--threads" in sys.argv else None
-t = sgtab.build(game, threads=threads)
-if "--check" in sys.argv:
-    print(int(t.values.sum()), int(t.values[-1]))
+def main():
+    n = int(sys.argv[1])
+    game = sgtab.Game(n, batch=batch) if "--batch" in sys.argv else sgtab.Game(n, moves)
+    threads = int(sys.argv[sys.argv.index("--threads") + 1]) if "--threads" in sys.argv else None
+    t = sgtab.build(game, threads=threads)
+    if "--check" in sys.argv:
+        print(int(t.values.sum()), int(t.values[-1]))
+
+
+if __name__ == "__main__":
+    main()

@@ -83,7 +83,8 @@ fn ints<'py>(py: Python<'py>, x: &Bound<'py, PyAny>, what: &str) -> Result<Ints<
     // An empty list has dtype float64, and holds no float.
     let size: usize = array.getattr("size").and_then(|s| s.extract()).unwrap_or(1);
     if !(kind == "i" || kind == "u" || size == 0) {
-        return Err(format!("{what} is {}, not an array of ints", describe(&array)));
+        let dtype = array.getattr("dtype").and_then(|d| d.str()).map(|d| d.to_string()).unwrap_or_default();
+        return Err(format!("{what} is an array of {dtype}, not of ints"));
     }
     let array = np.call_method1("ascontiguousarray", (array, np.getattr("int64").map_err(|e| e.to_string())?)).map_err(|e| format!("{what}: {e}"))?;
     let array = array.cast::<PyArrayDyn<i64>>().map_err(|_| format!("{what} did not convert to int64"))?;
@@ -115,8 +116,9 @@ impl Batch<'_> {
                 let Some(pair) = pair else {
                     return Err(format!("batch({}) returned {}, not a pair (which, options) of int arrays", call(), describe(&got)));
                 };
-                let which = ints(py, &pair.get_item(0).map_err(|e| e.to_string())?, "which")?;
-                let options = ints(py, &pair.get_item(1).map_err(|e| e.to_string())?, "options")?;
+                let arrays = ints(py, &pair.get_item(0).map_err(|e| e.to_string())?, "which")
+                    .and_then(|which| Ok((which, ints(py, &pair.get_item(1).map_err(|e| e.to_string())?, "options")?)));
+                let (which, options) = arrays.map_err(|why| format!("batch({}): {why}", call()))?;
                 read(game, block, &which, &options, each).map_err(|why| format!("batch({}): {why}", call()))?;
                 self.per_position = which.data().len() as f64 / block.len() as f64;
                 at += block.len();
@@ -130,7 +132,7 @@ impl Batch<'_> {
         Python::attach(|py| {
             let rank = game.rank.as_ref().expect("ranks are asked of a ranked game").bind(py);
             let got = rank.call1((positions_array(py, game, positions),)).map_err(|e| game.raise(py, e, format!("rank({})", block_text(game, positions))))?;
-            let ranks = ints(py, &got, "rank's result")?;
+            let ranks = ints(py, &got, "rank's result").map_err(|why| format!("rank({}): {why}", block_text(game, positions)))?;
             if ranks.shape != [positions.len()] {
                 return Err(format!("rank({}) returned an array of shape {:?}, not ({},)", block_text(game, positions), ranks.shape, positions.len()));
             }
