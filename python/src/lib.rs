@@ -32,6 +32,9 @@ pyo3::create_exception!(sgtab, Error, PyException, "A build, a save or a load th
 /// note naming the call and position.
 #[pyfunction(signature = (spec_or_game, *, backend = "auto", threads = None))]
 fn build(py: Python<'_>, spec_or_game: &Bound<'_, PyAny>, backend: &str, threads: Option<usize>) -> PyResult<Table> {
+    if threads == Some(0) {
+        return Err(PyValueError::new_err("threads must be at least 1 (None: every core)"));
+    }
     let how = How { backend, threads };
     if let Ok(spec) = spec_or_game.extract::<String>() {
         let built = py.detach(|| library::build_spec(&spec, &how)).map_err(raise)?;

@@ -76,9 +76,6 @@ pub fn build_spec(text: &str, how: &How) -> Result<Built, Failure> {
 }
 
 fn engines(how: &How) -> Result<Engines, Failure> {
-    if how.threads == Some(0) {
-        return Err(Failure::Spec("threads must be at least 1 (None: every core)".into()));
-    }
     Ok(Engines::new(backend(how.backend)?).with_threads(how.threads))
 }
 

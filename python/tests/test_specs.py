@@ -116,6 +116,8 @@ def test_bad_specs_and_files():
         sgtab.build("chess:99")
     with pytest.raises(ValueError, match="unknown backend"):
         sgtab.build("lasker", backend="cuda")
+    with pytest.raises(ValueError, match="threads must be at least 1"):
+        sgtab.build("lasker", threads=0)
     with pytest.raises(TypeError, match="spec"):
         sgtab.build(42)
     with pytest.raises(ValueError, match="cannot read no-such.lua"):
