@@ -8,8 +8,12 @@
 #
 # Games: the 1-3-9 stones to 10^6 heaps (examples/games/stones139.lua) and Lasker's Nim to 5000
 # (examples/games/lasker.lua); the peers are benches/race/*.py and *.cpp, built here into
-# OUTDIR, never into the project. sgtab runs with --threads 1 and with every core. Before
-# timing, each peer's checksum (sum of the values, last value) is compared with the table's.
+# OUTDIR, never into the project. sgtab runs with --threads 1 and with every core. Where the
+# Python package is installed (`python3 -m pip install ./python`), sgtab from Python runs too:
+# benches/race/GAME_sgtab.py, the plain form (`moves`, py-moves) and the batch form (NumPy
+# arrays, py-batch), each a whole process that imports sgtab (and NumPy, for the batch form) and
+# builds the table in memory, as the plain Python table does. Before timing, each peer's checksum
+# (sum of the values, last value) is compared with the table's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds="${1:-5}"
@@ -22,6 +26,12 @@ python=$(command -v python3)
 for game in stones139 lasker; do
     g++ -O2 -o "$out/$game" "benches/race/$game.cpp"
 done
+forms=""
+if "$python" -c "import sgtab, numpy" 2>/dev/null; then
+    forms="py-moves py-batch"
+else
+    echo "lua-race: the Python package sgtab (or NumPy) is not installed: its forms are left out (python3 -m pip install ./python)"
+fi
 
 now() { date +%s%N; }
 # run NAME CMD...: times one run of CMD (output discarded), appending seconds to OUTDIR/NAME.
@@ -49,7 +59,9 @@ for line in stones139:1000000 lasker:5000; do
     "$sgtab" build "$spec" --dir "$tables" >/dev/null 2>&1
     file=$(ls "$tables"/*.sgt)
     want=$("$sgtab" dump "$file" | awk '{ s += $1; last = $1 } END { print s, last }')
-    for peer in "$python benches/race/$game.py $n" "$out/$game $n"; do
+    peers=("$python benches/race/$game.py $n" "$out/$game $n")
+    [ -n "$forms" ] && peers+=("$python benches/race/${game}_sgtab.py $n --check" "$python benches/race/${game}_sgtab.py $n --batch --check")
+    for peer in "${peers[@]}"; do
         got=$($peer)
         [ "$got" = "$want" ] || { echo "lua-race: $peer gives '$got', sgtab's table '$want'" >&2; exit 1; }
     done
@@ -58,10 +70,14 @@ for line in stones139:1000000 lasker:5000; do
         run "$game.cpp" "$out/$game" "$n"
         run "$game.sgtab-1" "$sgtab" build "$spec" --dir "$tables" --threads 1
         run "$game.sgtab-all" "$sgtab" build "$spec" --dir "$tables" --threads "$cores"
+        if [ -n "$forms" ]; then
+            run "$game.py-moves" "$python" "benches/race/${game}_sgtab.py" "$n"
+            run "$game.py-batch" "$python" "benches/race/${game}_sgtab.py" "$n" --batch
+        fi
     done
     base=$(median "$out/$game.sgtab-all.times")
     echo "$game to $n (medians of $rounds, whole process; ratio = time / sgtab on $cores threads):" | tee -a "$report"
-    for who in python cpp sgtab-1 sgtab-all; do
+    for who in python cpp sgtab-1 sgtab-all $forms; do
         m=$(median "$out/$game.$who.times")
         printf "  %-10s %8.3f s  %6.2fx\n" "$who" "$m" "$(awk -v a="$m" -v b="$base" 'BEGIN { print a / b }')" | tee -a "$report"
     done
