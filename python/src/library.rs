@@ -10,7 +10,8 @@ use sgtab::judge::JudgeError;
 use sgtab::judge::input::InputError;
 use sgtab::progress::Progress;
 use sgtab::spec::GameSpec;
-use sgtab::table::{Packed, format};
+use sgtab::table::format;
+use sgtab::values::Packed;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
