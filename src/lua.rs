@@ -27,7 +27,7 @@
 //! process and starts a watchdog thread; other `SIGURG`s are passed on to the handler that was
 //! there before ([`watchdog`] says how and why).
 
-use crate::games::stored::{self, LUA, Script, Stored, positions_of};
+use crate::games::stored::{self, LUA, Origin, Script, Stored, positions_of};
 use crate::games::{Dims, Family, Game, GameError, MAX_AXES, Positions, Source, Worker};
 use crate::spec::MAX_LEN;
 use state::State;
@@ -61,6 +61,23 @@ impl Default for Limits {
     }
 }
 
+/// What runs scripts for the [`crate::spec::Resolver`]: each game opened with these bounds.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LuaRuntime(pub Limits);
+
+impl crate::spec::Runtime for LuaRuntime {
+    fn kind(&self) -> &'static str {
+        LUA.name
+    }
+
+    fn open(&self, origin: &Origin) -> Result<std::sync::Arc<dyn Game>, crate::games::SpecError> {
+        match origin {
+            Origin::Script(script) => LuaGame::open(script.clone(), self.0).map(|g| std::sync::Arc::new(g) as std::sync::Arc<dyn Game>).map_err(|e| crate::games::SpecError(e.0)),
+            other => Err(crate::games::SpecError(format!("{} is not a script's game", other.canonical()))),
+        }
+    }
+}
+
 /// A script's game, its shape known (the script was run once to read it).
 #[derive(Debug)]
 pub struct LuaGame {
@@ -84,21 +101,6 @@ impl LuaGame {
             return Err(state.error("the script defines no function `moves`"));
         }
         Ok(LuaGame { script, dims, ranked, limits, workers: AtomicU64::new(0), room: OnceLock::new() })
-    }
-
-    /// The game of a table built from a script (its text is in the file), with `limits`.
-    pub fn from_stored(stored: &Stored, limits: Limits) -> Result<LuaGame, GameError> {
-        let script = stored.script().ok_or_else(|| GameError(format!("{} was not made by a script", stored.canonical())))?;
-        let game = LuaGame::open(script.clone(), limits)?;
-        if game.dims != stored.dims {
-            return Err(GameError(format!(
-                "{}: the script now gives the shape {}, the table has {}",
-                script.canonical(),
-                game.dims.text(),
-                stored.dims.text()
-            )));
-        }
-        Ok(game)
     }
 
     pub fn dims(&self) -> Dims {

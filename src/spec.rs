@@ -5,6 +5,7 @@
 //! The canonical text is what a `.sgt` file stores and what its file name is made from, so two
 //! specs that build the same table always print the same.
 
+use crate::games::stored::{Origin, Script};
 use crate::games::{self, Game};
 pub use crate::games::{MAX_LEN, SpecError, file_name_of};
 use std::fmt;
@@ -106,6 +107,123 @@ impl std::str::FromStr for GameSpec {
     }
 }
 
+/// What runs a kind of stored game (a script, user code): linked in by the program that can run
+/// it (`sgtab` registers Lua's), absent from the ones that only read tables (`sgq`). The
+/// resolver knows every kind by its [`Origin`]; a runtime only turns one into a game.
+pub trait Runtime: Send + Sync {
+    /// The kind it runs, as [`Origin::kind`] names it (`lua`).
+    fn kind(&self) -> &'static str;
+
+    /// The runnable game of `origin` (a script is run once to learn its shape).
+    fn open(&self, origin: &Origin) -> Result<Arc<dyn Game>, SpecError>;
+}
+
+/// What a spec names, resolved without running anything: the canonical text and the file of
+/// its table, and how to make that table.
+#[derive(Clone, Debug)]
+pub struct Named {
+    /// The canonical spec its table's header holds.
+    pub canonical: String,
+    /// The table's file name.
+    pub file_name: String,
+    /// The game, where it is a family's (a stored kind's needs its runtime: [`Resolver::game`]).
+    pub spec: Option<GameSpec>,
+    origin: Option<Origin>,
+    given: String,
+}
+
+impl Named {
+    /// The `sgtab` command that makes its table in `dir`.
+    pub fn make_command(&self, dir: &str) -> String {
+        match &self.origin {
+            Some(origin) => origin.make_command(&self.given, dir),
+            None => format!("sgtab build {} --dir {dir}", self.canonical),
+        }
+    }
+
+    /// Where it is a script's: the path the user gave.
+    pub fn script_path(&self) -> Option<&str> {
+        Script::path_of(&self.given).filter(|_| matches!(self.origin, Some(Origin::Script(_))))
+    }
+}
+
+/// The one place every kind of game is resolved: sgtab's families, scripts (`lua:`), imported
+/// tables (`import:`), and the games of tables read back. Kinds whose games run user code need
+/// a [`Runtime`], which the program that runs them adds; without it such a spec still names its
+/// table ([`Resolver::name`]), which is all `sgq` asks.
+#[derive(Default)]
+pub struct Resolver {
+    runtimes: Vec<Box<dyn Runtime>>,
+}
+
+impl Resolver {
+    /// A resolver of families and of table names, running nothing.
+    pub fn new() -> Self {
+        Resolver { runtimes: Vec::new() }
+    }
+
+    /// The same, able to run the games of `runtime`'s kind.
+    pub fn with(mut self, runtime: impl Runtime + 'static) -> Self {
+        self.runtimes.push(Box::new(runtime));
+        self
+    }
+
+    /// What `text` names: a family's game, or a stored kind's table (a script's file is read to
+    /// name it; nothing runs).
+    pub fn name(&self, text: &str) -> Result<Named, SpecError> {
+        let given = text.trim().to_string();
+        match Origin::parse(text) {
+            Some(origin) => {
+                let origin = origin?;
+                Ok(Named { canonical: origin.canonical(), file_name: origin.file_name(), spec: None, origin: Some(origin), given })
+            }
+            None => {
+                let spec = GameSpec::parse(text)?;
+                Ok(Named { canonical: spec.to_string(), file_name: spec.file_name(), spec: Some(spec), origin: None, given })
+            }
+        }
+    }
+
+    /// Why `text` names no game, judged from its text alone (a stored kind's spec is checked
+    /// where its table is looked for).
+    pub fn refusal(&self, text: &str) -> Option<SpecError> {
+        if Origin::is_spelled(text) { None } else { GameSpec::parse(text).err() }
+    }
+
+    /// The runnable game `text` names.
+    pub fn game(&self, text: &str) -> Result<GameSpec, SpecError> {
+        match Origin::parse(text) {
+            Some(origin) => self.open(&origin?),
+            None => GameSpec::parse(text),
+        }
+    }
+
+    /// A table's game as one that can be computed again: a stored game runs through its
+    /// runtime, which must give the table's shape; a family's game is itself.
+    pub fn runnable(&self, spec: &GameSpec) -> Result<GameSpec, SpecError> {
+        let Some(stored) = spec.stored().filter(|_| spec.source().is_none()) else { return Ok(spec.clone()) };
+        let game = self.open(&stored.origin)?;
+        let now = game.stored().map(|s| s.dims);
+        if now != Some(stored.dims) {
+            let shape = now.map_or("no shape".to_string(), |d| format!("the shape {}", d.text()));
+            return Err(SpecError(format!("its {} game now gives {shape}, the table has {}", stored.origin.kind(), stored.dims.text())));
+        }
+        Ok(game)
+    }
+
+    fn open(&self, origin: &Origin) -> Result<GameSpec, SpecError> {
+        if let Origin::Import(name) = origin {
+            return Err(SpecError(format!(
+                "import:{name} holds values imported from another program; sgtab cannot compute them (make its table with `sgtab import FILE --name {name} --shape N`)"
+            )));
+        }
+        match self.runtimes.iter().find(|r| r.kind() == origin.kind()) {
+            Some(runtime) => runtime.open(origin).map(GameSpec),
+            None => Err(SpecError(format!("{}: this program cannot run {} games (sgtab built with its `{}` feature can)", origin.canonical(), origin.kind(), origin.kind()))),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -174,5 +292,35 @@ mod tests {
         assert!(na.len() <= crate::games::MAX_FILE_STEM + 4 && nb.len() <= crate::games::MAX_FILE_STEM + 4, "{na}");
         assert!(na.starts_with("sub-1_2_3_4_5_"), "{na}");
         assert_ne!(na, nb);
+    }
+
+    #[test]
+    fn one_resolver_names_every_kind_and_runs_only_with_a_runtime() {
+        use super::{Named, Resolver};
+        let dir = std::env::temp_dir().join(format!("sgtab-resolver-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("loop.lua");
+        // A script that would never end if it ran: naming its table must not run it.
+        std::fs::write(&path, "while true do end\n").unwrap();
+        let text = format!("lua:{}:N=3", path.display());
+        let resolver = Resolver::new();
+        let named: Named = resolver.name(&text).unwrap();
+        assert!(named.canonical.starts_with("lua:loop@") && named.canonical.ends_with(":N=3"), "{}", named.canonical);
+        assert_eq!(named.file_name, super::file_name_of(&named.canonical));
+        assert!(named.spec.is_none() && named.script_path() == Some(path.to_str().unwrap()));
+        assert!(named.make_command("t").starts_with("sgtab build lua:") && named.make_command("t").ends_with("--dir t"));
+        // Without a runtime the game is refused in one line saying why.
+        let e = resolver.game(&text).unwrap_err().0;
+        assert!(e.contains("cannot run lua games") && !e.contains('\n'), "{e}");
+        // A family's spec names its game; imports name a table that only `sgtab import` makes.
+        let kayles = resolver.name("0.77:100").unwrap();
+        assert_eq!(kayles.spec.as_ref().map(|s| s.to_string()), Some(kayles.canonical.clone()));
+        let import = resolver.name("import:mine").unwrap();
+        assert_eq!((import.canonical.as_str(), import.file_name.as_str()), ("import:mine", "mine.sgt"));
+        assert!(resolver.game("import:mine").unwrap_err().0.contains("sgtab import FILE --name mine"));
+        // Refusals from the text alone: a stored kind waits for its table, a bad family spec not.
+        assert!(resolver.refusal("lua:missing.lua").is_none() && resolver.refusal("import:x").is_none());
+        assert!(resolver.refusal("nosuchgame:3").is_some() && resolver.name("import:../x").is_err());
+        std::fs::remove_dir_all(&dir).ok();
     }
 }

@@ -24,7 +24,7 @@ fn script(dir: &Path, name: &str, body: &str) -> String {
 fn build(dir: &Path, spec: &str, extra: &[&str]) -> Result<Vec<u8>, String> {
     let out_dir = dir.join("out");
     let _ = fs::remove_dir_all(&out_dir);
-    let mut args = vec!["build", spec, "--out", out_dir.to_str().unwrap()];
+    let mut args = vec!["build", spec, "--dir", out_dir.to_str().unwrap()];
     args.extend_from_slice(extra);
     let out = run(SGTAB, &args, b"");
     let err = text(&out.stderr);
@@ -123,7 +123,7 @@ fn no_address_is_reachable() {
     // print shows such a value by its type; a value with __tostring as it says; a sum in words.
     let shown = "print({}, print, setmetatable({}, {__tostring = function() return 'mine' end}), sum(1, 2), sum(1, 2, 3), tostring(sum(4, 5)))\n";
     let spec = script(&dir, "print", &format!("{shown}{tail}"));
-    let out = run(SGTAB, &["build", &spec, "--out", dir.join("out").to_str().unwrap()], b"");
+    let out = run(SGTAB, &["build", &spec, "--dir", dir.join("out").to_str().unwrap()], b"");
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(text(&out.stderr).contains("print.lua: table\tfunction\tmine\tsum(1, 2)\tsum(1, 2, 3)\tsum(4, 5)"), "{}", text(&out.stderr));
     assert!(!text(&out.stderr).contains("0x"), "{}", text(&out.stderr));
@@ -179,7 +179,7 @@ fn messages_are_escaped_truthful_and_in_words() {
     assert!(!err.contains('\u{1b}') && !err.contains('\r'), "{err:?}");
     let out = run(
         SGTAB,
-        &["build", &script(&dir, "noisy", "print('a\\27[2Jb')\nshape = 1\nfunction moves() return {} end\n"), "--out", dir.join("out").to_str().unwrap()],
+        &["build", &script(&dir, "noisy", "print('a\\27[2Jb')\nshape = 1\nfunction moves() return {} end\n"), "--dir", dir.join("out").to_str().unwrap()],
         b"",
     );
     assert!(!text(&out.stderr).contains('\u{1b}') && text(&out.stderr).contains("noisy.lua: a\\u{1b}[2Jb"), "{:?}", text(&out.stderr));

@@ -9,7 +9,7 @@ use sgtab::games::{Dims, Family, Game, GameError, Positions, Source, Worker};
 use sgtab::judge::JudgeError;
 use sgtab::judge::input::InputError;
 use sgtab::progress::Progress;
-use sgtab::spec::GameSpec;
+use sgtab::spec::{GameSpec, Resolver};
 use sgtab::table::format;
 use sgtab::values::Packed;
 use std::path::{Path, PathBuf};
@@ -66,13 +66,11 @@ pub struct Built {
 /// among them, the engine chosen as `sgtab build` chooses it.
 pub fn build_spec(text: &str, how: &How) -> Result<Built, Failure> {
     let engines = engines(how)?;
-    let spec = match stored::Script::parse(text) {
-        Some(script) => {
-            let script = script.map_err(|e| Failure::Spec(e.0))?;
-            sgtab::lua::LuaGame::open(script, sgtab::lua::Limits::default()).map(GameSpec::new).map_err(|e| Failure::Build(e.0))?
-        }
-        None => GameSpec::parse(text).map_err(|e| Failure::Spec(e.0))?,
-    };
+    // A spec that names no game is the caller's mistake (ValueError); a script that fails when
+    // it is run to learn its shape is a failed build.
+    let resolver = Resolver::new().with(sgtab::lua::LuaRuntime(sgtab::lua::Limits::default()));
+    resolver.name(text).map_err(|e| Failure::Spec(e.0))?;
+    let spec = resolver.game(text).map_err(|e| Failure::Build(e.0))?;
     run(&engines, &spec)
 }
 

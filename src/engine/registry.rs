@@ -6,7 +6,9 @@
 //! A family with a fast engine is one engine module and one entry here; a family without one
 //! builds with its reference (or, given by its options alone, with the generic engine).
 
-use super::{Backend, EngineError, Engines, Timings, check, chess as rows, corner, octal, threads};
+#[cfg(feature = "gpu")]
+use super::check;
+use super::{Backend, EngineError, Engines, Timings, chess as rows, corner, octal, threads};
 use crate::games::chess::Chess;
 use crate::games::corner::Corner;
 use crate::games::grundy::Grundy;

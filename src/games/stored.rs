@@ -110,6 +110,21 @@ impl Script {
         Ok(Script { name: name.to_string(), text: text.to_string(), params })
     }
 
+    /// The spec that runs the script at `path` with `params`: `lua:PATH[:K=V,...]`.
+    pub fn spec_at(path: &str, params: &[(String, i64)]) -> String {
+        let params: Vec<String> = params.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        if params.is_empty() { format!("lua:{path}") } else { format!("lua:{path}:{}", params.join(",")) }
+    }
+
+    /// The script path a spec `lua:PATH[:NAME=VALUE,...]` names, as [`Script::parse`] reads it.
+    pub fn path_of(spec: &str) -> Option<&str> {
+        let rest = spec.trim().strip_prefix("lua:")?;
+        Some(match rest.rsplit_once(':') {
+            Some((path, params)) if params.contains('=') => path,
+            _ => rest,
+        })
+    }
+
     /// Eight hex digits of the CRC-32 of the text.
     pub fn hash(&self) -> String {
         format!("{:08x}", crc32fast::hash(self.text.as_bytes()))
@@ -209,6 +224,70 @@ pub enum Origin {
     Import(String),
 }
 
+impl Origin {
+    /// The origin a spec names: `lua:PATH[:NAME=VALUE,...]` (the script is read; nothing runs)
+    /// or `import:NAME`; `None` where `text` is no stored kind's spec.
+    pub fn parse(text: &str) -> Option<Result<Origin, SpecError>> {
+        let text = text.trim();
+        if let Some(script) = Script::parse(text) {
+            return Some(script.map(Origin::Script));
+        }
+        let name = text.strip_prefix("import:")?;
+        Some(check_name(name, "import name").map(|_| Origin::Import(name.to_string())))
+    }
+
+    /// Whether `text` is written as a stored kind's spec (its prefix alone is looked at).
+    pub fn is_spelled(text: &str) -> bool {
+        [&LUA, &IMPORT].iter().any(|f| text.trim().strip_prefix(f.name).is_some_and(|r| r.starts_with(':')))
+    }
+
+    /// The kind of game it is, as a runtime names what it runs (`lua`, `import`).
+    pub fn kind(&self) -> &'static str {
+        self.family().name
+    }
+
+    fn family(&self) -> &'static Family {
+        match self {
+            Origin::Script(_) => &LUA,
+            Origin::Import(_) => &IMPORT,
+        }
+    }
+
+    /// Its canonical spec: `lua:NAME@HASH[:K=V,...]` or `import:NAME`.
+    pub fn canonical(&self) -> String {
+        match self {
+            Origin::Script(s) => s.canonical(),
+            Origin::Import(name) => format!("import:{name}"),
+        }
+    }
+
+    /// The file name of its table.
+    pub fn file_name(&self) -> String {
+        match self {
+            Origin::Script(s) => s.file_name(),
+            Origin::Import(name) => format!("{name}.sgt"),
+        }
+    }
+
+    /// The `sgtab` command that makes its table in `dir` (a shell word), `given` being the spec
+    /// as the user typed it.
+    pub fn make_command(&self, given: &str, dir: &str) -> String {
+        match self {
+            Origin::Script(_) => format!("sgtab build {} --dir {dir}", shell_word(given.trim())),
+            Origin::Import(name) => format!("sgtab import FILE --name {name} --shape N --dir {dir}"),
+        }
+    }
+}
+
+/// `text` as one shell word: as it is when that is safe, else in single quotes.
+pub fn shell_word(text: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "/._-:,+=@%".contains(c);
+    if !text.is_empty() && text.chars().all(plain) {
+        return text.to_string();
+    }
+    format!("'{}'", text.replace('\'', r"'\''"))
+}
+
 /// A script's or an imported table's game as its file describes it: its name, the shape of its
 /// positions and where it came from. It computes nothing: its values are the table's.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -255,17 +334,11 @@ pub fn positions_of(dims: &Dims) -> Positions {
 
 impl Game for Stored {
     fn family(&self) -> &'static Family {
-        match self.origin {
-            Origin::Script(_) => &LUA,
-            Origin::Import(_) => &IMPORT,
-        }
+        self.origin.family()
     }
 
     fn canonical(&self) -> String {
-        match &self.origin {
-            Origin::Script(s) => s.canonical(),
-            Origin::Import(name) => format!("import:{name}"),
-        }
+        self.origin.canonical()
     }
 
     fn len(&self) -> u64 {
@@ -288,10 +361,7 @@ impl Game for Stored {
     }
 
     fn file_name(&self) -> Option<String> {
-        match &self.origin {
-            Origin::Import(name) => Some(format!("{name}.sgt")),
-            Origin::Script(_) => None,
-        }
+        Some(self.origin.file_name())
     }
 
     fn as_any(&self) -> &dyn std::any::Any {

@@ -8,7 +8,8 @@
 //! and `sgq sum` take the value function from `with_value!`, which compiles them once for a
 //! table alone, once for an offset table and once for any other rule.
 
-use super::{JudgeError, script_path, shell_word};
+use super::JudgeError;
+use crate::games::stored::{Origin, Script, shell_word};
 use crate::games::Positions;
 use crate::spec::GameSpec;
 use crate::table::Table;
@@ -303,20 +304,17 @@ impl<'a> Lookup<'a> {
             1 => format!("the table found, {file}, has {} entries", self.len),
             _ => format!("the table found, {file}, has shape {} ({} entries)", shape(&sizes), self.len),
         };
-        let Some(script) = stored.script() else {
-            let name = self.table.spec.to_string();
-            let name = name.strip_prefix("import:").unwrap_or(&name);
-            let mut larger = sizes.clone();
+        let script = match &stored.origin {
+            Origin::Script(script) => script,
+            Origin::Import(name) => {
+                let mut larger = sizes.clone();
             larger[axis] = c.saturating_add(1);
-            return Some(format!("{found}; import a larger one: `sgtab import FILE --name {name} --shape {}`", shape(&larger)));
+                return Some(format!("{found}; import a larger one: `sgtab import FILE --name {name} --shape {}`", shape(&larger)));
+            }
         };
         // The script's path as the user gave it, else its name (the table stores its text).
-        let path = self.found.spec.and_then(script_path).unwrap_or_else(|| format!("{}.lua", script.name));
-        let command = |params: &[(String, i64)]| {
-            let params: Vec<String> = params.iter().map(|(k, v)| format!("{k}={v}")).collect();
-            let spec = if params.is_empty() { format!("lua:{path}") } else { format!("lua:{path}:{}", params.join(",")) };
-            format!("`sgtab build {}`", shell_word(&spec))
-        };
+        let path = self.found.spec.and_then(Script::path_of).map_or_else(|| format!("{}.lua", script.name), str::to_string);
+        let command = |params: &[(String, i64)]| format!("`sgtab build {}`", shell_word(&Script::spec_at(&path, params)));
         // A parameter equal to the size passed is most likely the one that sets it.
         let size = sizes[axis];
         let how = match script.params.iter().position(|&(_, v)| u64::try_from(v) == Ok(size)) {

@@ -24,7 +24,8 @@ pub mod run;
 pub mod snim;
 pub mod stones;
 
-use crate::spec::GameSpec;
+use crate::games::stored::shell_word;
+use crate::spec::{GameSpec, Resolver};
 use crate::table::{Table, format};
 use input::{InputError, Scanner};
 use std::fmt;
@@ -170,31 +171,23 @@ pub fn load_table(dir: &Path, spec: &GameSpec) -> Result<Table, JudgeError> {
 }
 
 /// The table of a game named by anything `sgq` accepts: a family's spec, `lua:PATH[:...]`
-/// (the script is read to name its table; nothing runs) or `import:NAME`.
+/// (the script is read to name its table; nothing runs) or `import:NAME`, as the one
+/// [`Resolver`] names it.
 pub fn load_any(dir: &Path, text: &str) -> Result<Table, JudgeError> {
-    let out = out_dir(dir);
-    if let Some(script) = crate::games::stored::Script::parse(text) {
-        let script = script.map_err(|e| JudgeError::Table(e.0))?;
-        let fix = format!("build it with `sgtab build {} --dir {out}`", shell_word(text.trim()));
-        return load_named(dir, &script.canonical(), &script.file_name(), &fix);
+    let named = Resolver::new().name(text).map_err(|e| JudgeError::Table(e.0))?;
+    match &named.spec {
+        Some(spec) => load_table(dir, spec),
+        None => {
+            let fix = format!("make it with `{}`", named.make_command(&out_dir(dir)));
+            load_named(dir, &named.canonical, &named.file_name, &fix)
+        }
     }
-    if let Some(name) = text.trim().strip_prefix("import:") {
-        crate::games::stored::check_name(name, "import name").map_err(|e| JudgeError::Table(e.0))?;
-        let fix = format!("make it with `sgtab import FILE --name {name} --shape N --dir {out}`");
-        return load_named(dir, &format!("import:{name}"), &format!("{name}.sgt"), &fix);
-    }
-    let spec = GameSpec::parse(text).map_err(|e| JudgeError::Table(e.0))?;
-    load_table(dir, &spec)
 }
 
 /// Why `text` is refused as the game of `sgq value` or `sgq sum` before any table is looked
-/// for: a built-in family's spec that does not parse. A script's (`lua:`) or an imported
-/// game's (`import:`) is checked where its table is loaded ([`load_any`]).
+/// for ([`Resolver::refusal`]: a stored kind's spec is checked where its table is loaded).
 pub fn spec_refusal(text: &str) -> Option<String> {
-    if text.starts_with("lua:") || text.starts_with("import:") {
-        return None;
-    }
-    GameSpec::parse(text).err().map(|e| e.to_string())
+    Resolver::new().refusal(text).map(|e| e.to_string())
 }
 
 /// Loads the table of canonical spec `spec` from the file `name` in `dir`, checked; `fix` says
@@ -212,26 +205,6 @@ fn load_named(dir: &Path, spec: &str, name: &str, fix: &str) -> Result<Table, Ju
         Err(e @ format::ReadError::Bad(_)) => Err(JudgeError::Table(format!("cannot use table {}: {e}; {fix}", path.display()))),
         Err(e) => Err(JudgeError::Table(format!("cannot use table {}: {e}", path.display()))),
     }
-}
-
-/// The script path of a spec `lua:PATH[:NAME=VALUE,...]`, as [`crate::games::stored::Script`]
-/// reads it: the parameters are what follows the last `:`, where that holds a `=`.
-fn script_path(spec: &str) -> Option<String> {
-    let rest = spec.trim().strip_prefix("lua:")?;
-    let path = match rest.rsplit_once(':') {
-        Some((path, params)) if params.contains('=') => path,
-        _ => rest,
-    };
-    Some(path.to_string())
-}
-
-/// `text` as one shell word: as it is when that is safe, else in single quotes.
-fn shell_word(text: &str) -> String {
-    let plain = |c: char| c.is_ascii_alphanumeric() || "/._-:,+=@%".contains(c);
-    if !text.is_empty() && text.chars().all(plain) {
-        return text.to_string();
-    }
-    format!("'{}'", text.replace('\'', r"'\''"))
 }
 
 /// Answers `problem` for the judge input on `input`, writing the judge output to `out`.

@@ -10,7 +10,7 @@ use sgtab::games;
 use sgtab::judge::Problem;
 use sgtab::judge::generate::Size;
 use sgtab::progress::Progress;
-use sgtab::spec::GameSpec;
+use sgtab::spec::{GameSpec, Resolver};
 use sgtab::table::{self, Table, format};
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -156,48 +156,26 @@ fn parse_specs(specs: &[String], from: &[PathBuf], script: ScriptArgs) -> Result
     if specs.is_empty() && from.is_empty() {
         return Ok(GameSpec::defaults());
     }
+    let resolver = resolver(script);
     let mut games = Vec::new();
     for s in specs {
-        games.push(match games::stored::Script::parse(s) {
-            Some(parsed) => script_game(parsed.map_err(|e| e.to_string())?, script)?,
-            None => GameSpec::parse(s).map_err(|e| e.to_string())?,
-        });
+        games.push(resolver.game(s).map_err(|e| e.to_string())?);
     }
     for file in from {
         let table = read(file)?;
-        games.push(runnable(&table.spec, script).map_err(|e| format!("{}: {e}", file.display()))?);
+        games.push(resolver.runnable(&table.spec).map_err(|e| format!("{}: {e}", file.display()))?);
     }
     Ok(games)
 }
 
-/// A script's game, ready to build.
-#[cfg(feature = "lua")]
-fn script_game(script: games::stored::Script, args: ScriptArgs) -> Result<GameSpec> {
-    Ok(sgtab::lua::LuaGame::open(script, args.limits()).map(GameSpec::new).map_err(|e| e.0)?)
-}
-
-#[cfg(not(feature = "lua"))]
-fn script_game(script: games::stored::Script, _: ScriptArgs) -> Result<GameSpec> {
-    Err(fail!("{}: this sgtab was built without the `lua` feature, so it cannot run scripts", script.canonical()))
-}
-
-/// A table's game as one that can be computed again: a script's game runs its stored script;
-/// an imported table's cannot be recomputed.
-fn runnable(spec: &GameSpec, args: ScriptArgs) -> Result<GameSpec> {
-    // A game with a source runs already; a stored game (read back from its file) runs its script.
-    let Some(stored) = spec.stored().filter(|_| spec.source().is_none()) else { return Ok(spec.clone()) };
-    match stored.script() {
-        Some(script) => {
-            let game = script_game(script.clone(), args)?;
-            let now = game.stored().map(|s| s.dims);
-            if now != Some(stored.dims) {
-                let shape = now.map_or("no shape".to_string(), |d| format!("the shape {}", d.text()));
-                return Err(fail!("its script now gives {shape}, the table has {}", stored.dims.text()));
-            }
-            Ok(game)
-        }
-        None => Err(fail!("{spec} holds values imported from another program; sgtab cannot recompute them (only its checksum and header were checked)")),
-    }
+/// The resolver of every kind of game this program runs.
+fn resolver(args: ScriptArgs) -> Resolver {
+    let resolver = Resolver::new();
+    #[cfg(feature = "lua")]
+    let resolver = resolver.with(sgtab::lua::LuaRuntime(args.limits()));
+    #[cfg(not(feature = "lua"))]
+    let _ = args;
+    resolver
 }
 
 fn describe_rule(table: &Table) -> String {
@@ -322,7 +300,7 @@ fn verify(files: &[PathBuf], script: ScriptArgs, backend: Backend) -> Result<()>
             if table.spec.stored().is_some_and(|s| s.script().is_none()) {
                 return Ok((table, None));
             }
-            let game = runnable(&table.spec, script).map_err(|e| format!("{}: {e}", file.display()))?;
+            let game = resolver(script).runnable(&table.spec).map_err(|e| format!("{}: {e}", file.display()))?;
             let progress = Progress::new(format!("recomputing {}", table.spec));
             let computed = engines.compute(&game, &progress, &mut timings);
             print_notes(&engines);
