@@ -77,7 +77,7 @@ pub fn build(engines: &Engines, spec: &GameSpec, progress: &Progress, timings: &
 /// or doubles when there is none yet, so the work is at most a few times the last build's.
 pub fn prove(engines: &Engines, spec: &GameSpec, max: u64, progress: &Progress, timings: &mut Timings) -> Result<(Built, Proof), EngineError> {
     if let Some(why) = why_unprovable(spec) {
-        return Err(EngineError(format!("--prove cannot prove a rule of {spec}: {why}; build it without --prove")));
+        return Err(EngineError::refused(format!("--prove cannot prove a rule of {spec}: {why}; build it without --prove")));
     }
     drive(engines, spec, Some(max), progress, timings).map(|(built, proof)| (built, proof.expect("a limit gives a proof or its absence")))
 }
@@ -230,7 +230,7 @@ fn sized(spec: &GameSpec, len: u64) -> Result<GameSpec, EngineError> {
     if len == spec.len() {
         return Ok(spec.clone());
     }
-    resized(spec, len).ok_or_else(|| EngineError(format!("{spec} cannot be grown to {len} entries")))
+    resized(spec, len).ok_or_else(|| EngineError::refused(format!("{spec} cannot be grown to {len} entries")))
 }
 
 /// A second engine's table of the same game compared value for value with `built`'s: a table
@@ -250,7 +250,7 @@ pub fn cross_check(engines: &Engines, built: &Built, progress: &Progress, timing
     let engine = other.choose(spec);
     if engine == built.engine && engine != Backend::Generic || engine == Backend::Generic && engines.threads() == 1 {
         let why = if engine == Backend::Generic { " (give --threads 2 or more to compare one thread with several)" } else { "" };
-        return Err(EngineError(format!("--cross-check: {spec} has no engine besides {engine} to compare with{why}")));
+        return Err(EngineError::refused(format!("--cross-check: {spec} has no engine besides {engine} to compare with{why}")));
     }
     progress.set_label(format!("cross-checking {spec} on {engine}"));
     let start = std::time::Instant::now();
@@ -259,7 +259,7 @@ pub fn cross_check(engines: &Engines, built: &Built, progress: &Progress, timing
     let ours = &built.table.values;
     let Some(first) = ours.first_difference(&values) else { return Ok((engine, values.len())) };
     let differ = (0..values.len()).filter(|&i| ours.get(i) != values.get(i)).count();
-    Err(EngineError(format!(
+    Err(EngineError::check(format!(
         "--cross-check: {spec}: {} and {engine} differ first at {} ({} has {}, {engine} has {}); {differ} of {} values differ; nothing written",
         built.engine,
         crate::engine::check::position(spec.positions(), first),

@@ -141,8 +141,8 @@ fn a_board_too_large_for_memory_is_refused_with_the_widest_that_fits() {
     match corner::check_memory(Piece::Queen, 65536) {
         Ok(()) => {}
         Err(e) => {
-            assert!(e.0.contains("queen:65536 needs") && e.0.contains("the widest queen board that fits is"), "{e}");
-            assert!(!e.0.contains('\n'));
+            assert!(e.line.contains("queen:65536 needs") && e.line.contains("the widest queen board that fits is"), "{e}");
+            assert!(!e.line.contains('\n'));
         }
     }
 }

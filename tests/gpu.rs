@@ -63,7 +63,7 @@ fn widths_that_do_not_fit_are_refused_before_any_work() {
     let Some(mut engine) = engine() else { return };
     engine.cap_binding_size(640);
     let mut timings = Timings::default();
-    let err = engine.chess(13, &Progress::silent(), &mut timings).unwrap_err().0;
+    let err = engine.chess(13, &Progress::silent(), &mut timings).unwrap_err().line;
     assert!(err.contains("width 13") && err.contains("widest row here is 12"), "{err}");
     assert!(!err.contains('\n'), "{err}");
     assert!(timings.phases.is_empty(), "work started: {:?}", timings.phases);

@@ -24,7 +24,7 @@ fn spec(text: &str) -> GameSpec {
 }
 
 fn compute(engines: &Engines, text: &str) -> Result<(Packed, Backend), String> {
-    engines.compute(&spec(text), &Progress::silent(), &mut Timings::default()).map_err(|e| e.0)
+    engines.compute(&spec(text), &Progress::silent(), &mut Timings::default()).map_err(|e| e.line)
 }
 
 fn reference(text: &str) -> Packed {
@@ -109,7 +109,7 @@ fn cross_check_names_the_first_difference_between_two_engines() {
     values[40] += 1;
     let built = Built { table: Table::new(s.clone(), Packed::from_values(&values)), engine: Backend::Gpu, filled_from: None };
     let engines = Engines::new(Backend::Gpu);
-    let err = build::cross_check(&engines, &built, &Progress::silent(), &mut Timings::default()).unwrap_err().0;
+    let err = build::cross_check(&engines, &built, &Progress::silent(), &mut Timings::default()).unwrap_err().line;
     assert!(err.contains("gpu and simd differ first at (1, 1) (gpu has 3, simd has 2); 2 of 900 values differ"), "{err}");
     let built = Built { table: Table::new(s.clone(), good), engine: Backend::Gpu, filled_from: None };
     let mut timings = Timings::default();
@@ -118,7 +118,7 @@ fn cross_check_names_the_first_difference_between_two_engines() {
     // The fast CPU engine against the reference; a table built by the reference of a game with
     // no fast engine has nothing to be compared with.
     let lasker = Built { table: Table::new(spec("lasker:100"), reference("lasker:100")), engine: Backend::Scalar, filled_from: None };
-    let err = build::cross_check(&engines, &lasker, &Progress::silent(), &mut Timings::default()).unwrap_err().0;
+    let err = build::cross_check(&engines, &lasker, &Progress::silent(), &mut Timings::default()).unwrap_err().line;
     assert_eq!(err, "--cross-check: lasker:100 has no engine besides scalar to compare with");
 }
 

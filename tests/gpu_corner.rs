@@ -71,7 +71,7 @@ fn boards_that_do_not_fit_are_refused_before_any_work() {
     let Some(mut engine) = engine() else { return };
     engine.cap_binding_size(25000);
     let mut timings = Timings::default();
-    let err = engine.corner(Piece::Queen, 300, &Progress::silent(), &mut timings).unwrap_err().0;
+    let err = engine.corner(Piece::Queen, 300, &Progress::silent(), &mut timings).unwrap_err().line;
     assert!(err.starts_with("board side 300 needs") && err.contains("widest queen board here is 2"), "{err}");
     assert!(err.contains("capped by the caller to 25000") && !err.contains('\n'), "{err}");
     assert!(timings.phases.is_empty(), "work started: {:?}", timings.phases);

@@ -160,7 +160,7 @@ fn prove_grows_the_table_until_the_theorem_holds() {
     // A game with no theorem is refused before any work.
     let spec = GameSpec::parse("4.[3]:64").unwrap();
     let refused = build::prove(&engines, &spec, 256, &Progress::silent(), &mut Timings::default());
-    assert!(refused.is_err_and(|e| e.0.contains("repeating tail")));
+    assert!(refused.is_err_and(|e| e.line.contains("repeating tail")));
 }
 
 #[test]

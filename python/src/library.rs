@@ -82,7 +82,7 @@ fn engines(how: &How) -> Result<Engines, Failure> {
 fn run(engines: &Engines, spec: &GameSpec) -> Result<Built, Failure> {
     let built = sgtab::build::build(engines, spec, &Progress::silent(), &mut Timings::default()).map_err(|e| {
         // A script's errors name its game already.
-        Failure::Build(if e.0.starts_with(&spec.to_string()) { e.0 } else { format!("{spec}: {e}") })
+        Failure::Build(e.about(spec))
     })?;
     Ok(Built { table: Table(built.table), engine: built.engine.to_string() })
 }

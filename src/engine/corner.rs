@@ -141,7 +141,7 @@ pub fn check_memory(piece: Piece, n: u32) -> Result<(), EngineError> {
     }
     let widest = lo;
     let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
-    Err(EngineError(format!(
+    Err(EngineError::memory(format!(
         "{}:{n} needs {:.1} GiB of memory ({:.1} GiB of table and {:.1} GiB of line sets), more than the {:.1} GiB \
          that fit here (ulimit -v / cgroup memory.max / MemAvailable); the widest {} board that fits is {widest}",
         piece.name(),

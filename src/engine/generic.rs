@@ -61,7 +61,7 @@ const HEADROOM: u64 = 64 << 20;
 /// The table of `source` on `threads` threads (at least one).
 pub fn compute<S: Source + ?Sized>(source: &S, threads: usize, progress: &Progress) -> Result<Vec<u32>, EngineError> {
     let count = source.count();
-    let len = usize::try_from(count).map_err(|_| EngineError(format!("{count} positions do not fit in memory here")))?;
+    let len = usize::try_from(count).map_err(|_| EngineError::memory(format!("{count} positions do not fit in memory here")))?;
     let table: Vec<AtomicU32> = crate::memory::filled(len, 0u32, "its values")?.into_iter().map(AtomicU32::new).collect();
     let threads = threads.clamp(1, len.max(1));
     std::thread::scope(|s| {
@@ -105,15 +105,15 @@ enum Stop {
 impl Stop {
     fn error<S: Source + ?Sized>(self, source: &S) -> EngineError {
         let name = |p: u64| source.name(p);
-        EngineError(match self {
+        EngineError::game(match self {
             Stop::NotBelow(p, q) => format!("position {} has an option {} not below it", name(p), name(q)),
             Stop::Outside(p, q) => format!("position {} has an option at index {q}, outside the table's {} positions", name(p), source.count()),
             Stop::Rank(p, q, rp, rq) => {
                 format!("position {} (rank {rp}) has an option {} of rank {rq}: every option's positions must have a smaller rank", name(p), name(q))
             }
             Stop::Cycle(cycle) => format!("the moves have a cycle, so the game has no SG values: {}", cycle_text(&cycle, name)),
-            Stop::Game(e) => e.0,
-            Stop::Engine(e) => e.0,
+            Stop::Game(e) => return e.into(),
+            Stop::Engine(e) => return e,
         })
     }
 }
@@ -233,7 +233,7 @@ impl Pool {
     ) -> Result<Pool, EngineError> {
         let (mut tasks, mut replies) = (Vec::new(), Vec::new());
         for i in 0..threads {
-            let cannot = |why: String| EngineError(format!("cannot start thread {} of {threads}: {why}; use fewer --threads", i + 1));
+            let cannot = |why: String| EngineError::refused(format!("cannot start thread {} of {threads}: {why}; use fewer --threads", i + 1));
             if let Some(room) = crate::memory::address_room().filter(|&room| room < STACK as u64 + HEADROOM) {
                 return Err(cannot(format!("only {} of address space is left (ulimit -v)", crate::memory::size(room))));
             }
@@ -272,7 +272,7 @@ impl Pool {
     fn round(&mut self, tasks: Vec<Task>) -> Result<Vec<Reply>, Stop> {
         let n = tasks.len();
         for (i, task) in tasks.into_iter().enumerate() {
-            self.tasks[i].send(task).map_err(|_| EngineError("a worker thread stopped".into()))?;
+            self.tasks[i].send(task).map_err(|_| EngineError::refused("a worker thread stopped"))?;
         }
         let mut replies = Vec::with_capacity(n);
         let mut failed = None;
@@ -280,7 +280,7 @@ impl Pool {
             match rx.recv() {
                 Ok(Reply::Failed(stop)) => failed = failed.or(Some(stop)),
                 Ok(reply) => replies.push(reply),
-                Err(_) => failed = failed.or(Some(Stop::Engine(EngineError("a worker thread stopped".into())))),
+                Err(_) => failed = failed.or(Some(Stop::Engine(EngineError::refused("a worker thread stopped")))),
             }
         }
         match failed {
@@ -304,7 +304,7 @@ fn run(worker: &mut dyn Worker, task: Task, table: &[AtomicU32], marks: &mut Mar
             out.clear();
             match worker.ranks(&positions, &mut out) {
                 Ok(()) if out.len() == positions.len() => Reply::Ranks(out),
-                Ok(()) => Reply::Failed(Stop::Engine(EngineError("the game gave a wrong number of ranks".into()))),
+                Ok(()) => Reply::Failed(Stop::Engine(EngineError::game("the game gave a wrong number of ranks"))),
                 Err(e) => Reply::Failed(Stop::Game(e)),
             }
         }

@@ -79,7 +79,7 @@ impl GpuEngine {
             required_limits: adapter.limits(),
             ..Default::default()
         }))
-        .map_err(|e| EngineError(format!("could not open GPU device {}: {}", info.name, one_line(e))))?;
+        .map_err(|e| EngineError::device(format!("could not open GPU device {}: {}", info.name, one_line(e))))?;
         // Errors are caught in error scopes around each build; one that escapes must not panic,
         // nor may printing it (a failing stderr).
         device.on_uncaptured_error(std::sync::Arc::new(|e| {
@@ -94,7 +94,7 @@ impl GpuEngine {
             "SPLIT",
             [("chess", 0.0), ("chess", 1.0)],
         )
-        .map_err(EngineError)?;
+        .map_err(EngineError::device)?;
         Ok(GpuEngine { info, device, queue, chess, binding_cap: None, timestamps, corner: Default::default() })
     }
 
@@ -122,7 +122,7 @@ impl GpuEngine {
     pub fn chess(&self, width: u32, progress: &Progress, timings: &mut Timings) -> Result<Packed, EngineError> {
         let split = self.split(width)?;
         let bytes = self.scoped(&format!("width {width}"), || self.build(width, split, progress, timings))?;
-        Packed::from_payload(VALUE_BITS as u32, 1 << width, bytes).map_err(|e| EngineError(format!("GPU table: {e}")))
+        Packed::from_payload(VALUE_BITS as u32, 1 << width, bytes).map_err(|e| EngineError::device(format!("GPU table: {e}")))
     }
 
     /// How a table of `width` cells is spread over bindings within the device's limits.
@@ -180,13 +180,13 @@ fn no_adapter(tried: wgpu::Backends) -> EngineError {
     if tried.is_empty() {
         // wgpu reads WGPU_BACKEND and drops the names it does not know: say so, not "none".
         let set = std::env::var("WGPU_BACKEND").unwrap_or_default();
-        return EngineError(format!(
+        return EngineError::device(format!(
             "WGPU_BACKEND=`{}` names no wgpu backend built into this sgtab; set it to one or more of \
              vulkan, metal, dx12, gl (comma-separated), or unset it",
             set.escape_debug()
         ));
     }
-    EngineError(format!(
+    EngineError::device(format!(
         "no GPU adapter found (tried wgpu backends: {}); install a GPU driver, or Mesa's software one: \
          apt-get install mesa-vulkan-drivers; or use --backend simd",
         tried.join(", ")

@@ -83,21 +83,75 @@ impl Timings {
     }
 }
 
-line_error! {
-    /// A build that could not run; the text says what to do.
-    #[derive(Debug)]
-    EngineError
+/// What stopped a build, for callers to act on (`--backend auto` falls back to the CPU on a
+/// device or check failure); the words of the line are for people only.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// Not enough memory for the work; the line says how much it needed.
+    Memory,
+    /// The GPU could not run it (no adapter, a device limit, a lost device).
+    Device,
+    /// A table failed a check against another engine, or its own recheck: nothing is written.
+    Check,
+    /// The game failed: a script's error, a cycle, an option off the table.
+    Game,
+    /// This engine or build cannot take the game as asked (no such engine, a size out of range).
+    Refused,
 }
 
-impl From<crate::memory::MemoryError> for EngineError {
-    fn from(e: crate::memory::MemoryError) -> EngineError {
-        EngineError(e.0)
+/// A build that could not run: its kind, and one line saying what to do.
+#[derive(Clone, Debug)]
+pub struct EngineError {
+    pub kind: ErrorKind,
+    pub line: String,
+    /// Whether the line names its game already (a game's own errors do).
+    named: bool,
+}
+
+impl EngineError {
+    pub fn new(kind: ErrorKind, line: impl Into<String>) -> EngineError {
+        EngineError { kind, line: line.into(), named: false }
+    }
+    pub fn memory(line: impl Into<String>) -> EngineError {
+        EngineError::new(ErrorKind::Memory, line)
+    }
+    pub fn device(line: impl Into<String>) -> EngineError {
+        EngineError::new(ErrorKind::Device, line)
+    }
+    pub fn check(line: impl Into<String>) -> EngineError {
+        EngineError::new(ErrorKind::Check, line)
+    }
+    pub fn game(line: impl Into<String>) -> EngineError {
+        EngineError::new(ErrorKind::Game, line)
+    }
+    pub fn refused(line: impl Into<String>) -> EngineError {
+        EngineError::new(ErrorKind::Refused, line)
+    }
+
+    /// The line about `spec`'s build: prefixed with the spec unless it names its game already.
+    pub fn about(&self, spec: &GameSpec) -> String {
+        if self.named { self.line.clone() } else { format!("{spec}: {}", self.line) }
     }
 }
 
+impl std::fmt::Display for EngineError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.line)
+    }
+}
+
+impl std::error::Error for EngineError {}
+
+impl From<crate::memory::MemoryError> for EngineError {
+    fn from(e: crate::memory::MemoryError) -> EngineError {
+        EngineError::memory(e.0)
+    }
+}
+
+/// A game's own errors name the game (`lua:knight@1a2b3c4d: knight.lua:7: ...`).
 impl From<crate::games::GameError> for EngineError {
     fn from(e: crate::games::GameError) -> EngineError {
-        EngineError(e.0)
+        EngineError { kind: ErrorKind::Game, line: e.0, named: true }
     }
 }
 
@@ -232,7 +286,7 @@ impl Engines {
                 }
                 Ok(g)
             }
-            Err(e) => Err(EngineError(e.0.clone())),
+            Err(e) => Err(e.clone()),
         }
     }
 
@@ -241,7 +295,7 @@ impl Engines {
     #[cfg(feature = "gpu")]
     #[doc(hidden)]
     pub fn auto_takes_software_gpu(self) -> Engines {
-        let _ = self.hardware.set(gpu::GpuEngine::probe().map(drop).map_err(|e| e.0));
+        let _ = self.hardware.set(gpu::GpuEngine::probe().map(drop).map_err(|e| e.line));
         self
     }
 
@@ -254,7 +308,7 @@ impl Engines {
                     Err(format!("the only GPU adapter, {name}, is a software driver and slower than simd (use --backend gpu to run it anyway)"))
                 }
                 Ok(_) => Ok(()),
-                Err(e) => Err(e.0),
+                Err(e) => Err(e.line),
             })
             .clone()
     }
@@ -305,7 +359,7 @@ impl Engines {
     pub fn compute(&self, spec: &GameSpec, progress: &Progress, timings: &mut Timings) -> Result<(Packed, Backend), EngineError> {
         let chosen = self.choose(spec);
         match self.compute_on(spec, chosen, progress, timings) {
-            Err(e) if chosen == Backend::Gpu && self.backend == Backend::Auto => {
+            Err(e) if chosen == Backend::Gpu && self.backend == Backend::Auto && matches!(e.kind, ErrorKind::Device | ErrorKind::Check | ErrorKind::Memory) => {
                 let cpu = self.cpu_engine(spec);
                 self.note(format!("--backend auto built {spec} on {cpu} instead: {e}"));
                 self.compute_on(spec, cpu, progress, timings)
@@ -331,16 +385,34 @@ impl Engines {
                 None => timings.time("kernel", || spec.reference(progress))?,
             },
             Backend::Generic => {
-                let source = spec.source().ok_or_else(|| EngineError(format!("{spec} is not given by its options")))?;
+                let source = spec.source().ok_or_else(|| EngineError::refused(format!("{spec} is not given by its options")))?;
                 let threads = if self.backend == Backend::Scalar { 1 } else { self.threads() };
                 let values = timings.time("kernel", || generic::compute(source, threads, progress))?;
                 Packed::from_values(&values)
             }
             b => match registry::of(&**spec) {
                 Some(f) => (f.compute)(&**spec, b, self, progress, timings)?,
-                None => return Err(EngineError(format!("{spec} has no {b} engine"))),
+                None => return Err(EngineError::refused(format!("{spec} has no {b} engine"))),
             },
         };
         Ok((values, chosen))
+    }
+}
+
+#[cfg(test)]
+mod error_tests {
+    use super::{EngineError, ErrorKind};
+    use crate::games::GameError;
+    use crate::spec::GameSpec;
+
+    #[test]
+    fn errors_carry_their_kind_and_are_named_once() {
+        let spec = GameSpec::parse("lasker:10").unwrap();
+        let own: EngineError = GameError("lasker:10: its own words".into()).into();
+        assert_eq!((own.kind, own.about(&spec).as_str()), (ErrorKind::Game, "lasker:10: its own words"));
+        let refused = EngineError::refused("no such engine");
+        assert_eq!((refused.kind, refused.about(&spec).as_str()), (ErrorKind::Refused, "lasker:10: no such engine"));
+        let memory: EngineError = crate::memory::MemoryError("needs 1 GiB".into()).into();
+        assert_eq!(memory.kind, ErrorKind::Memory);
     }
 }

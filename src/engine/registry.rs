@@ -85,11 +85,11 @@ pub fn of(game: &dyn Game) -> Option<&'static FastEngines> {
 }
 
 fn no_engine(game: &dyn Game, backend: Backend) -> EngineError {
-    EngineError(format!("{} has no {backend} engine in this build", game.canonical()))
+    EngineError::refused(format!("{} has no {backend} engine in this build", game.canonical()))
 }
 
 fn not_of(game: &dyn Game, family: &str) -> EngineError {
-    EngineError(format!("{} is not a {family} game", game.canonical()))
+    EngineError::refused(format!("{} is not a {family} game", game.canonical()))
 }
 
 fn chess(game: &dyn Game, backend: Backend, engines: &Engines, progress: &Progress, timings: &mut Timings) -> Result<Packed, EngineError> {
@@ -144,12 +144,12 @@ const FIRST_CHESS_LAYERS: u32 = 12;
 /// fails the build with one line naming the adapter and the position.
 #[cfg(feature = "gpu")]
 fn self_checked(game: &dyn Game, gpu: &super::gpu::GpuEngine, values: Packed, first: Vec<u64>, timings: &mut Timings) -> Result<Packed, EngineError> {
-    let moves = game.moves().ok_or_else(|| EngineError(format!("{} gives no options to check its GPU table against", game.canonical())))?;
+    let moves = game.moves().ok_or_else(|| EngineError::refused(format!("{} gives no options to check its GPU table against", game.canonical())))?;
     let positions = check::sample(values.len(), first);
     let wrong = timings.time(&format!("self-check ({} positions)", positions.len()), || check::check(moves, &values, &positions, threads()));
     match wrong {
         None => Ok(values),
-        Some(w) => Err(EngineError(format!(
+        Some(w) => Err(EngineError::check(format!(
             "{}: the GPU table failed its self-check on {}: at {} it holds {} where the mex of its options' values is {}; nothing written (build it with --backend simd)",
             game.canonical(),
             gpu.describe(),

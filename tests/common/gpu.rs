@@ -27,7 +27,7 @@ pub fn engine() -> Option<GpuEngine> {
         Err(e) if std::env::var_os("CI").is_some() => panic!("no GPU adapter in CI: {e}"),
         Err(e) => {
             // Straight to the process's stderr, past the harness's capture of eprintln!.
-            let hint = if e.0.contains("mesa-vulkan-drivers") { "" } else { "; install mesa-vulkan-drivers" };
+            let hint = if e.line.contains("mesa-vulkan-drivers") { "" } else { "; install mesa-vulkan-drivers" };
             let _ = writeln!(std::io::stderr(), "SKIPPED: no GPU adapter: {e}{hint}");
             None
         }

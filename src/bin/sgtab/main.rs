@@ -233,9 +233,9 @@ fn build(specs: &[String], from: &[PathBuf], script: ScriptArgs, out: &Path, how
         };
         print_notes(&engines);
         // A script's errors name its game already.
-        let (built, proof) = built.map_err(|e| if e.0.starts_with(&spec.to_string()) { e.0 } else { format!("{spec}: {e}") })?;
+        let (built, proof) = built.map_err(|e| e.about(&spec))?;
         if cross_check {
-            let (other, compared) = sgtab::build::cross_check(&engines, &built, &progress, &mut timings).map_err(|e| e.0)?;
+            let (other, compared) = sgtab::build::cross_check(&engines, &built, &progress, &mut timings).map_err(|e| e.line)?;
             out!("{spec}: {} and {other} agree on all {compared} values (--cross-check)", built.engine);
         }
         progress.finish();

@@ -41,13 +41,13 @@ fn sample(count: u64) -> Vec<u64> {
 /// Checks `values`, the table of `source`, on a sample of its positions (see the module docs).
 pub(super) fn recheck<S: Source + ?Sized>(source: &S, values: &[u32]) -> Result<(), EngineError> {
     let sample = sample(values.len() as u64);
-    let mut worker = source.worker().map_err(|e| EngineError(e.0))?;
+    let mut worker = source.worker().map_err(EngineError::from)?;
     let mut marks = Marks::default();
     let mut asked: Vec<(u64, u64)> = Vec::new();
     for &p in sample.iter().rev() {
         let (value, options) = ask(&mut *worker, p, values, &mut marks).map_err(|stop| stop.error(source))?;
         if value != values[p as usize] {
-            return Err(EngineError(format!(
+            return Err(EngineError::game(format!(
                 "position {} is worth {value} by its options asked again of a fresh worker (for a script, a new interpreter), but {} in the build: the moves depend on something besides the position (state kept between calls?), so the table could differ from run to run; nothing was written",
                 source.name(p),
                 values[p as usize]
@@ -60,7 +60,7 @@ pub(super) fn recheck<S: Source + ?Sized>(source: &S, values: &[u32]) -> Result<
     for (p, options) in asked {
         let (_, again) = ask(&mut *worker, p, values, &mut marks).map_err(|stop| stop.error(source))?;
         if again != options {
-            return Err(EngineError(format!(
+            return Err(EngineError::game(format!(
                 "position {} has other options when a fresh worker (for a script, a new interpreter) is asked for them a second time: the moves depend on something besides the position (state kept between calls?), so the table could differ from run to run; nothing was written",
                 source.name(p)
             )));

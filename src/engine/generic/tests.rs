@@ -77,14 +77,14 @@ fn an_option_outside_the_table_is_refused_naming_it() {
         }
     });
     let e = compute(&outside, 1, &Progress::silent()).unwrap_err();
-    assert!(e.0.starts_with("position 7 has an option at index 12, outside the table's 10 positions"), "{e}");
+    assert!(e.line.starts_with("position 7 has an option at index 12, outside the table's 10 positions"), "{e}");
 }
 
 #[test]
 fn a_cycle_is_refused_naming_its_positions() {
     let cyclic = Closure(10, |p, f| f(&[(p + 1) % 10]));
     let e = compute(&cyclic, 2, &Progress::silent()).unwrap_err();
-    assert!(e.0.contains("cycle") && e.0.contains("0 → 1 → 2"), "{e}");
+    assert!(e.line.contains("cycle") && e.line.contains("0 → 1 → 2"), "{e}");
     // A cycle deep in an otherwise acyclic game: 5 → 6 → 5.
     let game = Closure(20, |p, f| match p {
         5 => f(&[6]),
@@ -92,11 +92,11 @@ fn a_cycle_is_refused_naming_its_positions() {
         _ => (0..p).for_each(|q| f(&[q])),
     });
     let e = compute(&game, 2, &Progress::silent()).unwrap_err();
-    assert!(e.0.contains("5 → 6 → 5") || e.0.contains("6 → 5 → 6"), "{e}");
+    assert!(e.line.contains("5 → 6 → 5") || e.line.contains("6 → 5 → 6"), "{e}");
     // A long cycle: every arrow shown is a move; the positions left out are counted.
     let long = Closure(100, |p, f| f(&[(p + 1) % 100]));
     let e = compute(&long, 1, &Progress::silent()).unwrap_err();
-    assert!(e.0.ends_with("0 → 1 → 2 → 3 → (93 more) → 97 → 98 → 99 → 0 (a cycle of 100 positions)"), "{e}");
+    assert!(e.line.ends_with("0 → 1 → 2 → 3 → (93 more) → 97 → 98 → 99 → 0 (a cycle of 100 positions)"), "{e}");
 }
 
 #[test]
@@ -158,7 +158,7 @@ fn ranked_games_equal_the_brute_force_and_wrong_ranks_are_refused() {
     }
     let wrong = Ranked(side * side, options, move |p| (p % side) as i64);
     let e = compute(&wrong, 2, &Progress::silent()).unwrap_err();
-    assert!(e.0.contains("rank") && e.0.contains("smaller rank"), "{e}");
+    assert!(e.line.contains("rank") && e.line.contains("smaller rank"), "{e}");
 }
 
 #[test]
@@ -230,7 +230,7 @@ fn moves_that_depend_on_earlier_calls_are_refused_before_the_table_is_returned()
         (0..p).filter(|q| !(q + c).is_multiple_of(3)).for_each(|q| f(&[q]))
     });
     let e = compute(&counter, 1, &Progress::silent()).unwrap_err();
-    assert!(e.0.contains("depend on something besides the position") && e.0.contains("fresh worker"), "{e}");
+    assert!(e.line.contains("depend on something besides the position") && e.line.contains("fresh worker"), "{e}");
     // The same game without the counter passes.
     let plain = Closure(500, |p, f| (0..p).filter(|q| q % 3 != 0).for_each(|q| f(&[q])));
     assert_eq!(compute(&plain, 2, &Progress::silent()).unwrap(), brute(500, &|p, f| (0..p).filter(|q| q % 3 != 0).for_each(|q| f(&[q]))));

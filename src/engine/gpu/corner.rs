@@ -109,7 +109,7 @@ impl GpuEngine {
         let what = format!("{}:{n}", piece.name());
         let bytes = self.scoped(&what, || self.corner_build(pipelines, piece, n, plan, progress, timings))?;
         let n64 = n as u64;
-        Packed::from_payload(piece.value_bits(n64), n64 * n64, bytes).map_err(|e| EngineError(format!("GPU table: {e}")))
+        Packed::from_payload(piece.value_bits(n64), n64 * n64, bytes).map_err(|e| EngineError::device(format!("GPU table: {e}")))
     }
 
     /// The buffers of a board on this device, or why it does not fit and the widest that does.
@@ -128,7 +128,7 @@ impl GpuEngine {
             let mid = (lo + hi) / 2;
             if fits(mid).is_ok() { lo = mid } else { hi = mid }
         }
-        Err(EngineError(format!(
+        Err(EngineError::refused(format!(
             "board side {n} needs {what}, more than this device allows: at most {} per storage buffer \
              ({limited_by}), so its widest {} board here is {}; use --backend simd",
             in_mib(per_binding),
@@ -141,7 +141,7 @@ impl GpuEngine {
     fn corner_pipelines(&self) -> Result<&Pipelines, EngineError> {
         match self.corner.get_or_init(|| pipelines(&self.device)) {
             Ok(p) => Ok(p),
-            Err(e) => Err(EngineError(e.clone())),
+            Err(e) => Err(EngineError::device(e.clone())),
         }
     }
 

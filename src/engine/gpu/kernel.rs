@@ -107,7 +107,7 @@ impl GpuEngine {
         let built = build();
         for scope in scopes.into_iter().rev() {
             if let Some(e) = pollster::block_on(scope.pop()) {
-                return Err(EngineError(format!("GPU build of {what} failed on {}: {}", self.info.name, one_line(e))));
+                return Err(EngineError::device(format!("GPU build of {what} failed on {}: {}", self.info.name, one_line(e))));
             }
         }
         built
@@ -251,7 +251,7 @@ impl GpuEngine {
         self.device
             .poll(wgpu::PollType::Wait { submission_index, timeout: None })
             .map(drop)
-            .map_err(|e| EngineError(format!("waiting for the GPU ({}): {e}", self.info.name)))
+            .map_err(|e| EngineError::device(format!("waiting for the GPU ({}): {e}", self.info.name)))
     }
 
     /// A copy of a whole MAP_READ buffer's contents.
@@ -259,9 +259,9 @@ impl GpuEngine {
         let (sender, receiver) = std::sync::mpsc::channel();
         buffer.map_async(wgpu::MapMode::Read, .., move |result| drop(sender.send(result)));
         self.wait(None)?;
-        let mapped = receiver.recv().map_err(|e| EngineError(format!("GPU readback: {e}")))?;
-        mapped.map_err(|e| EngineError(format!("GPU readback: {e}")))?;
-        let bytes = buffer.get_mapped_range(..).map_err(|e| EngineError(format!("GPU readback: {e}")))?.to_vec();
+        let mapped = receiver.recv().map_err(|e| EngineError::device(format!("GPU readback: {e}")))?;
+        mapped.map_err(|e| EngineError::device(format!("GPU readback: {e}")))?;
+        let bytes = buffer.get_mapped_range(..).map_err(|e| EngineError::device(format!("GPU readback: {e}")))?.to_vec();
         buffer.unmap();
         Ok(bytes)
     }

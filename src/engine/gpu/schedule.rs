@@ -100,13 +100,13 @@ fn words_for(shift: u32) -> u64 {
 /// place in its binding times 5 stays within the shader's u32 arithmetic.
 pub fn split(width: u32, per_binding: u64, limited_by: &str) -> Result<Split, EngineError> {
     if !(1..=32).contains(&width) {
-        return Err(EngineError(format!("chess rows are 1 to 32 cells wide, not {width}")));
+        return Err(EngineError::refused(format!("chess rows are 1 to 32 cells wide, not {width}")));
     }
     if let Some(split) = fit(width, per_binding) {
         return Ok(split);
     }
     let widest = (1..=32).rev().find(|&w| fit(w, per_binding).is_some());
-    Err(EngineError(format!(
+    Err(EngineError::refused(format!(
         "width {width} needs {} of 5-bit values, more than this device allows: at most {} per storage buffer \
          ({limited_by}) and the engine splits the table over at most {VALUE_BINDINGS} buffers, so its widest row here \
          is {}; use --backend simd",
@@ -188,7 +188,7 @@ mod tests {
         assert_eq!(lavapipe(20).unwrap(), Split { chunk_shift: 20, chunks: 1 });
         assert_eq!(lavapipe(26).unwrap(), Split { chunk_shift: 26, chunks: 1 });
         assert_eq!(lavapipe(29).unwrap(), Split { chunk_shift: 27, chunks: 4 });
-        let err = lavapipe(30).unwrap_err().0;
+        let err = lavapipe(30).unwrap_err().line;
         assert!(err.contains("640 MiB") && err.contains("widest row here is 29"), "{err}");
         let big = |w| split(w, (1 << 31) - 1, "2 GiB");
         assert_eq!(big(30).unwrap(), Split { chunk_shift: 30, chunks: 1 });
