@@ -18,7 +18,7 @@
 use crate::engine::{Backend, EngineError, Engines, Grow, Timings};
 use crate::memory;
 use crate::progress::Progress;
-use crate::spec::GameSpec;
+use crate::spec::{GameSpec, Resolver};
 use crate::table::{Table, find_rule_in};
 use crate::values::packed::{bits_for, payload_len};
 use crate::values::{Packed, Rule};
@@ -67,6 +67,64 @@ pub enum Proof {
     NotProven { max: u64 },
 }
 
+/// Why `--prove` up to `max` entries cannot be asked of these games, before any work: a game no
+/// theorem proves (growing it could never end in a proof), or one already longer than `max`.
+pub fn prove_refusal(specs: &[GameSpec], max: u64) -> Option<String> {
+    if let Some((spec, why)) = specs.iter().find_map(|s| why_unprovable(s).map(|w| (s, w))) {
+        return Some(format!("--prove cannot prove a rule of {spec}: {why}; build it without --prove"));
+    }
+    let spec = specs.iter().find(|s| s.len() > max)?;
+    Some(format!(
+        "--max {max} is below the {} entries of {spec}: --prove grows a table from its own length; give --max {} or more, or a shorter table",
+        spec.len(),
+        spec.len()
+    ))
+}
+
+impl Proof {
+    /// The line `sgtab build --prove` reports for `table`.
+    pub fn describe(&self, table: &Table) -> String {
+        let spec = &table.spec;
+        match *self {
+            Proof::Proven { theorem, len } => {
+                // How many entries the proof needed, where the table is longer than that.
+                match table.rule.and_then(|r| spec.theorem(&r)).map(|t| t.needs).filter(|&n| n < len) {
+                    Some(n) => format!("{spec}: rule proven by {theorem} with {len} entries (the theorem needs {n})"),
+                    None => format!("{spec}: rule proven by {theorem} with {len} entries"),
+                }
+            }
+            Proof::NotProven { max } => format!("{spec}: rule not proven by {max} entries (--max); {}", table.rule_text()),
+        }
+    }
+}
+
+/// What [`verify`] found.
+pub enum Verified {
+    /// Computed again by this engine, equal value for value, with the same rule and width.
+    Recomputed(Backend),
+    /// Values from another program: reading the file checked all there is to check.
+    AsStored,
+}
+
+/// Computes `table`'s values again (its game run through `resolver`) and compares them with
+/// the file's: a difference is one line naming the first position and both values.
+pub fn verify(table: &Table, resolver: &Resolver, engines: &Engines, progress: &Progress, timings: &mut Timings) -> Result<Verified, String> {
+    if table.spec.stored().is_some_and(|s| s.script().is_none()) {
+        return Ok(Verified::AsStored);
+    }
+    let game = resolver.runnable(&table.spec).map_err(|e| e.0)?;
+    let (fresh, engine) = engines.compute(&game, progress, timings).map_err(|e| e.line)?;
+    if let Some(i) = table.values.first_difference(&fresh) {
+        let (a, b) = (table.values.get(i), fresh.get(i));
+        return Err(format!("MISMATCH at index {i}: the file holds {a}, {engine} computes {b}"));
+    }
+    let fresh = Table::new(table.spec.clone(), fresh);
+    if fresh.rule != table.rule || fresh.values.bits() != table.values.bits() {
+        return Err(format!("MISMATCH: values agree but the stored rule or width differs from a fresh build ({})", fresh.rule_text()));
+    }
+    Ok(Verified::Recomputed(engine))
+}
+
 /// Builds `spec`'s table (see the module docs).
 pub fn build(engines: &Engines, spec: &GameSpec, progress: &Progress, timings: &mut Timings) -> Result<Built, EngineError> {
     drive(engines, spec, None, progress, timings).map(|(built, _)| built)
@@ -76,8 +134,8 @@ pub fn build(engines: &Engines, spec: &GameSpec, progress: &Progress, timings: &
 /// `max`. Each step goes straight to the length the theorem needs for the rule found so far,
 /// or doubles when there is none yet, so the work is at most a few times the last build's.
 pub fn prove(engines: &Engines, spec: &GameSpec, max: u64, progress: &Progress, timings: &mut Timings) -> Result<(Built, Proof), EngineError> {
-    if let Some(why) = why_unprovable(spec) {
-        return Err(EngineError::refused(format!("--prove cannot prove a rule of {spec}: {why}; build it without --prove")));
+    if let Some(why) = prove_refusal(std::slice::from_ref(spec), max) {
+        return Err(EngineError::refused(why));
     }
     drive(engines, spec, Some(max), progress, timings).map(|(built, proof)| (built, proof.expect("a limit gives a proof or its absence")))
 }

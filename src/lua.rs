@@ -72,7 +72,9 @@ impl crate::spec::Runtime for LuaRuntime {
 
     fn open(&self, origin: &Origin) -> Result<std::sync::Arc<dyn Game>, crate::games::SpecError> {
         match origin {
-            Origin::Script(script) => LuaGame::open(script.clone(), self.0).map(|g| std::sync::Arc::new(g) as std::sync::Arc<dyn Game>).map_err(|e| crate::games::SpecError(e.0)),
+            Origin::Script(script) => {
+                LuaGame::open(script.clone(), self.0).map(|g| std::sync::Arc::new(g) as std::sync::Arc<dyn Game>).map_err(|e| crate::games::SpecError(e.0))
+            }
             other => Err(crate::games::SpecError(format!("{} is not a script's game", other.canonical()))),
         }
     }

@@ -219,7 +219,12 @@ impl Resolver {
         }
         match self.runtimes.iter().find(|r| r.kind() == origin.kind()) {
             Some(runtime) => runtime.open(origin).map(GameSpec),
-            None => Err(SpecError(format!("{}: this program cannot run {} games (sgtab built with its `{}` feature can)", origin.canonical(), origin.kind(), origin.kind()))),
+            None => Err(SpecError(format!(
+                "{}: this program cannot run {} games (sgtab built with its `{}` feature can)",
+                origin.canonical(),
+                origin.kind(),
+                origin.kind()
+            ))),
         }
     }
 }

@@ -9,8 +9,8 @@
 //! table alone, once for an offset table and once for any other rule.
 
 use super::JudgeError;
-use crate::games::stored::{Origin, Script, shell_word};
 use crate::games::Positions;
+use crate::games::stored::{Origin, Script, shell_word};
 use crate::spec::GameSpec;
 use crate::table::Table;
 use crate::values::Packed;
@@ -308,7 +308,7 @@ impl<'a> Lookup<'a> {
             Origin::Script(script) => script,
             Origin::Import(name) => {
                 let mut larger = sizes.clone();
-            larger[axis] = c.saturating_add(1);
+                larger[axis] = c.saturating_add(1);
                 return Some(format!("{found}; import a larger one: `sgtab import FILE --name {name} --shape {}`", shape(&larger)));
             }
         };

@@ -3,6 +3,7 @@
 
 pub mod diff;
 pub mod format;
+pub mod show;
 
 pub use crate::values::import;
 
@@ -25,6 +26,18 @@ impl Table {
         Table { spec, values, rule }
     }
 
+    /// Its rule in words, with the theorem that proves it (`no rule` where it has none).
+    pub fn rule_text(&self) -> String {
+        match self.rule {
+            None => "no rule".to_string(),
+            Some(r) if r.proven => match self.spec.theorem(&r) {
+                Some(t) => r.to_string().replace("(proven)", &format!("(proven by {})", t.name)),
+                None => r.to_string(),
+            },
+            Some(r) => r.to_string(),
+        }
+    }
+
     /// g(n) for any n: from the table below its length, from the rule beyond it (`None` past
     /// the table without a rule, or where the rule's value would not fit in 64 bits).
     pub fn value(&self, n: u64) -> Option<u64> {
@@ -34,6 +47,27 @@ impl Table {
             None => (n < len).then(|| self.values.get(n) as u64),
         }
     }
+}
+
+/// The table `import:NAME` of the values in `file` (`-`: standard input), in `shape` where given
+/// (else one axis as long as the values), as `sgtab import` makes it.
+pub fn imported(file: &std::path::Path, name: &str, shape: Option<crate::values::Dims>) -> Result<Table, String> {
+    use crate::games::stored::Stored;
+    use std::io;
+    let one = crate::values::Dims::new(&[1], 1).expect("one position");
+    let game = Stored::imported(name, one).map_err(|e| format!("--name: {e}"))?;
+    let stdin = file == std::path::Path::new("-");
+    let shown = if stdin { "standard input".to_string() } else { file.display().to_string() };
+    let values = if stdin {
+        import::read_values(io::stdin().lock(), &shown, shape)
+    } else {
+        let (f, _) = crate::output::open_regular(file).map_err(|e| match e.kind() {
+            io::ErrorKind::InvalidInput => format!("cannot read {shown}: {e}; pipe values in with `sgtab import - ...`"),
+            _ => format!("cannot read {shown}: {e}"),
+        })?;
+        import::read_values(io::BufReader::with_capacity(1 << 16, f), &shown, shape)
+    }?;
+    Ok(Table::new(GameSpec::new(Stored { dims: values.dims, ..game }), values.values))
 }
 
 /// The rule a table's values support, proven where the game has a theorem that makes the check

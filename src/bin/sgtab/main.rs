@@ -4,7 +4,7 @@ mod cli;
 
 use clap::Parser;
 use cli::{Cli, Command, DumpArg, LangArg, ScriptArgs, usage_error};
-use sgtab::build::Proof;
+use sgtab::build::Verified;
 use sgtab::engine::{Backend, Engines, Timings};
 use sgtab::games;
 use sgtab::judge::Problem;
@@ -125,8 +125,14 @@ macro_rules! out {
     };
 }
 
-mod show;
-use show::show;
+/// `sgtab show FILE`: the table described on stdout.
+fn show(file: &Path, count: Option<u64>, rows: Option<u64>) -> Result<()> {
+    let table = read(file)?;
+    table::show::show(&table, file, count, rows, &mut io::stdout().lock()).map_err(|e| match e {
+        table::show::ShowError::Refused(line) => Failure::Line(line),
+        table::show::ShowError::Io(e) => stdout_error(e),
+    })
+}
 
 /// The error a failed write to stdout ends the command with. A reader that went away (a broken
 /// pipe, `sgtab dump T | head`) ends it with status 1 and no message, as `sgq` does: what was
@@ -178,17 +184,6 @@ fn resolver(args: ScriptArgs) -> Resolver {
     resolver
 }
 
-fn describe_rule(table: &Table) -> String {
-    match table.rule {
-        None => "no rule".to_string(),
-        Some(r) if r.proven => match table.spec.theorem(&r) {
-            Some(t) => r.to_string().replace("(proven)", &format!("(proven by {})", t.name)),
-            None => r.to_string(),
-        },
-        Some(r) => r.to_string(),
-    }
-}
-
 /// How `sgtab build` builds: the engine, whether it reports each step's time, grows tables
 /// to a proof (up to a length), and checks each table on a second engine.
 struct BuildHow {
@@ -201,18 +196,8 @@ struct BuildHow {
 fn build(specs: &[String], from: &[PathBuf], script: ScriptArgs, out: &Path, how: BuildHow) -> Result<()> {
     let BuildHow { backend, timings: show_timings, prove, cross_check } = how;
     let specs = parse_specs(specs, from, script)?;
-    // Where no theorem can prove a game's rules, growing its table could never end in a proof.
-    if let Some((spec, why)) = prove.and_then(|_| specs.iter().find_map(|s| sgtab::build::why_unprovable(s).map(|w| (s, w)))) {
-        return Err(fail!("--prove cannot prove a rule of {spec}: {why}; build it without --prove"));
-    }
-    // A --max below a table's own length would build the table and then report a limit it
-    // already passed: refuse it before any work.
-    if let Some((spec, max)) = prove.and_then(|max| specs.iter().find(|s| s.len() > max).map(|s| (s, max))) {
-        return Err(fail!(
-            "--max {max} is below the {} entries of {spec}: --prove grows a table from its own length; give --max {} or more, or a shorter table",
-            spec.len(),
-            spec.len()
-        ));
+    if let Some(why) = prove.and_then(|max| sgtab::build::prove_refusal(&specs, max)) {
+        return Err(why.into());
     }
     sgtab::output::make_dir(out)?;
     let mut timings = Timings::default();
@@ -241,19 +226,8 @@ fn build(specs: &[String], from: &[PathBuf], script: ScriptArgs, out: &Path, how
         progress.finish();
         let (table, engine) = (built.table, built.engine);
         let spec = table.spec.clone();
-        match proof {
-            Some(Proof::Proven { theorem, len }) => {
-                // How many entries the proof needed, where the table is longer than that.
-                let needs = table.rule.and_then(|r| spec.theorem(&r)).map(|t| t.needs).filter(|&n| n < len);
-                match needs {
-                    Some(n) => out!("{spec}: rule proven by {theorem} with {len} entries (the theorem needs {n})"),
-                    None => out!("{spec}: rule proven by {theorem} with {len} entries"),
-                }
-            }
-            Some(Proof::NotProven { max }) => {
-                out!("{spec}: rule not proven by {max} entries (--max); {}", describe_rule(&table))
-            }
-            None => {}
+        if let Some(proof) = proof {
+            out!("{}", proof.describe(&table));
         }
         if let Some(n) = built.filled_from {
             out!("{spec}: the first {n} values proved the rule; the rest were filled from it");
@@ -265,7 +239,7 @@ fn build(specs: &[String], from: &[PathBuf], script: ScriptArgs, out: &Path, how
             path.display(),
             table.values.len(),
             table.values.bits(),
-            describe_rule(&table),
+            table.rule_text(),
             start.elapsed().as_secs_f64()
         );
         if show_timings {
@@ -296,33 +270,15 @@ fn verify(files: &[PathBuf], script: ScriptArgs, backend: Backend) -> Result<()>
     for file in files {
         let outcome = (|| {
             let table = read(file)?;
-            // Values from another program: reading checked all there is to check.
-            if table.spec.stored().is_some_and(|s| s.script().is_none()) {
-                return Ok((table, None));
-            }
-            let game = resolver(script).runnable(&table.spec).map_err(|e| format!("{}: {e}", file.display()))?;
             let progress = Progress::new(format!("recomputing {}", table.spec));
-            let computed = engines.compute(&game, &progress, &mut timings);
+            let verified = sgtab::build::verify(&table, &resolver(script), &engines, &progress, &mut timings);
             print_notes(&engines);
-            let (fresh, engine) = computed.map_err(|e| format!("{}: {e}", file.display()))?;
             progress.finish();
-            if let Some(i) = table.values.first_difference(&fresh) {
-                let (a, b) = (table.values.get(i), fresh.get(i));
-                return Err(fail!("{}: MISMATCH at index {i}: the file holds {a}, {engine} computes {b}", file.display()));
-            }
-            let fresh = Table::new(table.spec.clone(), fresh);
-            if fresh.rule != table.rule || fresh.values.bits() != table.values.bits() {
-                return Err(fail!(
-                    "{}: MISMATCH: values agree but the stored rule or width differs from a fresh build ({})",
-                    file.display(),
-                    describe_rule(&fresh)
-                ));
-            }
-            Ok((table, Some(engine)))
+            Ok((verified.map_err(|e| format!("{}: {e}", file.display()))?, table))
         })();
         match outcome {
-            Ok((t, Some(engine))) => out!("{}: OK ({}, {} entries, checked with {engine})", file.display(), t.spec, t.values.len()),
-            Ok((t, None)) => out!(
+            Ok((Verified::Recomputed(engine), t)) => out!("{}: OK ({}, {} entries, checked with {engine})", file.display(), t.spec, t.values.len()),
+            Ok((Verified::AsStored, t)) => out!(
                 "{}: OK as stored ({}, {} entries: checksum, header and rule hold); its values were imported from another program, so sgtab cannot recompute them",
                 file.display(),
                 t.spec,
@@ -420,29 +376,18 @@ fn write_output(path: Option<&Path>, bytes: &[u8]) -> Result<()> {
 
 /// Reads another program's values into the table `import:NAME` and writes it to `out`.
 fn import(file: &Path, name: &str, shape: Option<games::Dims>, out: &Path) -> Result<()> {
-    let game = games::stored::Stored::imported(name, games::Dims::new(&[1], 1).expect("one position")).map_err(|e| format!("--name: {e}"))?;
-    let shown = if file == Path::new("-") { "standard input".to_string() } else { file.display().to_string() };
-    let imported = if file == Path::new("-") {
-        table::import::read_values(io::stdin().lock(), &shown, shape)
-    } else {
-        let (f, _) = sgtab::output::open_regular(file).map_err(|e| match e.kind() {
-            io::ErrorKind::InvalidInput => format!("cannot read {shown}: {e}; pipe values in with `sgtab import - ...`"),
-            _ => format!("cannot read {shown}: {e}"),
-        })?;
-        table::import::read_values(io::BufReader::with_capacity(1 << 16, f), &shown, shape)
-    }?;
-    let spec = GameSpec::new(games::stored::Stored { dims: imported.dims, ..game });
-    let table = Table::new(spec.clone(), imported.values);
+    let table = table::imported(file, name, shape)?;
+    let (spec, dims) = (&table.spec, table.spec.stored().map(|s| s.dims).expect("an imported table's game is stored"));
     sgtab::output::make_dir(out)?;
     let path = out.join(spec.file_name());
     let size = write_table(&table, &path)?;
     out!(
         "wrote {} ({size} bytes, {spec}, shape {}, {} entries, {} bits each, {})",
         path.display(),
-        imported.dims.text(),
+        dims.text(),
         table.values.len(),
         table.values.bits(),
-        describe_rule(&table)
+        table.rule_text()
     );
     Ok(())
 }

@@ -1,10 +1,44 @@
-//! `sgtab show`: a table's header, its rule in words (and why it is not proven, where it is
-//! not), its rare values, its first values, and the rule along each row of a board or k-D game.
+//! What `sgtab show` prints: a table's header, its rule in words (and why it is not proven,
+//! where it is not), its rare values, its first values, and the rule along each row of a board
+//! or k-D game.
 
-use super::*;
+use super::{Table, format};
+use crate::games;
+use std::io::{self, Write};
+use std::path::Path;
 
-pub(crate) fn show(file: &Path, count: Option<u64>, rows: Option<u64>) -> Result<()> {
-    let table = read(file)?;
+/// Why `show` stopped: a request that does not fit the table, or the output failed.
+#[derive(Debug)]
+pub enum ShowError {
+    /// One line saying what to ask instead.
+    Refused(String),
+    /// Writing to the output failed (a closed pipe, a full disk).
+    Io(io::Error),
+}
+
+impl From<io::Error> for ShowError {
+    fn from(e: io::Error) -> ShowError {
+        ShowError::Io(e)
+    }
+}
+
+type Result<T> = std::result::Result<T, ShowError>;
+
+macro_rules! out {
+    ($w:expr, $($arg:tt)*) => {
+        writeln!($w, $($arg)*)?
+    };
+}
+
+macro_rules! fail {
+    ($($arg:tt)*) => {
+        ShowError::Refused(format!($($arg)*))
+    };
+}
+
+/// Describes `table`, read from `file`, on `w`: its first `count` values (or corner), and with
+/// `rows` the rule along each of the first rows.
+pub fn show(table: &Table, file: &Path, count: Option<u64>, rows: Option<u64>, w: &mut dyn Write) -> Result<()> {
     if rows.is_some() && !matches!(table.spec.positions(), games::Positions::Board { .. } | games::Positions::Grid(_)) {
         return Err(fail!("--rows is for boards and games of several axes (queen, rook, king, a script's k-D game); {} is not one", table.spec));
     }
@@ -14,66 +48,68 @@ pub(crate) fn show(file: &Path, count: Option<u64>, rows: Option<u64>) -> Result
         Some(v) => format!("format version {v}"),
         None => "format version unknown".to_string(),
     };
-    out!("file:     {} ({size} bytes, {version})", file.display());
-    out!("game:     {}", table.spec);
+    out!(w, "file:     {} ({size} bytes, {version})", file.display());
+    out!(w, "game:     {}", table.spec);
     if let Some(stored) = table.spec.stored() {
         match stored.script() {
             Some(script) => out!(
+                w,
                 "script:   {}.lua, hash {} ({} bytes, stored in the file; `sgtab verify` runs it again), parameters: {}",
                 script.name,
                 script.hash(),
                 script.text.len(),
                 script.params_text()
             ),
-            None => out!("import:   values imported by `sgtab import` (no definition to recompute them from)"),
+            None => out!(w, "import:   values imported by `sgtab import` (no definition to recompute them from)"),
         }
     }
     if let games::Positions::Grid(dims) = table.spec.positions() {
         let point: Vec<String> = (1..=dims.axes()).map(|i| format!("p{i}")).collect();
         out!(
+            w,
             "shape:    {} (position ({}) is index {})",
             dims.sizes().iter().map(u64::to_string).collect::<Vec<_>>().join("×"),
             point.join(", "),
             dims.formula()
         );
     }
-    out!("entries:  {}", table.values.len());
-    out!("bits:     {} per value (largest value {})", table.values.bits(), table.values.max());
-    out!("rule:     {}", describe_rule(&table));
+    out!(w, "entries:  {}", table.values.len());
+    out!(w, "bits:     {} per value (largest value {})", table.values.bits(), table.values.max());
+    out!(w, "rule:     {}", table.rule_text());
     if let Some(r) = table.rule {
-        out!("margin:   {}", describe_margin(&r));
+        out!(w, "margin:   {}", describe_margin(&r));
     }
-    if let Some(why) = why_unproven(&table) {
-        out!("proof:    {why}");
+    if let Some(why) = why_unproven(table) {
+        out!(w, "proof:    {why}");
     }
-    out!("rare:     {}", describe_rare(&table));
-    for line in histogram(&table) {
-        out!("{line}");
+    out!(w, "rare:     {}", describe_rare(table));
+    for line in histogram(table) {
+        out!(w, "{line}");
     }
-    match corner_of(&table) {
+    match corner_of(table) {
         Some((across, down)) => {
             let side = count.unwrap_or(CORNER);
-            for line in corner(&table, across, down, side) {
-                out!("{line}");
+            for line in corner(table, across, down, side) {
+                out!(w, "{line}");
             }
         }
         None => {
             let count = count.unwrap_or(32);
             let shown: Vec<String> = table.values.iter().take(count as usize).map(|v| v.to_string()).collect();
             let more = if table.values.len() > count { " ..." } else { "" };
-            out!("values:   {}{more}", shown.join(" "));
+            out!(w, "values:   {}{more}", shown.join(" "));
         }
     }
     if let Some(rows) = rows {
-        show_rows(&table, rows)?;
+        show_rows(table, rows, w)?;
     }
     Ok(())
 }
 
 /// How far past its start a rule was checked, in values and in periods, against the margin a
 /// rule must have to be taken (so the reader sees which counts values and which periods).
-fn describe_margin(r: &sgtab::values::Rule) -> String {
-    let (past, need) = (r.checked - r.pre, sgtab::values::rule::margin(r.period));
+fn describe_margin(r: &crate::values::Rule) -> String {
+    let (past, need) = (r.checked - r.pre, crate::values::rule::margin(r.period));
     let why = if need == 3 * r.period { "three periods" } else { "one period and 16 values more" };
     format!(
         "checked over the {past} values from n = {} to the table's end, {:.1} periods of {} values; a rule must hold over at least {need} values here ({why})",
@@ -192,13 +228,13 @@ fn histogram(table: &Table) -> Vec<String> {
     ]
 }
 
-/// The rare values of a table and the mask that makes them (see [`sgtab::values::rare_split`]).
+/// The rare values of a table and the mask that makes them (see [`crate::values::rare_split`]).
 fn describe_rare(table: &Table) -> String {
-    let Some(split) = sgtab::values::rare_split(&table.values) else {
+    let Some(split) = crate::values::rare_split(&table.values) else {
         return if table.values.max() == 0 {
             "none (every value is 0)".to_string()
         } else {
-            format!("not computed (values need more than {} bits)", sgtab::values::RARE_SPLIT_BITS)
+            format!("not computed (values need more than {} bits)", crate::values::RARE_SPLIT_BITS)
         };
     };
     let (entries, len) = (split.rare_entries, table.values.len());
@@ -241,18 +277,18 @@ fn percent(part: u64, whole: u64) -> String {
 }
 
 /// The rule along each of the first `rows` rows of a board table.
-fn show_rows(table: &Table, rows: u64) -> Result<()> {
+fn show_rows(table: &Table, rows: u64, w: &mut dyn Write) -> Result<()> {
     if let games::Positions::Grid(dims) = table.spec.positions() {
-        return show_axis_rules(table, dims, rows);
+        return show_axis_rules(table, dims, rows, w);
     }
     let games::Positions::Board { n } = table.spec.positions() else {
         return Err(fail!("--rows is for boards and games of several axes; {} is not one", table.spec));
     };
-    out!("rows:     g(x, y + p) = g(x, y) + s for y >= pre, as found in each row x (checked for y < {n}, not proven beyond)");
+    out!(w, "rows:     g(x, y + p) = g(x, y) + s for y >= pre, as found in each row x (checked for y < {n}, not proven beyond)");
     for row in games::corner::row_rules(&table.values, n, rows) {
         match row.rule {
-            Some(r) => out!("  row {}: pre-period {}, period {}, saltus {}", row.x, r.pre, r.period, r.saltus),
-            None => out!("  row {}: none within {n}", row.x),
+            Some(r) => out!(w, "  row {}: pre-period {}, period {}, saltus {}", row.x, r.pre, r.period, r.saltus),
+            None => out!(w, "  row {}: none within {n}", row.x),
         }
     }
     Ok(())
@@ -260,18 +296,18 @@ fn show_rows(table: &Table, rows: u64) -> Result<()> {
 
 /// The rule along the last axis of each of the first `rows` rows of a k-D table (a row: the
 /// first k − 1 coordinates fixed, the last one the heap).
-fn show_axis_rules(table: &Table, dims: games::Dims, rows: u64) -> Result<()> {
+fn show_axis_rules(table: &Table, dims: games::Dims, rows: u64, w: &mut dyn Write) -> Result<()> {
     let k = dims.axes();
     let across = dims.sizes()[k - 1];
-    out!("rows:     g(..., y + p) = g(..., y) + s for y >= pre along the last axis, as found in each row (checked for y < {across}, not proven beyond)");
+    out!(w, "rows:     g(..., y + p) = g(..., y) + s for y >= pre along the last axis, as found in each row (checked for y < {across}, not proven beyond)");
     let mut point = [0u64; games::MAX_AXES];
     for row in 0..rows.min(dims.len() / across) {
         dims.point(row * across, &mut point);
         let at: Vec<String> = point[..k - 1].iter().map(u64::to_string).collect();
-        let rule = sgtab::values::Rule::find(across, |y| table.values.get(row * across + y) as u64);
+        let rule = crate::values::Rule::find(across, |y| table.values.get(row * across + y) as u64);
         match rule {
-            Some(r) => out!("  row ({}, y): pre-period {}, period {}, saltus {}", at.join(", "), r.pre, r.period, r.saltus),
-            None => out!("  row ({}, y): none within {across}", at.join(", ")),
+            Some(r) => out!(w, "  row ({}, y): pre-period {}, period {}, saltus {}", at.join(", "), r.pre, r.period, r.saltus),
+            None => out!(w, "  row ({}, y): none within {across}", at.join(", ")),
         }
     }
     Ok(())
