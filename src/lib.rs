@@ -2,7 +2,10 @@
 //!
 //! Data flows one way: a [`spec::GameSpec`] goes to an [`engine`], which computes a
 //! [`table::Table`], which [`table::format`] stores as a `.sgt` file, which the [`judge`]
-//! answers judge input from (the `sgq` binary).
+//! answers judge input from (the `sgq` binary). Every kind of game is resolved in one place,
+//! [`spec::Resolver`]. docs/architecture.md describes the layers (each module imports only
+//! those below it, which `tests/architecture.rs` checks), the data flow, and where each kind of
+//! change goes.
 //!
 //! With the `lua` feature, the first script interpreter installs a process-wide handler for
 //! `SIGURG` and starts a watchdog thread, which stop a script's call that runs past its time
