@@ -170,7 +170,7 @@ pub fn corner(piece: Piece, n: u32, threads: usize, progress: &Progress) -> Resu
     let claimed: Vec<AtomicUsize> = (0..diagonals).map(|_| AtomicUsize::new(0)).collect();
     let threads = if len < MIN_CELLS_FOR_THREADS { 1 } else { threads.clamp(1, tiles as usize) };
     let barrier = Barrier::new(threads);
-    let kernel = Kernel::detect();
+    let kernel = BoardKernel::detect();
     let work = |report: bool| {
         let mut row = Vec::with_capacity(TILE as usize + 1);
         let mut prev = Vec::with_capacity(TILE as usize + 1);
@@ -383,15 +383,15 @@ unsafe fn take((set, floor): (*mut u8, *mut u32), v: u32) {
 
 /// The tile kernel, compiled for the best instruction set this CPU has.
 #[derive(Clone, Copy)]
-struct Kernel(unsafe fn(&Board, u32, u32, &mut Vec<u32>, &mut Vec<u32>));
+struct BoardKernel(unsafe fn(&Board, u32, u32, &mut Vec<u32>, &mut Vec<u32>));
 
-impl Kernel {
-    fn detect() -> Kernel {
+impl BoardKernel {
+    fn detect() -> BoardKernel {
         #[cfg(target_arch = "x86_64")]
         if crate::isa::features().avx2 {
-            return Kernel(tile_avx2);
+            return BoardKernel(tile_avx2);
         }
-        Kernel(tile_plain)
+        BoardKernel(tile_plain)
     }
 }
 

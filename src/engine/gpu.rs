@@ -29,7 +29,7 @@ use super::{EngineError, Timings};
 use crate::progress::Progress;
 use crate::values::Packed;
 use crate::values::packed::payload_len;
-use kernel::{Chunks, Kernel};
+use kernel::{Chunks, GpuKernel};
 use schedule::{LayerParams, Split, VALUE_BITS};
 use std::time::Instant;
 
@@ -44,7 +44,7 @@ pub struct GpuEngine {
     device: wgpu::Device,
     queue: wgpu::Queue,
     /// The chess pipeline for tables in one binding, and for tables split over several.
-    chess: Kernel<2>,
+    chess: GpuKernel<2>,
     /// Most bytes put in one storage binding, when the caller wants less than the device allows.
     binding_cap: Option<u64>,
     /// Whether the device can time the kernel with GPU timestamps.
@@ -85,7 +85,7 @@ impl GpuEngine {
         device.on_uncaptured_error(std::sync::Arc::new(|e| {
             let _ = std::io::Write::write_fmt(&mut std::io::stderr().lock(), format_args!("sgtab: GPU error: {e}\n"));
         }));
-        let chess = Kernel::new::<LayerParams>(
+        let chess = GpuKernel::new::<LayerParams>(
             &device,
             "chess",
             SHADER,

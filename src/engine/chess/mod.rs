@@ -91,7 +91,7 @@ pub fn chess(width: u32, threads: usize, progress: &Progress) -> Result<Packed, 
     let mut bytes = crate::memory::filled(vectors * VECTOR_BYTES + PAD, 0u8, "its values")?;
     let table = Table(bytes.as_mut_ptr());
     let scheduler = Scheduler::new(width - LANE_BITS);
-    let kernel = Kernel::detect();
+    let kernel = RowKernel::detect();
     let threads = threads.clamp(1, (vectors >> MIN_VECTORS_PER_THREAD_BITS).max(1));
     std::thread::scope(|s| {
         for _ in 1..threads {
@@ -234,15 +234,15 @@ fn finish(seen: [u32; 8]) -> u64 {
 
 /// The block kernel, compiled for the best instruction set this CPU has.
 #[derive(Clone, Copy)]
-struct Kernel(unsafe fn(Table, u32, Option<u32>, u32));
+struct RowKernel(unsafe fn(Table, u32, Option<u32>, u32));
 
-impl Kernel {
-    fn detect() -> Kernel {
+impl RowKernel {
+    fn detect() -> RowKernel {
         #[cfg(target_arch = "x86_64")]
         if crate::isa::features().avx2_with_bit_scans() {
-            return Kernel(blocks_avx2);
+            return RowKernel(blocks_avx2);
         }
-        Kernel(blocks_plain)
+        RowKernel(blocks_plain)
     }
 }
 
@@ -316,7 +316,7 @@ impl Scheduler {
 
     /// Takes blocks until none is left: two at a time, computed interleaved when they have the
     /// same weight (then neither moves to the other).
-    fn work(&self, table: Table, kernel: Kernel, progress: &Progress) {
+    fn work(&self, table: Table, kernel: RowKernel, progress: &Progress) {
         let n = self.blocks();
         loop {
             let at = self.next.fetch_add(2, Ordering::Relaxed);
@@ -337,7 +337,7 @@ impl Scheduler {
     }
 
     /// Computes block `t` (and block `also`, of the same weight) once their sources are finished.
-    fn run(&self, table: Table, kernel: Kernel, t: u32, also: Option<u32>, progress: &Progress) {
+    fn run(&self, table: Table, kernel: RowKernel, t: u32, also: Option<u32>, progress: &Progress) {
         for source in sources(t).chain(also.into_iter().flat_map(sources)) {
             self.wait_for(source);
         }

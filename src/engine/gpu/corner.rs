@@ -19,7 +19,7 @@
 //! work, naming the limit and the widest board that fits.
 
 use super::GpuEngine;
-use super::kernel::{Chunks, Kernel, VALUE_BINDINGS, in_mib};
+use super::kernel::{Chunks, GpuKernel, VALUE_BINDINGS, in_mib};
 use crate::engine::corner::Lines;
 use crate::engine::{EngineError, Timings};
 use crate::games::corner::Piece;
@@ -35,7 +35,7 @@ const WORKGROUP: u32 = 64;
 
 /// The corner pipelines (queen, rook, king, in [`Piece`] order) and their bind group layout,
 /// built once a device.
-pub(super) type Pipelines = Kernel<3>;
+pub(super) type Pipelines = GpuKernel<3>;
 
 /// One anti-diagonal's parameters, as the shader's `Diagonal` uniform.
 #[repr(C)]
@@ -206,7 +206,7 @@ impl GpuEngine {
 fn pipelines(device: &wgpu::Device) -> Result<Pipelines, String> {
     let variants = Piece::ALL.map(|piece| (piece.name(), piece as u8 as f64));
     // Row and column sets, diagonal sets, floors and offsets, then the table's four bindings.
-    Kernel::new::<DiagonalParams>(device, "corner", SHADER, &[false; 3 + VALUE_BINDINGS as usize], "PIECE", variants)
+    GpuKernel::new::<DiagonalParams>(device, "corner", SHADER, &[false; 3 + VALUE_BINDINGS as usize], "PIECE", variants)
 }
 
 #[cfg(test)]

@@ -16,12 +16,12 @@ use wgpu::util::DeviceExt;
 pub const VALUE_BINDINGS: u32 = 4;
 
 /// A bind group layout and its pipelines, one per value of the shader's override constant.
-pub struct Kernel<const K: usize> {
+pub struct GpuKernel<const K: usize> {
     pub layout: wgpu::BindGroupLayout,
     pub pipelines: [wgpu::ComputePipeline; K],
 }
 
-impl<const K: usize> Kernel<K> {
+impl<const K: usize> GpuKernel<K> {
     /// Compiles `source` (`name`.wgsl, entry point `main`) with a uniform `P` at binding 0 and
     /// storage buffers at 1, 2, … (`read_only` of each), once for each `(label, value)` of the
     /// override constant `constant`.
@@ -32,7 +32,7 @@ impl<const K: usize> Kernel<K> {
         read_only: &[bool],
         constant: &str,
         variants: [(&str, f64); K],
-    ) -> Result<Kernel<K>, String> {
+    ) -> Result<GpuKernel<K>, String> {
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
         let entry = |binding, ty, min_binding_size| wgpu::BindGroupLayoutEntry {
             binding,
@@ -59,7 +59,7 @@ impl<const K: usize> Kernel<K> {
         });
         match pollster::block_on(scope.pop()) {
             Some(e) => Err(format!("the {name} shader does not build on this device: {}", one_line(e))),
-            None => Ok(Kernel { layout, pipelines }),
+            None => Ok(GpuKernel { layout, pipelines }),
         }
     }
 }

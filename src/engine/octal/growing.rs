@@ -20,14 +20,14 @@ pub(super) enum Store {
 
 impl Growing {
     /// An empty table of the game with `moves`.
-    pub fn new(moves: &Moves, par: Par) -> Growing {
+    pub fn new(moves: &OctalMoves, par: Par) -> Growing {
         let par = Par { threads: par.threads.max(1), from: par.from.max(8) };
         Growing { engine: Engine::new(moves.clone(), 0, par), store: Store::U8(vec![]) }
     }
 
     /// An empty table of `code`, on up to `threads` threads.
     pub fn code(code: &Code, threads: usize) -> Growing {
-        Growing::new(&Moves::code(code), Par { threads, from: PARALLEL_SCAN })
+        Growing::new(&OctalMoves::code(code), Par { threads, from: PARALLEL_SCAN })
     }
 
     /// Heaps tabulated so far.

@@ -10,7 +10,7 @@ pub(super) const CHUNK_BYTES: usize = 64;
 pub(super) const PARALLEL_SCAN: usize = 1 << 17;
 
 pub(super) struct Engine {
-    pub(super) mv: Moves,
+    pub(super) mv: OctalMoves,
     pub(super) len: usize,
     pub(super) par: Par,
     /// A power of two above every value so far (at least 64): every option is below it.
@@ -38,7 +38,7 @@ pub(super) struct Engine {
 }
 
 impl Engine {
-    pub(super) fn new(mv: Moves, len: usize, par: Par) -> Engine {
+    pub(super) fn new(mv: OctalMoves, len: usize, par: Par) -> Engine {
         let cap = 64;
         let mut classes = vec![];
         for d in 0..2 {

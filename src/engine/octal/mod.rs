@@ -30,7 +30,7 @@
 //!   compiled for AVX2 and picked at run time. Scans longer than 2^17 splits are shared by the
 //!   threads; the heaps themselves form one dependency chain (a split reads g(n−b−1)), so a
 //!   single long table gains little from more cores.
-//! - Moves of a repeating tail (`0.[3]`, take any number) are infinitely many: they are kept as
+//! - OctalMoves of a repeating tail (`0.[3]`, take any number) are infinitely many: they are kept as
 //!   per-residue sets of the values (or split values) of every rest so far, each grown by one
 //!   rest per heap, so a heap costs a few set unions instead of a pass over all smaller heaps.
 //! - Splits into three heaps (digit 8) are enumerated in full: correct, cubic.
@@ -43,7 +43,7 @@
 //! and `--prove` look for a rule at 4096, 16384, ... heaps and at the lengths the Guy–Smith
 //! theorem asks for on one table, never recomputing a heap.
 //!
-//! By concern: this file holds the moves ([`Moves`]) and the entry points; `heaps.rs` the engine
+//! By concern: this file holds the moves ([`OctalMoves`]) and the entry points; `heaps.rs` the engine
 //! that takes heap after heap; `classes.rs` the rare/common classes; `scans.rs` the scans over
 //! a heap's splits; `growing.rs` the growing table and its value store.
 
@@ -67,7 +67,7 @@ use scans::*;
 
 /// The moves of a heap game as the engine uses them.
 #[derive(Clone, Debug)]
-pub struct Moves {
+pub struct OctalMoves {
     /// Digits d1..dm of the finite part (index k−1).
     finite: Vec<u8>,
     /// k ≤ m whose digit has 2: remove k, leave one heap.
@@ -82,9 +82,9 @@ pub struct Moves {
     unequal: bool,
 }
 
-impl Moves {
+impl OctalMoves {
     /// The moves of a take-and-break code.
-    pub fn code(code: &Code) -> Moves {
+    pub fn code(code: &Code) -> OctalMoves {
         let finite = code.digits.clone();
         let with = |bit: u8| (1..=finite.len()).filter(|&k| finite[k - 1] & bit != 0).collect::<Vec<_>>();
         let mut split2 = with(4);
@@ -95,12 +95,12 @@ impl Moves {
         if code.d0 & 8 != 0 {
             split3.insert(0, 0);
         }
-        Moves { take: with(2), split2, split3, finite, tail: code.tail.clone(), unequal: false }
+        OctalMoves { take: with(2), split2, split3, finite, tail: code.tail.clone(), unequal: false }
     }
 
     /// Grundy's game: split a heap into two unequal non-empty heaps.
-    pub fn grundy() -> Moves {
-        Moves { finite: vec![], take: vec![], split2: vec![0], split3: vec![], tail: vec![], unequal: true }
+    pub fn grundy() -> OctalMoves {
+        OctalMoves { finite: vec![], take: vec![], split2: vec![0], split3: vec![], tail: vec![], unequal: true }
     }
 
     /// Whether a heap of exactly n may be taken whole.
@@ -124,12 +124,12 @@ impl Moves {
 
 /// Values of heaps 0..len of `code`, on up to `threads` threads.
 pub fn takebreak(code: &Code, len: u64, threads: usize, progress: &Progress) -> Result<Packed, EngineError> {
-    run(&Moves::code(code), len, Par { threads, from: PARALLEL_SCAN }, progress)
+    run(&OctalMoves::code(code), len, Par { threads, from: PARALLEL_SCAN }, progress)
 }
 
 /// Values of heaps 0..len of Grundy's game, on up to `threads` threads.
 pub fn grundy(len: u64, threads: usize, progress: &Progress) -> Result<Packed, EngineError> {
-    run(&Moves::grundy(), len, Par { threads, from: PARALLEL_SCAN }, progress)
+    run(&OctalMoves::grundy(), len, Par { threads, from: PARALLEL_SCAN }, progress)
 }
 
 /// Threads for the long scans, and from how long a scan they are used.
@@ -141,7 +141,7 @@ pub struct Par {
 
 /// Values of heaps 0..len of the game with `moves`; tests lower `par.from` so that short scans
 /// take the threaded path too. Fails where the values do not fit in memory.
-pub fn run(moves: &Moves, len: u64, par: Par, progress: &Progress) -> Result<Packed, EngineError> {
+pub fn run(moves: &OctalMoves, len: u64, par: Par, progress: &Progress) -> Result<Packed, EngineError> {
     let mut table = Growing::new(moves, par);
     table.grow(len, progress)?;
     Ok(table.into_packed())
