@@ -13,7 +13,8 @@ use common::{scratch, text};
 use sgtab::games::Dims;
 use sgtab::games::stored::{Origin, Script, Stored};
 use sgtab::spec::GameSpec;
-use sgtab::table::{Packed, Table, format};
+use sgtab::table::{Table, format};
+use sgtab::values::Packed;
 use std::fs;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
@@ -70,7 +71,7 @@ fn script(dir: &Path, name: &str, body: &str) -> String {
 /// Builds `spec` with `extra` options within `limit` seconds.
 fn build(dir: &Path, spec: &str, extra: &[&str], limit: u64) -> Output {
     let out = dir.join("out");
-    let mut args = vec!["build", spec, "--out", out.to_str().unwrap()];
+    let mut args = vec!["build", spec, "--dir", out.to_str().unwrap()];
     args.extend_from_slice(extra);
     sgtab_within(&args, Duration::from_secs(limit), None)
 }
@@ -196,7 +197,7 @@ fn table_files_run_their_scripts_under_the_same_bounds() {
         ("hog", format!("local t = {{}}\nfor i = 1, 1e9 do t[i] = i end\n{shape}"), "memory"),
     ] {
         let file = stored_table(&dir, name, &body);
-        for args in [vec!["verify", &file], vec!["build", "--from", &file, "--out", out_dir.to_str().unwrap()]] {
+        for args in [vec!["verify", &file], vec!["build", "--from", &file, "--dir", out_dir.to_str().unwrap()]] {
             let mut args = args.clone();
             args.extend_from_slice(&["--lua-seconds", "1", "--lua-memory", "16"]);
             let out = sgtab_within(&args, Duration::from_secs(15), None);
@@ -214,7 +215,7 @@ fn the_options_sgtab_holds_stay_within_one_block() {
     let body = "local big = {}\nfor i = 1, 1 << 20 do big[i] = 0 end\nshape = 60\nfunction moves(n) if n == 0 then return {} end return big end\n";
     let spec = script(&dir, "big", body);
     let out_dir = dir.join("out");
-    let args = ["build", &spec, "--out", out_dir.to_str().unwrap(), "--threads", "2", "--lua-memory", "64"];
+    let args = ["build", &spec, "--dir", out_dir.to_str().unwrap(), "--threads", "2", "--lua-memory", "64"];
     let out = sgtab_within(&args, Duration::from_secs(120), Some(700_000));
     assert!(out.status.success(), "{}", text(&out.stderr));
     fs::remove_dir_all(&dir).unwrap();
@@ -227,14 +228,14 @@ fn running_out_of_memory_is_one_line_never_an_abort() {
     // 200 MB held at the top level, within --lua-memory but past ulimit -v: the system's
     // refusal is an error in Lua (it aborted the process).
     let hold = script(&dir, "hold", "local t = {}\nfor i = 1, 12500000 do t[i] = i end\nshape = 1\nfunction moves() return {} end\n");
-    let out = sgtab_within(&["build", &hold, "--out", d, "--lua-memory", "1024", "--threads", "1"], Duration::from_secs(60), Some(300_000));
+    let out = sgtab_within(&["build", &hold, "--dir", d, "--lua-memory", "1024", "--threads", "1"], Duration::from_secs(60), Some(300_000));
     assert_refused(&out, &["hold.lua at its top level", "the system refused memory"]);
     // Interpreters that together could pass what the process may take are refused up front.
     let chain = script(&dir, "chain", "shape = 4096\nfunction moves(n) if n > 0 then return {n - 1} end return {} end\n");
-    let out = sgtab_within(&["build", &chain, "--out", d, "--threads", "64", "--lua-memory", "256"], Duration::from_secs(60), Some(2_000_000));
+    let out = sgtab_within(&["build", &chain, "--dir", d, "--threads", "64", "--lua-memory", "256"], Duration::from_secs(60), Some(2_000_000));
     assert_refused(&out, &["interpreters of up to 256 MiB", "use --threads"]);
     // A thread that cannot start is one line (it was a panic).
-    let out = sgtab_within(&["build", &chain, "--out", d, "--threads", "1024", "--lua-memory", "1"], Duration::from_secs(60), Some(2_000_000));
+    let out = sgtab_within(&["build", &chain, "--dir", d, "--threads", "1024", "--lua-memory", "1"], Duration::from_secs(60), Some(2_000_000));
     assert_refused(&out, &["cannot start thread", "of 1024", "fewer --threads"]);
     fs::remove_dir_all(&dir).unwrap();
 }
