@@ -34,6 +34,7 @@ use state::State;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
+mod blame;
 mod library;
 mod params;
 mod pattern;
