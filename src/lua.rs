@@ -39,6 +39,7 @@ mod library;
 mod params;
 mod pattern;
 mod sort;
+mod stack;
 mod state;
 mod strings;
 mod table;

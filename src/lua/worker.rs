@@ -11,7 +11,7 @@
 use super::blame;
 use super::library::{pair_parts, type_name};
 use super::state::{State, lua_message};
-use super::table;
+use super::{stack, table};
 use crate::games::{Dims, GameError, MAX_AXES, Worker};
 use mlua::ffi;
 
@@ -56,10 +56,10 @@ impl Worker for LuaWorker {
                         failed = Some((p, bad));
                         return;
                     }
-                    let read = read_results(l, &dims, parts, &mut |opt| f(p, opt));
+                    let read = read_results(l, &dims, parts, p, f);
                     ffi::lua_settop(l, 2);
                     if let Err(why) = read {
-                        let again = |l| read_results(l, &dims, parts, &mut |_| {});
+                        let again = |l| read_results(l, &dims, parts, p, &mut |_, _| {});
                         let call = || call_at(l, state, &dims, point, p, ffi::LUA_MULTRET);
                         let line = blame::returned_at(l, call, &why, again);
                         failed = Some((p, Bad::Option(blame::with_line(why, line))));
@@ -170,9 +170,14 @@ pub(super) unsafe fn call_at(l: *mut ffi::lua_State, state: &State, dims: &Dims,
     // SAFETY: per this function's contract.
     unsafe {
         ffi::lua_pushvalue(l, 1);
-        dims.point(p, point);
-        for &c in &point[..k] {
-            ffi::lua_pushinteger(l, c as i64);
+        if k == 1 {
+            // (The index is the position: no division.)
+            ffi::lua_pushinteger(l, p as i64);
+        } else {
+            dims.point(p, point);
+            for &c in &point[..k] {
+                ffi::lua_pushinteger(l, c as i64);
+            }
         }
         let status = state.watch.call(state.raw, || ffi::lua_pcall(l, k as i32, results, 0));
         if status == ffi::LUA_OK {
@@ -238,6 +243,12 @@ enum Entry {
     Pushed,
 }
 
+/// What a list's keys must be, for messages.
+#[cold]
+fn keys(n: i64) -> String {
+    format!("its length (#) is {n}: a list's keys are 1 to # with none missing (append with list[#list + 1] = x)")
+}
+
 /// Calls `each(i, entry)` with each entry of the list at `idx` (key i); an error where a key is
 /// not an integer from 1 to `#list` or one is missing. A table of an array part only is read
 /// in place ([`super::table`]); any other by `lua_next` over every key. `what` names the list
@@ -249,7 +260,6 @@ unsafe fn each_entry(
     what: &dyn Fn() -> String,
     mut each: impl FnMut(i64, Entry) -> Result<(), String>,
 ) -> Result<(), String> {
-    let keys = |n: i64| format!("its length (#) is {n}: a list's keys are 1 to # with none missing (append with list[#list + 1] = x)");
     // SAFETY: raw reads of a table on the stack (lua_next raises no error for a key that is in
     // the table); two slots above the top. Between two reads of the slots nothing allocates in
     // the interpreter or runs Lua code (`each` reads raw and calls Rust), so they stay put.
@@ -317,15 +327,42 @@ const NOTHING: &str = "moves returned nothing: return its options, as values (`r
 /// table that is not a sum is a list, except a table whose first entry is a number in a game
 /// of two or more axes, which is one position (in one axis the two readings agree: `{5}` is
 /// position 5 either way). Leaves the stack at index 2.
-unsafe fn read_results(l: *mut ffi::lua_State, dims: &Dims, parts: &mut Vec<u64>, f: &mut dyn FnMut(&[u64])) -> Result<(), String> {
+unsafe fn read_results(l: *mut ffi::lua_State, dims: &Dims, parts: &mut Vec<u64>, p: u64, f: &mut dyn FnMut(u64, &[u64])) -> Result<(), String> {
+    // SAFETY: reads of the values on the stack, and of a list (read_list's contract).
+    unsafe {
+        let count = ffi::lua_gettop(l) - 2;
+        if count == 1 && ffi::lua_type(l, 3) == ffi::LUA_TTABLE && is_list(l, 3, dims) {
+            return read_list(l, dims, parts, p, f);
+        }
+        if let (&[len], Some(frame)) = (dims.sizes(), stack::frame(l)) {
+            // 1-D, read in place: positions and sums of two in the shape are handed on here,
+            // the first other value and those after it as `read_values` reads them.
+            for i in 1..=count {
+                match frame.get(2 + i) {
+                    (table::INTEGER, v) if v < len => f(p, &[v]),
+                    (table::LIGHT, bits) => match pair_parts(bits as *mut _) {
+                        Some((a, b)) if a < len && b < len => f(p, &[a, b]),
+                        _ => return read_values(l, dims, parts, p, f, i),
+                    },
+                    _ => return read_values(l, dims, parts, p, f, i),
+                }
+            }
+            if count > 0 {
+                return Ok(());
+            }
+        }
+        read_values(l, dims, parts, p, f, 1)
+    }
+}
+
+/// Reads the values `moves` returned (indices 3 to the top) as options, from value `from` on.
+#[inline(never)]
+unsafe fn read_values(l: *mut ffi::lua_State, dims: &Dims, parts: &mut Vec<u64>, p: u64, f: &mut dyn FnMut(u64, &[u64]), from: i32) -> Result<(), String> {
     // SAFETY: raw reads of the values on the stack and of tables; room is checked before a
     // value is pushed.
     unsafe {
         let top = ffi::lua_gettop(l);
         let count = top - 2;
-        if count == 1 && ffi::lua_type(l, 3) == ffi::LUA_TTABLE && is_list(l, 3, dims) {
-            return read_list(l, dims, parts, f);
-        }
         if count == 0 {
             return Err(NOTHING.into());
         }
@@ -335,7 +372,7 @@ unsafe fn read_results(l: *mut ffi::lua_State, dims: &Dims, parts: &mut Vec<u64>
         if ffi::lua_checkstack(l, 8) == 0 {
             return Err("no room on the Lua stack".into());
         }
-        for i in 1..=count {
+        for i in from..=count {
             let idx = 2 + i;
             parts.clear();
             let entry = match ffi::lua_type(l, idx) {
@@ -352,7 +389,7 @@ unsafe fn read_results(l: *mut ffi::lua_State, dims: &Dims, parts: &mut Vec<u64>
                 ffi::lua_settop(l, top);
             }
             read?;
-            f(parts);
+            f(p, parts);
         }
         Ok(())
     }
@@ -378,16 +415,62 @@ unsafe fn is_list(l: *mut ffi::lua_State, idx: i32, dims: &Dims) -> bool {
 
 /// Reads the list of options at index 3, calling `f` with each option's positions. Leaves the
 /// stack as it found it.
-unsafe fn read_list(l: *mut ffi::lua_State, dims: &Dims, parts: &mut Vec<u64>, f: &mut dyn FnMut(&[u64])) -> Result<(), String> {
-    // SAFETY: raw reads of tables and values on a stack with room for them.
+unsafe fn read_list(l: *mut ffi::lua_State, dims: &Dims, parts: &mut Vec<u64>, p: u64, f: &mut dyn FnMut(u64, &[u64])) -> Result<(), String> {
+    let what = || "the list of options".to_string();
+    // SAFETY: raw reads of tables and values on a stack with room for them; between two reads
+    // of the slots nothing allocates in the interpreter or runs Lua code.
     unsafe {
-        each_entry(l, 3, &|| "the list of options".into(), |i, entry| {
+        if let &[len] = dims.sizes() {
+            let n = ffi::lua_rawlen(l, 3) as i64;
+            if let Some(slots) = table::slots(l, 3, n as u64) {
+                // A 1-D list read in place: positions and sums of two in the shape are handed on
+                // here, anything else as `each_entry` would.
+                for i in 0..n as usize {
+                    let (tag, bits) = slots.get(i);
+                    match tag {
+                        table::INTEGER if bits < len => f(p, &[bits]),
+                        table::LIGHT => match pair_parts(bits as *mut _) {
+                            Some((a, b)) if a < len && b < len => f(p, &[a, b]),
+                            _ => one_entry(l, dims, parts, i as i64 + 1, Entry::Light(bits as usize), p, f)?,
+                        },
+                        table::INTEGER => one_entry(l, dims, parts, i as i64 + 1, Entry::Int(bits as i64), p, f)?,
+                        t if t & 0x0F == ffi::LUA_TNIL as u8 => return Err(format!("{} has no key {} though {}", what(), i + 1, keys(n))),
+                        _ => {
+                            ffi::lua_rawgeti(l, 3, i as i64 + 1);
+                            let read = one_entry(l, dims, parts, i as i64 + 1, Entry::Pushed, p, f);
+                            ffi::lua_settop(l, 3);
+                            read?;
+                        }
+                    }
+                }
+                return Ok(());
+            }
+        }
+        each_entry(l, 3, &what, |i, entry| {
             parts.clear();
             option(l, entry, i, dims, parts)?;
-            f(parts);
+            f(p, parts);
             Ok(())
         })
     }
+}
+
+/// Option `i` of a list read in place (its value pushed for `Entry::Pushed`), handed to `f`.
+#[inline(never)]
+unsafe fn one_entry(
+    l: *mut ffi::lua_State,
+    dims: &Dims,
+    parts: &mut Vec<u64>,
+    i: i64,
+    entry: Entry,
+    p: u64,
+    f: &mut dyn FnMut(u64, &[u64]),
+) -> Result<(), String> {
+    parts.clear();
+    // SAFETY: as for `option`.
+    unsafe { option(l, entry, i, dims, parts)? };
+    f(p, parts);
+    Ok(())
 }
 
 /// Option `i`'s positions into `parts`: an integer, a sum of two (a light userdata), or the
@@ -434,16 +517,25 @@ unsafe fn is_sum(l: *mut ffi::lua_State, idx: i32) -> bool {
 }
 
 /// A 1-D position given as a number.
-#[inline]
+#[inline(always)]
 fn position_number(dims: &Dims, v: i64, parts: &mut Vec<u64>, what: &dyn Fn() -> String) -> Result<(), String> {
-    if dims.axes() != 1 {
-        return Err(format!("{} is the number {v}, but a position of this {}-axis game is a list of {} integers", what(), dims.axes(), dims.axes()));
+    match dims.sizes() {
+        &[len] if (v as u64) < len => {
+            parts.push(v as u64);
+            Ok(())
+        }
+        _ => Err(not_a_position(dims, v, what)),
     }
-    if v < 0 || v as u64 >= dims.len() {
-        return Err(format!("{} is position {v}, outside the shape 0..{}", what(), dims.len() - 1));
+}
+
+/// Why `v` is not a position, for [`position_number`].
+#[cold]
+fn not_a_position(dims: &Dims, v: i64, what: &dyn Fn() -> String) -> String {
+    let k = dims.axes();
+    if k != 1 {
+        return format!("{} is the number {v}, but a position of this {k}-axis game is a list of {k} integers", what());
     }
-    parts.push(v as u64);
-    Ok(())
+    format!("{} is position {v}, outside the shape 0..{}", what(), dims.len() - 1)
 }
 
 /// A position given as a list of k integers, on top of the stack.
