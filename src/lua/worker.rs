@@ -1,7 +1,9 @@
 //! One engine thread's interpreter of a script's game: `moves` and `rank` called through Lua's
-//! C API, one protected call a position inside one call into Lua a block, and the returned
-//! list read in place (no conversion through Rust values): that per-call path is most of the
-//! cost for small games.
+//! C API, one protected call a position inside one call into Lua a block, and what `moves`
+//! returned read in place, the values from the stack frame (`super::stack`), a list from its
+//! table (`super::table`), with no conversion through Rust values: that per-call path is most
+//! of the cost for small games. A bad option is named with the line of the `return` that gave
+//! it (`super::blame`).
 //!
 //! A list of options is read whole: every key must be an integer from 1 to `#list`, none
 //! missing, or the build stops naming the position and the key (a list with a hole would
