@@ -1,8 +1,9 @@
 //! Games written as Lua scripts: `sgtab build lua:PATH[:NAME=VALUE,...]`.
 //!
 //! A script sets `shape` (an integer N, or a list of k sizes) and defines `moves(p1, ..., pk)`,
-//! returning a list of options: a position (an integer in 1-D, a list of k integers in k-D) or
-//! `sum(pos, ...)` for a move that leaves several games side by side. It may define
+//! returning its options as values (`return n - 1, n - 3`) or as a list: a position (an
+//! integer in 1-D, a list of k integers in k-D) or `sum(pos, ...)` for a move that leaves
+//! several games side by side. It may define
 //! `rank(p1, ..., pk)`, an integer every option's positions have smaller. The integer
 //! parameters of the spec are read as globals. `docs/scripts.md` is the user's guide.
 //!
@@ -34,10 +35,12 @@ use state::State;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
+mod blame;
 mod library;
 mod params;
 mod pattern;
 mod sort;
+mod stack;
 mod state;
 mod strings;
 mod table;

@@ -3,10 +3,10 @@
 N = N or 1024
 shape = N
 
+-- The options as values, as many as the heap allows; a position with none returns {}.
 function moves(n)
-  local out = {}
-  for _, take in ipairs({1, 3, 9}) do
-    if take <= n then out[#out + 1] = n - take end
-  end
-  return out
+  if n >= 9 then return n - 1, n - 3, n - 9 end
+  if n >= 3 then return n - 1, n - 3 end
+  if n >= 1 then return n - 1 end
+  return {}
 end

@@ -15,6 +15,7 @@
 //! anything with a destructor while it calls into Lua.
 
 use super::strings::raise;
+use super::table::INTEGER;
 use super::watchdog;
 use mlua::ffi;
 use std::ffi::c_int;
@@ -66,7 +67,16 @@ pub(crate) unsafe extern "C-unwind" fn sum(l: *mut ffi::lua_State) -> c_int {
     // SAFETY: called by Lua with its arguments on the stack; LUA_MINSTACK slots are free.
     unsafe {
         let n = ffi::lua_gettop(l);
-        if n == 2 && ffi::lua_isinteger(l, 1) != 0 && ffi::lua_isinteger(l, 2) != 0 {
+        if let (2, Some(frame)) = (n, super::stack::frame(l)) {
+            // Read in place (super::stack): two integers that fit are a pair.
+            if let ((INTEGER, a), (INTEGER, b)) = (frame.get(1), frame.get(2))
+                && a < PART
+                && b < PART
+            {
+                ffi::lua_pushlightuserdata(l, (PAIR | (a as usize) << 30 | b as usize) as *mut _);
+                return 1;
+            }
+        } else if n == 2 && ffi::lua_isinteger(l, 1) != 0 && ffi::lua_isinteger(l, 2) != 0 {
             let a = ffi::lua_tointegerx(l, 1, std::ptr::null_mut());
             let b = ffi::lua_tointegerx(l, 2, std::ptr::null_mut());
             if (0..PART as i64).contains(&a) && (0..PART as i64).contains(&b) {

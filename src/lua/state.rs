@@ -138,6 +138,7 @@ unsafe fn sandbox(l: *mut ffi::lua_State) {
         }
         ffi::lua_settop(l, 0);
         super::table::check(l);
+        super::stack::check(l);
     }
 }
 

@@ -1,16 +1,19 @@
 //! One engine thread's interpreter of a script's game: `moves` and `rank` called through Lua's
-//! C API, one protected call a position inside one call into Lua a block, and the returned
-//! list read in place (no conversion through Rust values): that per-call path is most of the
-//! cost for small games.
+//! C API, one protected call a position inside one call into Lua a block, and what `moves`
+//! returned read in place, the values from the stack frame (`super::stack`), a list from its
+//! table (`super::table`), with no conversion through Rust values: that per-call path is most
+//! of the cost for small games. A bad option is named with the line of the `return` that gave
+//! it (`super::blame`).
 //!
 //! A list of options is read whole: every key must be an integer from 1 to `#list`, none
 //! missing, or the build stops naming the position and the key (a list with a hole would
 //! otherwise be cut short at whatever border `#` finds). The same holds for a position given
 //! as a list of coordinates, and for the parts of a sum.
 
+use super::blame;
 use super::library::{pair_parts, type_name};
 use super::state::{State, lua_message};
-use super::table;
+use super::{stack, table};
 use crate::games::{Dims, GameError, MAX_AXES, Worker};
 use mlua::ffi;
 
@@ -27,7 +30,7 @@ pub(crate) struct LuaWorker {
 
 /// Why reading a position's options stopped, found inside the raw block (turned into a
 /// [`GameError`] outside it, where the worker's state can be borrowed).
-enum Bad {
+pub(super) enum Bad {
     /// The call failed: Lua's message, if a string, and whether it was out of memory.
     Call(Option<String>, bool),
     Option(String),
@@ -51,14 +54,17 @@ impl Worker for LuaWorker {
                     return;
                 }
                 for &p in positions {
-                    if let Err(bad) = call_at(l, state, &dims, point, p) {
+                    if let Err(bad) = call_at(l, state, &dims, point, p, ffi::LUA_MULTRET) {
                         failed = Some((p, bad));
                         return;
                     }
-                    let read = read_options(l, &dims, parts, &mut |opt| f(p, opt));
+                    let read = read_results(l, &dims, parts, p, f);
                     ffi::lua_settop(l, 2);
                     if let Err(why) = read {
-                        failed = Some((p, Bad::Option(why)));
+                        let again = |l| read_results(l, &dims, parts, p, &mut |_, _| {});
+                        let call = || call_at(l, state, &dims, point, p, ffi::LUA_MULTRET);
+                        let line = blame::returned_at(l, call, &why, again);
+                        failed = Some((p, Bad::Option(blame::with_line(why, line))));
                         return;
                     }
                 }
@@ -87,19 +93,21 @@ impl Worker for LuaWorker {
                     return;
                 }
                 for &p in positions {
-                    if let Err(bad) = call_at(l, state, &dims, point, p) {
+                    if let Err(bad) = call_at(l, state, &dims, point, p, 1) {
                         failed = Some((p, bad));
                         return;
                     }
-                    let is_int = ffi::lua_isinteger(l, -1) != 0;
-                    let r = ffi::lua_tointegerx(l, -1, std::ptr::null_mut());
-                    let kind = describe(l, -1);
+                    let r = rank_of(l);
                     ffi::lua_settop(l, 2);
-                    if !is_int {
-                        failed = Some((p, Bad::Option(format!("rank returned {kind}, not an integer"))));
-                        return;
+                    match r {
+                        Ok(r) => out.push(r),
+                        Err(why) => {
+                            let call = || call_at(l, state, &dims, point, p, 1);
+                            let line = blame::returned_at(l, call, &why, |l| rank_of(l).map(|_| ()));
+                            failed = Some((p, Bad::Option(blame::with_line(why, line))));
+                            return;
+                        }
                     }
-                    out.push(r);
                 }
                 unchanged = state.globals_unchanged(l);
             })
@@ -140,22 +148,40 @@ impl LuaWorker {
     }
 }
 
+/// The rank `rank` returned, on top of the stack.
+unsafe fn rank_of(l: *mut ffi::lua_State) -> Result<i64, String> {
+    // SAFETY: reads the value on top of the stack.
+    unsafe {
+        if ffi::lua_isinteger(l, -1) != 0 {
+            Ok(ffi::lua_tointegerx(l, -1, std::ptr::null_mut()))
+        } else {
+            Err(format!("rank returned {}, not an integer", describe(l, -1)))
+        }
+    }
+}
+
 /// Calls the function at stack index 1 with the coordinates of position `p` (through the
-/// watchdog), leaving its one result at index 3, or the error.
+/// watchdog), leaving its `results` results (`LUA_MULTRET`: all of them) from index 3, or the
+/// error.
 ///
 /// # Safety
 /// `l` is the state of `state`, with the function at index 1, two values on the stack, and
 /// room for k + 1 more.
-unsafe fn call_at(l: *mut ffi::lua_State, state: &State, dims: &Dims, point: &mut [u64], p: u64) -> Result<(), Bad> {
+pub(super) unsafe fn call_at(l: *mut ffi::lua_State, state: &State, dims: &Dims, point: &mut [u64], p: u64, results: i32) -> Result<(), Bad> {
     let k = dims.axes();
     // SAFETY: per this function's contract.
     unsafe {
         ffi::lua_pushvalue(l, 1);
-        dims.point(p, point);
-        for &c in &point[..k] {
-            ffi::lua_pushinteger(l, c as i64);
+        if k == 1 {
+            // (The index is the position: no division.)
+            ffi::lua_pushinteger(l, p as i64);
+        } else {
+            dims.point(p, point);
+            for &c in &point[..k] {
+                ffi::lua_pushinteger(l, c as i64);
+            }
         }
-        let status = state.watch.call(state.raw, || ffi::lua_pcall(l, k as i32, 1, 0));
+        let status = state.watch.call(state.raw, || ffi::lua_pcall(l, k as i32, results, 0));
         if status == ffi::LUA_OK {
             return Ok(());
         }
@@ -219,6 +245,12 @@ enum Entry {
     Pushed,
 }
 
+/// What a list's keys must be, for messages.
+#[cold]
+fn keys(n: i64) -> String {
+    format!("its length (#) is {n}: a list's keys are 1 to # with none missing (append with list[#list + 1] = x)")
+}
+
 /// Calls `each(i, entry)` with each entry of the list at `idx` (key i); an error where a key is
 /// not an integer from 1 to `#list` or one is missing. A table of an array part only is read
 /// in place ([`super::table`]); any other by `lua_next` over every key. `what` names the list
@@ -230,7 +262,6 @@ unsafe fn each_entry(
     what: &dyn Fn() -> String,
     mut each: impl FnMut(i64, Entry) -> Result<(), String>,
 ) -> Result<(), String> {
-    let keys = |n: i64| format!("its length (#) is {n}: a list's keys are 1 to # with none missing (append with list[#list + 1] = x)");
     // SAFETY: raw reads of a table on the stack (lua_next raises no error for a key that is in
     // the table); two slots above the top. Between two reads of the slots nothing allocates in
     // the interpreter or runs Lua code (`each` reads raw and calls Rust), so they stay put.
@@ -247,12 +278,14 @@ unsafe fn each_entry(
                     t if t & 0x0F == ffi::LUA_TNIL as u8 => return Err(format!("{} has no key {key} though {}", what(), keys(n))),
                     _ => {
                         ffi::lua_rawgeti(l, idx, key);
-                        Entry::Pushed
+                        let done = each(key, Entry::Pushed);
+                        ffi::lua_settop(l, idx);
+                        done?;
+                        continue;
                     }
                 };
-                let done = each(key, entry);
-                ffi::lua_settop(l, idx);
-                done?;
+                // Nothing was pushed (`each` leaves the stack as it found it).
+                each(key, entry)?;
             }
             return Ok(());
         }
@@ -287,39 +320,187 @@ unsafe fn each_entry(
     }
 }
 
-/// Reads the list of options at index 3 (the sums' metatable is index 2), calling `f` with each
-/// option's positions. Leaves the stack as it found it.
-unsafe fn read_options(l: *mut ffi::lua_State, dims: &Dims, parts: &mut Vec<u64>, f: &mut dyn FnMut(&[u64])) -> Result<(), String> {
-    // SAFETY: raw reads of tables and values on a stack with room for them.
+/// The error where `moves` returns no value: a forgotten `return` would otherwise read as a
+/// position with no moves.
+const NOTHING: &str = "moves returned nothing: return its options, as values (`return n - 1, n - 3`) or as a list (`return {n - 1, n - 3}`); `return {}` for a position with none";
+
+/// Reads what `moves` returned (indices 3 to the top; the sums' metatable is index 2), calling
+/// `f` with each option's positions: one list of options, or the options as values. A single
+/// table that is not a sum is a list, except a table whose first entry is a number in a game
+/// of two or more axes, which is one position (in one axis the two readings agree: `{5}` is
+/// position 5 either way). Leaves the stack at index 2.
+unsafe fn read_results(l: *mut ffi::lua_State, dims: &Dims, parts: &mut Vec<u64>, p: u64, f: &mut dyn FnMut(u64, &[u64])) -> Result<(), String> {
+    // SAFETY: reads of the values on the stack, and of a list (read_list's contract).
     unsafe {
-        if ffi::lua_type(l, 3) != ffi::LUA_TTABLE {
-            return Err(format!("moves returned {}, not a list of options", describe(l, 3)));
+        let count = ffi::lua_gettop(l) - 2;
+        if count == 1 && ffi::lua_type(l, 3) == ffi::LUA_TTABLE && is_list(l, 3, dims) {
+            return read_list(l, dims, parts, p, f);
         }
-        each_entry(l, 3, &|| "the list of options".into(), |i, entry| {
-            parts.clear();
-            let what = || format!("option {i}");
-            let entry = match entry {
-                Entry::Pushed if ffi::lua_isinteger(l, -1) != 0 => Entry::Int(ffi::lua_tointegerx(l, -1, std::ptr::null_mut())),
-                Entry::Pushed if ffi::lua_type(l, -1) == ffi::LUA_TLIGHTUSERDATA => Entry::Light(ffi::lua_touserdata(l, -1) as usize),
-                other => other,
-            };
-            match entry {
-                Entry::Int(v) => position_number(dims, v, parts, &what)?,
-                Entry::Light(bits) => {
-                    let (a, b) = pair_parts(bits as *mut _).ok_or_else(|| format!("{} is not a position or a sum", what()))?;
-                    let part = |j: usize| move || format!("part {j} of the sum that is {}", what());
-                    position_number(dims, a as i64, parts, &part(1))?;
-                    position_number(dims, b as i64, parts, &part(2))?;
+        if let (&[len], Some(frame)) = (dims.sizes(), stack::frame(l)) {
+            // 1-D, read in place: positions and sums of two in the shape are handed on here,
+            // the first other value and those after it as `read_values` reads them.
+            for i in 1..=count {
+                match frame.get(2 + i) {
+                    (table::INTEGER, v) if v < len => f(p, &[v]),
+                    (table::LIGHT, bits) => match pair_parts(bits as *mut _) {
+                        Some((a, b)) if a < len && b < len => f(p, &[a, b]),
+                        _ => return read_values(l, dims, parts, p, f, i),
+                    },
+                    _ => return read_values(l, dims, parts, p, f, i),
                 }
-                Entry::Pushed => match ffi::lua_type(l, -1) {
-                    ffi::LUA_TTABLE if is_sum(l, -1) => read_sum(l, dims, parts, &what)?,
-                    ffi::LUA_TTABLE => position_list(l, dims, parts, &what)?,
-                    _ => return Err(format!("{} is {}, not a position or a sum", what(), describe(l, -1))),
-                },
             }
-            f(parts);
+            if count > 0 {
+                return Ok(());
+            }
+        }
+        read_values(l, dims, parts, p, f, 1)
+    }
+}
+
+/// Reads the values `moves` returned (indices 3 to the top) as options, from value `from` on.
+#[inline(never)]
+unsafe fn read_values(l: *mut ffi::lua_State, dims: &Dims, parts: &mut Vec<u64>, p: u64, f: &mut dyn FnMut(u64, &[u64]), from: i32) -> Result<(), String> {
+    // SAFETY: raw reads of the values on the stack and of tables; room is checked before a
+    // value is pushed.
+    unsafe {
+        let top = ffi::lua_gettop(l);
+        let count = top - 2;
+        if count == 0 {
+            return Err(NOTHING.into());
+        }
+        if count == 1 && !matches!(ffi::lua_type(l, 3), ffi::LUA_TNUMBER | ffi::LUA_TLIGHTUSERDATA | ffi::LUA_TTABLE) {
+            return Err(format!("moves returned {}, not its options (positions and sums as values, or a list of them)", describe(l, 3)));
+        }
+        if ffi::lua_checkstack(l, 8) == 0 {
+            return Err("no room on the Lua stack".into());
+        }
+        for i in from..=count {
+            let idx = 2 + i;
+            parts.clear();
+            let entry = match ffi::lua_type(l, idx) {
+                ffi::LUA_TNUMBER if ffi::lua_isinteger(l, idx) != 0 => Entry::Int(ffi::lua_tointegerx(l, idx, std::ptr::null_mut())),
+                ffi::LUA_TLIGHTUSERDATA => Entry::Light(ffi::lua_touserdata(l, idx) as usize),
+                _ => {
+                    ffi::lua_pushvalue(l, idx);
+                    Entry::Pushed
+                }
+            };
+            let pushed = matches!(entry, Entry::Pushed);
+            let read = option(l, entry, i as i64, dims, parts);
+            if pushed {
+                ffi::lua_settop(l, top);
+            }
+            read?;
+            f(p, parts);
+        }
+        Ok(())
+    }
+}
+
+/// Whether the single table `moves` returned, at `idx`, is a list of options (see
+/// [`read_results`]).
+unsafe fn is_list(l: *mut ffi::lua_State, idx: i32, dims: &Dims) -> bool {
+    // SAFETY: a raw read of the table's first entry, pushed and popped (read_results' caller
+    // left room for it).
+    unsafe {
+        if is_sum(l, idx) {
+            return false;
+        }
+        if dims.axes() == 1 {
+            return true;
+        }
+        let first = ffi::lua_rawgeti(l, idx, 1);
+        ffi::lua_settop(l, -2);
+        first != ffi::LUA_TNUMBER
+    }
+}
+
+/// Reads the list of options at index 3, calling `f` with each option's positions. Leaves the
+/// stack as it found it.
+unsafe fn read_list(l: *mut ffi::lua_State, dims: &Dims, parts: &mut Vec<u64>, p: u64, f: &mut dyn FnMut(u64, &[u64])) -> Result<(), String> {
+    let what = || "the list of options".to_string();
+    // SAFETY: raw reads of tables and values on a stack with room for them; between two reads
+    // of the slots nothing allocates in the interpreter or runs Lua code.
+    unsafe {
+        if let &[len] = dims.sizes() {
+            let n = ffi::lua_rawlen(l, 3) as i64;
+            if let Some(slots) = table::slots(l, 3, n as u64) {
+                // A 1-D list read in place: positions and sums of two in the shape are handed on
+                // here, anything else as `each_entry` would.
+                for i in 0..n as usize {
+                    let (tag, bits) = slots.get(i);
+                    match tag {
+                        table::INTEGER if bits < len => f(p, &[bits]),
+                        table::LIGHT => match pair_parts(bits as *mut _) {
+                            Some((a, b)) if a < len && b < len => f(p, &[a, b]),
+                            _ => one_entry(l, dims, parts, i as i64 + 1, Entry::Light(bits as usize), p, f)?,
+                        },
+                        table::INTEGER => one_entry(l, dims, parts, i as i64 + 1, Entry::Int(bits as i64), p, f)?,
+                        t if t & 0x0F == ffi::LUA_TNIL as u8 => return Err(format!("{} has no key {} though {}", what(), i + 1, keys(n))),
+                        _ => {
+                            ffi::lua_rawgeti(l, 3, i as i64 + 1);
+                            let read = one_entry(l, dims, parts, i as i64 + 1, Entry::Pushed, p, f);
+                            ffi::lua_settop(l, 3);
+                            read?;
+                        }
+                    }
+                }
+                return Ok(());
+            }
+        }
+        each_entry(l, 3, &what, |i, entry| {
+            parts.clear();
+            option(l, entry, i, dims, parts)?;
+            f(p, parts);
             Ok(())
         })
+    }
+}
+
+/// Option `i` of a list read in place (its value pushed for `Entry::Pushed`), handed to `f`.
+#[inline(never)]
+unsafe fn one_entry(
+    l: *mut ffi::lua_State,
+    dims: &Dims,
+    parts: &mut Vec<u64>,
+    i: i64,
+    entry: Entry,
+    p: u64,
+    f: &mut dyn FnMut(u64, &[u64]),
+) -> Result<(), String> {
+    parts.clear();
+    // SAFETY: as for `option`.
+    unsafe { option(l, entry, i, dims, parts)? };
+    f(p, parts);
+    Ok(())
+}
+
+/// Option `i`'s positions into `parts`: an integer, a sum of two (a light userdata), or the
+/// value on top of the stack (`Entry::Pushed`: a sum that is a table, or a k-D position).
+#[inline(always)]
+unsafe fn option(l: *mut ffi::lua_State, entry: Entry, i: i64, dims: &Dims, parts: &mut Vec<u64>) -> Result<(), String> {
+    // SAFETY: raw reads of the value on top of the stack, where one was pushed.
+    unsafe {
+        let what = || format!("option {i}");
+        let entry = match entry {
+            Entry::Pushed if ffi::lua_isinteger(l, -1) != 0 => Entry::Int(ffi::lua_tointegerx(l, -1, std::ptr::null_mut())),
+            Entry::Pushed if ffi::lua_type(l, -1) == ffi::LUA_TLIGHTUSERDATA => Entry::Light(ffi::lua_touserdata(l, -1) as usize),
+            other => other,
+        };
+        match entry {
+            Entry::Int(v) => position_number(dims, v, parts, &what),
+            Entry::Light(bits) => {
+                let (a, b) = pair_parts(bits as *mut _).ok_or_else(|| format!("{} is not a position or a sum", what()))?;
+                let part = |j: usize| move || format!("part {j} of the sum that is {}", what());
+                position_number(dims, a as i64, parts, &part(1))?;
+                position_number(dims, b as i64, parts, &part(2))
+            }
+            Entry::Pushed => match ffi::lua_type(l, -1) {
+                ffi::LUA_TTABLE if is_sum(l, -1) => read_sum(l, dims, parts, &what),
+                ffi::LUA_TTABLE => position_list(l, dims, parts, &what),
+                _ => Err(format!("{} is {}, not a position or a sum", what(), describe(l, -1))),
+            },
+        }
     }
 }
 
@@ -338,16 +519,25 @@ unsafe fn is_sum(l: *mut ffi::lua_State, idx: i32) -> bool {
 }
 
 /// A 1-D position given as a number.
-#[inline]
+#[inline(always)]
 fn position_number(dims: &Dims, v: i64, parts: &mut Vec<u64>, what: &dyn Fn() -> String) -> Result<(), String> {
-    if dims.axes() != 1 {
-        return Err(format!("{} is the number {v}, but a position of this {}-axis game is a list of {} integers", what(), dims.axes(), dims.axes()));
+    match dims.sizes() {
+        &[len] if (v as u64) < len => {
+            parts.push(v as u64);
+            Ok(())
+        }
+        _ => Err(not_a_position(dims, v, what)),
     }
-    if v < 0 || v as u64 >= dims.len() {
-        return Err(format!("{} is position {v}, outside the shape 0..{}", what(), dims.len() - 1));
+}
+
+/// Why `v` is not a position, for [`position_number`].
+#[cold]
+fn not_a_position(dims: &Dims, v: i64, what: &dyn Fn() -> String) -> String {
+    let k = dims.axes();
+    if k != 1 {
+        return format!("{} is the number {v}, but a position of this {k}-axis game is a list of {k} integers", what());
     }
-    parts.push(v as u64);
-    Ok(())
+    format!("{} is position {v}, outside the shape 0..{}", what(), dims.len() - 1)
 }
 
 /// A position given as a list of k integers, on top of the stack.
