@@ -5,7 +5,7 @@
 //! tczajka/octal-games SolvedGames.md), value counts of 0.161 (rogalski-wmii-uni-lodz-pl/octal
 //! results/0.161), Kayles and Dawson's Kayles, and the first values of Grundy's game.
 
-use sgtab::engine::octal::{self, Moves, Par};
+use sgtab::engine::octal::{self, OctalMoves, Par};
 use sgtab::games::takebreak::{Code, parse_code, reference};
 use sgtab::progress::Progress;
 use sgtab::values::Packed;
@@ -21,7 +21,7 @@ fn assert_engine_matches(code: &Code, lens: &[u64], threads: usize) {
     let top = *lens.iter().max().unwrap();
     let want = reference(code, top, &quiet());
     for &len in lens {
-        let got = octal::run(&Moves::code(code), len, Par { threads, from: 16 }, &quiet()).unwrap();
+        let got = octal::run(&OctalMoves::code(code), len, Par { threads, from: 16 }, &quiet()).unwrap();
         let expect = Packed::from_values(&want[..len as usize]);
         if got != expect {
             let at = got.first_difference(&expect);
@@ -221,7 +221,7 @@ fn grundys_game_matches_its_definition() {
     assert_eq!(want[..start.len()], start);
     for threads in 1..=3 {
         for len in [1, 2, 3, 4, 21, 500, 6000] {
-            let got = octal::run(&Moves::grundy(), len as u64, Par { threads, from: 16 }, &quiet()).unwrap();
+            let got = octal::run(&OctalMoves::grundy(), len as u64, Par { threads, from: 16 }, &quiet()).unwrap();
             assert_eq!(got, Packed::from_values(&want[..len]), "grundy:{len} on {threads} threads");
         }
     }
@@ -249,19 +249,19 @@ fn tables_grown_in_steps_equal_one_build_and_the_reference() {
         let want = Packed::from_values(&reference(&code, top, &quiet()));
         for threads in 1..=3 {
             let par = Par { threads, from: 16 };
-            let mut g = octal::Growing::new(&Moves::code(&code), par);
+            let mut g = octal::Growing::new(&OctalMoves::code(&code), par);
             for &len in steps {
                 g.grow(len, &quiet()).unwrap();
                 assert_eq!(g.len(), len, "{text}");
                 assert!((0..len).all(|n| g.get(n) == want.get(n)), "{text} grown to {len} on {threads} threads");
             }
             g.grow(10, &quiet()).unwrap(); // shorter: nothing to do
-            assert_eq!(g.into_packed(), octal::run(&Moves::code(&code), top, par, &quiet()).unwrap(), "{text}");
+            assert_eq!(g.into_packed(), octal::run(&OctalMoves::code(&code), top, par, &quiet()).unwrap(), "{text}");
         }
     }
     // Grundy's game, and values outgrowing u8 and u16 exactly at a step.
     let want = grundy_reference(3000);
-    let mut g = octal::Growing::new(&Moves::grundy(), Par { threads: 2, from: 16 });
+    let mut g = octal::Growing::new(&OctalMoves::grundy(), Par { threads: 2, from: 16 });
     for len in [5, 500, 501, 3000] {
         g.grow(len, &quiet()).unwrap();
         assert!((0..len).all(|n| g.get(n) == want[n as usize]), "grundy grown to {len}");
