@@ -311,18 +311,19 @@ impl<'a> Lookup<'a> {
             return Some(format!("{found}; import a larger one: `sgtab import FILE --name {name} --shape {}`", shape(&larger)));
         };
         // The script's path as the user gave it, else its name (the table stores its text).
-        let path = self.found.spec.and_then(script_path).unwrap_or_else(|| format!("{}.lua", script.name));
-        let command = |params: &[(String, i64)]| {
+        let path = self.found.spec.and_then(script_path).unwrap_or_else(|| script.file());
+        let word = script.lang.word();
+        let command = |params: &[(String, crate::games::stored::Param)]| {
             let params: Vec<String> = params.iter().map(|(k, v)| format!("{k}={v}")).collect();
-            let spec = if params.is_empty() { format!("lua:{path}") } else { format!("lua:{path}:{}", params.join(",")) };
+            let spec = if params.is_empty() { format!("{word}:{path}") } else { format!("{word}:{path}:{}", params.join(",")) };
             format!("`sgtab build {}`", shell_word(&spec))
         };
         // A parameter equal to the size passed is most likely the one that sets it.
         let size = sizes[axis];
-        let how = match script.params.iter().position(|&(_, v)| u64::try_from(v) == Ok(size)) {
+        let how = match script.params.iter().position(|(_, v)| v.int().and_then(|v| u64::try_from(v).ok()) == Some(size)) {
             Some(i) if c < i64::MAX as u64 => {
                 let mut params = script.params.clone();
-                params[i].1 = c as i64 + 1;
+                params[i].1 = crate::games::stored::Param::Int(c as i64 + 1);
                 format!("build a larger one from its script: {} (this one was built with {}={size})", command(&params), params[i].0)
             }
             _ => format!("{} built this one: build it again with parameters that make its shape larger", command(&script.params)),

@@ -178,6 +178,11 @@ pub fn load_any(dir: &Path, text: &str) -> Result<Table, JudgeError> {
         let fix = format!("build it with `sgtab build {} --dir {out}`", shell_word(text.trim()));
         return load_named(dir, &script.canonical(), &script.file_name(), &fix);
     }
+    if let Some(path) = text.trim().strip_prefix("native:") {
+        let canonical = crate::games::stored::library_canonical(std::path::Path::new(path)).map_err(|e| JudgeError::Table(e.0))?;
+        let fix = format!("build it with `sgtab build {} --dir {out}`", shell_word(text.trim()));
+        return load_named(dir, &canonical, &crate::spec::file_name_of(&canonical), &fix);
+    }
     if let Some(name) = text.trim().strip_prefix("import:") {
         crate::games::stored::check_name(name, "import name").map_err(|e| JudgeError::Table(e.0))?;
         let fix = format!("make it with `sgtab import FILE --name {name} --shape N --dir {out}`");
@@ -191,7 +196,7 @@ pub fn load_any(dir: &Path, text: &str) -> Result<Table, JudgeError> {
 /// for: a built-in family's spec that does not parse. A script's (`lua:`) or an imported
 /// game's (`import:`) is checked where its table is loaded ([`load_any`]).
 pub fn spec_refusal(text: &str) -> Option<String> {
-    if text.starts_with("lua:") || text.starts_with("import:") {
+    if ["lua:", "cpp:", "native:", "import:"].iter().any(|p| text.starts_with(p)) {
         return None;
     }
     GameSpec::parse(text).err().map(|e| e.to_string())
@@ -214,10 +219,11 @@ fn load_named(dir: &Path, spec: &str, name: &str, fix: &str) -> Result<Table, Ju
     }
 }
 
-/// The script path of a spec `lua:PATH[:NAME=VALUE,...]`, as [`crate::games::stored::Script`]
+/// The script path of a spec `lua:PATH[:NAME=VALUE,...]` (or `cpp:`), as [`crate::games::stored::Script`]
 /// reads it: the parameters are what follows the last `:`, where that holds a `=`.
 fn script_path(spec: &str) -> Option<String> {
-    let rest = spec.trim().strip_prefix("lua:")?;
+    let spec = spec.trim();
+    let rest = spec.strip_prefix("lua:").or_else(|| spec.strip_prefix("cpp:"))?;
     let path = match rest.rsplit_once(':') {
         Some((path, params)) if params.contains('=') => path,
         _ => rest,

@@ -2,7 +2,8 @@ use super::*;
 use crate::games::{Family, Game};
 use crate::progress::Progress;
 use crate::spec::GameSpec;
-use crate::table::{Packed, Rule, Table};
+use crate::table::Table;
+use crate::values::{Packed, Rule};
 
 fn run_value(table: &Table, input: &str) -> (Result<String, String>, Vec<String>) {
     let mut out = Vec::new();

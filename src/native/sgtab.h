@@ -1,0 +1,495 @@
+/* sgtab.h: a game for sgtab written in C++ (sgtab build cpp:FILE.cpp[:NAME=VALUE,...]).
+ *
+ * `sgtab header` prints this file; sgtab writes it beside each compile, so a game needs no
+ * copy of it. The game defines, after `#include <sgtab.h>`:
+ *
+ *   sgtab::Shape shape();                          1 to 8 sizes: `return N;` or `return {N, N};`
+ *   void moves(sgtab::Pos p, sgtab::Options &o);   the options of position p
+ *   long long rank(sgtab::Pos p);                  optional: every option's positions rank lower
+ *
+ * A position p has coordinates p[0] .. p[k-1] (k = the number of sizes), 0 <= p[i] < size i; a
+ * 1-D position also reads as its integer (`long long n = p;`), and p.index() is its table index
+ * (row-major: ((p[0]*d1 + p[1])*d2 + p[2])...). Options:
+ *
+ *   o.add(a, b)                    a move to the position (a, b): one coordinate an axis
+ *   o.sum(a, n - a)                1-D: a move that leaves the heaps a and n - a side by side
+ *                                  (worth the XOR of their values); o.sum() leaves nothing (0)
+ *   o.sum({{x1, y1}, {x2, y2}})    k-D: the positions (x1, y1) and (x2, y2) side by side
+ *   o.begin_sum(); o.part(x, y); ... o.end_sum();   a sum of any number of parts, one at a time
+ *
+ * An option outside the shape, a position with the wrong number of coordinates, or an exception
+ * thrown out of moves or rank stops the build with one line naming the position. Parameters
+ * arrive as macros: cpp:game.cpp:N=40,S={2,5,7} compiles with -DN=40 -DS={2,5,7}, and
+ * `for (long long k : S)` walks a list. moves and rank must depend on the position alone (no
+ * state kept between calls): sgtab calls them on every core, in an order of its choosing.
+ *
+ * The C interface below is what sgtab loads; `native:LIB.so` takes a library built by any
+ * language that exports `sgtab_call` as described (docs/native.md). */
+#ifndef SGTAB_H
+#define SGTAB_H
+
+#include <stdint.h>
+
+#define SGTAB_ABI 1
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What sgtab asks in one call. */
+enum sgtab_what {
+  SGTAB_SHAPE = 0,     /* answer axes, sizes, ranked */
+  SGTAB_RANKS = 1,     /* answer rank_out[0..count): the rank of each position asked */
+  SGTAB_SUMMARIES = 2, /* answer words[0..nwords): each position's summary, in order */
+};
+
+/* One call: sgtab fills the fields marked "in", the library those marked "out". Memory the
+ * library answers with stays its own and valid until its next call on the same thread. */
+struct sgtab_call {
+  uint32_t abi;                /* in: SGTAB_ABI */
+  uint32_t what;               /* in: an enum sgtab_what */
+  const uint64_t *positions;   /* in: the table indices of the positions asked */
+  uint64_t count;              /* in: how many */
+  const uint32_t *values;      /* in: the table; values[q] is final where q < known, or
+                                  where ranks is set and ranks[q] < rank */
+  uint64_t known;              /* in: positions below this index are known */
+  const int64_t *ranks;        /* in: the rank of every position (NULL unless by rank) */
+  int64_t rank;                /* in: the rank of the positions asked (with ranks) */
+  uint32_t vmax;               /* in: no known value is above this */
+  uint32_t reserved;
+  volatile uint64_t *current;  /* in: store each position here as its work starts */
+  uint32_t axes;               /* out (SHAPE): 1 to 8 */
+  uint32_t ranked;             /* out (SHAPE): 1 where the game gives ranks */
+  uint64_t sizes[8];           /* out (SHAPE) */
+  const int64_t *rank_out;     /* out (RANKS) */
+  const uint64_t *words;       /* out (SUMMARIES), see below */
+  uint64_t nwords;             /* out (SUMMARIES) */
+  uint64_t options;            /* out (SUMMARIES): options enumerated, for progress */
+  const char *error;           /* out: where sgtab_call returns nonzero, why (one line) */
+};
+
+/* A position's summary is r, the number of its options not folded (an option is folded where
+ * every position it names is known; by rank, every option is); then, where r = 0, its value
+ * (the mex of its options' values); otherwise its r options, each as k, then k table indices (a
+ * sum of k positions; 1 for a plain move), then the first r + 1 values that no folded option
+ * has, in increasing order (its value is the first of these that no unfolded option has).
+ * Returns 0, or nonzero with error set. */
+int sgtab_call(struct sgtab_call *call);
+
+#ifdef __cplusplus
+}
+
+#include <exception>
+#include <initializer_list>
+#include <stdio.h>
+#include <vector>
+
+#define SGTAB_HEADER_VERSION 1
+
+namespace sgtab {
+
+/* The sizes of the table: `return N;` (positions 0..N-1) or `return {N, N};`. */
+struct Shape {
+  long long size[8];
+  int axes;
+  Shape(long long n) : size{n}, axes(1) {}
+  Shape(std::initializer_list<long long> s) : size{}, axes(0) {
+    for (long long v : s) {
+      if (axes < 9) size[axes < 8 ? axes : 7] = v;
+      axes++;
+    }
+  }
+};
+
+/* A position: p[i] its coordinates; a 1-D position reads as its integer. */
+class Pos {
+ public:
+  Pos(const long long *c, int k, uint64_t i) : c_(c), k_(k), i_(i) {}
+  long long operator[](int i) const { return c_[i]; }
+  operator long long() const { return c_[0]; }
+  int size() const { return k_; }
+  uint64_t index() const { return i_; }
+
+ private:
+  const long long *c_;
+  int k_;
+  uint64_t i_;
+};
+
+/* A position given to o.sum({...}) or o.part(...): `{x, y}`, or a heap. */
+struct Point {
+  long long c[8];
+  int k;
+  Point(long long x) : c{x}, k(1) {}
+  Point(std::initializer_list<long long> s) : c{}, k(0) {
+    for (long long v : s) {
+      if (k < 8) c[k] = v;
+      k++;
+    }
+  }
+};
+
+namespace detail {
+struct Run;
+}
+
+/* The options of one position, folded as they come: see moves() above. */
+class Options {
+ public:
+  template <class... T>
+  void add(T... c) {
+    static_assert(sizeof...(T) >= 1 && sizeof...(T) <= 8, "a position has 1 to 8 coordinates");
+    const long long v[] = {(long long)c...};
+    if (sizeof...(T) == 1) {
+      uint64_t i = (uint64_t)v[0];
+      if (i < known1_) {
+        marks_[values_[i]] = stamp_;
+        options_++;
+        return;
+      }
+    } else {
+      uint64_t i;
+      if (index(v, (int)sizeof...(T), i) && i < known_) {
+        marks_[values_[i]] = stamp_;
+        options_++;
+        return;
+      }
+    }
+    slow(v, (int)sizeof...(T));
+  }
+
+  /* 1-D: the heaps side by side. */
+  template <class... T>
+  void sum(T... h) {
+    const long long v[] = {0, (long long)h...};
+    const int n = (int)sizeof...(T);
+    uint32_t x = 0;
+    bool all = true;
+    for (int j = 1; j <= n; j++) {
+      uint64_t i = (uint64_t)v[j];
+      if (i < known1_) {
+        x ^= values_[i];
+      } else {
+        all = false;
+      }
+    }
+    if (all) {
+      marks_[x] = stamp_;
+      options_++;
+      return;
+    }
+    begin_sum();
+    for (int j = 1; j <= n; j++) part_of(&v[j], 1);
+    end_sum();
+  }
+
+  /* Any shape: the positions side by side. */
+  void sum(std::initializer_list<Point> parts) {
+    begin_sum();
+    for (const Point &p : parts) part_of(p.c, p.k);
+    end_sum();
+  }
+
+  void begin_sum() {
+    in_sum_ = true;
+    sum_at_ = raw_.size();
+    raw_.push_back(0);
+  }
+
+  template <class... T>
+  void part(T... c) {
+    const long long v[] = {(long long)c...};
+    part_of(v, (int)sizeof...(T));
+  }
+
+  void end_sum();
+
+ private:
+  friend struct detail::Run;
+  bool index(const long long *v, int k, uint64_t &out) const {
+    if (k != axes_) return false;
+    uint64_t i = 0;
+    for (int j = 0; j < k; j++) {
+      if ((uint64_t)v[j] >= size_[j]) return false;
+      i = i * size_[j] + (uint64_t)v[j];
+    }
+    out = i;
+    return true;
+  }
+  void slow(const long long *v, int k);
+  void part_of(const long long *v, int k);
+  void fail(const char *what, const long long *v, int k);
+  bool take(uint64_t i);
+
+  const uint32_t *values_ = nullptr;
+  uint32_t *marks_ = nullptr;
+  uint32_t stamp_ = 0;
+  uint64_t known_ = 0, known1_ = 0, count_ = 0;
+  const int64_t *ranks_ = nullptr;
+  int64_t rank_ = 0;
+  uint64_t size_[8] = {};
+  int axes_ = 1;
+  uint64_t options_ = 0, number_ = 0;
+  std::vector<uint64_t> raw_;
+  uint64_t unfolded_ = 0;
+  bool in_sum_ = false, sum_known_ = true;
+  size_t sum_at_ = 0;
+  uint32_t sum_x_ = 0;
+  char *error_ = nullptr;
+};
+
+}  // namespace sgtab
+
+sgtab::Shape shape();
+void moves(sgtab::Pos p, sgtab::Options &o);
+long long rank(sgtab::Pos p) __attribute__((weak));
+
+namespace sgtab {
+namespace detail {
+
+static thread_local char error_text[512];
+
+/* One thread's buffers, kept between calls. */
+struct Run {
+  std::vector<uint32_t> marks;
+  std::vector<uint64_t> words;
+  std::vector<int64_t> ranks;
+  Options o;
+  uint64_t sizes[8];
+  int axes = 0;
+
+  void point(uint64_t i, long long *c) const {
+    for (int j = axes - 1; j >= 0; j--) {
+      c[j] = (long long)(i % sizes[j]);
+      i /= sizes[j];
+    }
+  }
+
+  int summaries(sgtab_call *call);
+};
+
+static thread_local Run run;
+
+inline int Run::summaries(sgtab_call *call) {
+  Options &o = this->o;
+  uint64_t cap = 1;
+  while (cap <= call->vmax) cap <<= 1;
+  /* Any XOR of known values is below cap; the gaps of a position lie below cap + its
+   * unfolded options + 1. */
+  if (marks.size() < cap + 2) marks.resize(cap + 2, 0);
+  o.values_ = call->values;
+  o.count_ = 1;
+  for (int j = 0; j < axes; j++) o.size_[j] = sizes[j], o.count_ *= sizes[j];
+  o.axes_ = axes;
+  o.ranks_ = call->ranks;
+  o.rank_ = call->rank;
+  o.known_ = call->ranks ? 0 : (call->known < o.count_ ? call->known : o.count_);
+  o.known1_ = axes == 1 ? o.known_ : 0;
+  o.options_ = 0;
+  o.error_ = nullptr;
+  words.clear();
+  long long c[8];
+  for (uint64_t n = 0; n < call->count; n++) {
+    const uint64_t p = call->positions[n];
+    *call->current = p;
+    if (++o.stamp_ == 0) {
+      for (uint32_t &m : marks) m = 0;
+      o.stamp_ = 1;
+    }
+    o.marks_ = marks.data();
+    o.raw_.clear();
+    o.unfolded_ = 0;
+    o.number_ = o.options_;
+    o.in_sum_ = false;
+    point(p, c);
+    moves(Pos(c, axes, p), o);
+    if (o.error_) {
+      call->error = o.error_;
+      return 1;
+    }
+    if (o.in_sum_) {
+      snprintf(error_text, sizeof error_text, "a sum was begun (begin_sum) and not ended (end_sum)");
+      call->error = error_text;
+      return 1;
+    }
+    const uint64_t r = o.unfolded_;
+    words.push_back(r);
+    if (r == 0) {
+      uint64_t v = 0;
+      while (marks[v] == o.stamp_) v++;
+      words.push_back(v);
+      continue;
+    }
+    words.insert(words.end(), o.raw_.begin(), o.raw_.end());
+    if (marks.size() < cap + r + 2) marks.resize(cap + r + 2, 0), o.marks_ = marks.data();
+    uint64_t found = 0;
+    for (uint64_t v = 0; found <= r; v++) {
+      if (marks[v] != o.stamp_) {
+        words.push_back(v);
+        found++;
+      }
+    }
+  }
+  call->words = words.data();
+  call->nwords = words.size();
+  call->options = o.options_;
+  return 0;
+}
+
+}  // namespace detail
+
+inline void Options::fail(const char *what, const long long *v, int k) {
+  char *t = detail::error_text;
+  size_t n = sizeof detail::error_text, at = 0;
+  at += snprintf(t + at, n - at, "option %llu %s (", (unsigned long long)(options_ - number_ + 1), what);
+  for (int j = 0; j < k && at < n; j++) at += snprintf(t + at, n - at, j ? ", %lld" : "%lld", v[j]);
+  if (at < n) at += snprintf(t + at, n - at, ")");
+  if (k != axes_ && at < n) {
+    snprintf(t + at, n - at, ": %d coordinate%s where the shape has %d", k, k == 1 ? "" : "s", axes_);
+  } else if (at < n) {
+    at += snprintf(t + at, n - at, ", outside the shape ");
+    for (int j = 0; j < axes_ && at < n; j++) at += snprintf(t + at, n - at, j ? "x%llu" : "%llu", (unsigned long long)size_[j]);
+  }
+  if (!error_) error_ = t;
+}
+
+/* Whether position i (inside the shape) can be folded; by rank, checks its rank. */
+inline bool Options::take(uint64_t i) {
+  if (ranks_) {
+    if (ranks_[i] >= rank_ && !error_) {
+      snprintf(detail::error_text, sizeof detail::error_text,
+               "option %llu names index %llu of rank %lld, not below the position's rank %lld: every option's positions must rank lower",
+               (unsigned long long)(options_ - number_ + 1), (unsigned long long)i, (long long)ranks_[i], (long long)rank_);
+      error_ = detail::error_text;
+    }
+    return true;
+  }
+  return i < known_;
+}
+
+inline void Options::slow(const long long *v, int k) {
+  uint64_t i;
+  if (!index(v, k, i)) {
+    fail("is the position", v, k);
+    options_++;
+    return;
+  }
+  if (take(i)) {
+    marks_[values_[i]] = stamp_;
+  } else {
+    raw_.push_back(1);
+    raw_.push_back(i);
+    unfolded_++;
+  }
+  options_++;
+}
+
+inline void Options::part_of(const long long *v, int k) {
+  uint64_t i;
+  if (!in_sum_) {
+    if (!error_) {
+      snprintf(detail::error_text, sizeof detail::error_text, "o.part() outside a sum: call o.begin_sum() first");
+      error_ = detail::error_text;
+    }
+    return;
+  }
+  if (!index(v, k, i)) {
+    fail("has a part", v, k);
+    return;
+  }
+  raw_[sum_at_]++;
+  raw_.push_back(i);
+}
+
+inline void Options::end_sum() {
+  if (!in_sum_) {
+    if (!error_) {
+      snprintf(detail::error_text, sizeof detail::error_text, "o.end_sum() without o.begin_sum()");
+      error_ = detail::error_text;
+    }
+    return;
+  }
+  in_sum_ = false;
+  options_++;
+  const uint64_t k = raw_[sum_at_];
+  bool all = true;
+  uint32_t x = 0;
+  for (uint64_t j = 0; j < k; j++) {
+    uint64_t i = raw_[sum_at_ + 1 + j];
+    if (take(i)) {
+      x ^= values_[i];
+    } else {
+      all = false;
+    }
+  }
+  if (all) {
+    marks_[x] = stamp_;
+    raw_.resize(sum_at_);
+  } else {
+    unfolded_++;
+  }
+}
+
+}  // namespace sgtab
+
+extern "C" __attribute__((visibility("default"))) int sgtab_call(struct sgtab_call *call) {
+  using namespace sgtab::detail;
+  Run &r = run;
+  call->error = nullptr;
+  if (call->abi != SGTAB_ABI) {
+    snprintf(error_text, sizeof error_text, "the library speaks version %d of sgtab's interface, sgtab asked for %u", SGTAB_ABI, call->abi);
+    call->error = error_text;
+    return 1;
+  }
+  try {
+    if (r.axes == 0 || call->what == SGTAB_SHAPE) {
+      sgtab::Shape s = shape();
+      if (s.axes < 1 || s.axes > 8) {
+        snprintf(error_text, sizeof error_text, "shape() gives %d sizes; give 1 to 8", s.axes);
+        call->error = error_text;
+        return 1;
+      }
+      for (int j = 0; j < s.axes; j++) {
+        if (s.size[j] < 1) {
+          snprintf(error_text, sizeof error_text, "shape() gives the size %lld; every size is at least 1", s.size[j]);
+          call->error = error_text;
+          return 1;
+        }
+        r.sizes[j] = (uint64_t)s.size[j];
+        call->sizes[j] = r.sizes[j];
+      }
+      r.axes = s.axes;
+      call->axes = (uint32_t)s.axes;
+      call->ranked = rank != nullptr;
+      if (call->what == SGTAB_SHAPE) return 0;
+    }
+    if (call->what == SGTAB_RANKS) {
+      if (rank == nullptr) {
+        snprintf(error_text, sizeof error_text, "the game defines no rank()");
+        call->error = error_text;
+        return 1;
+      }
+      r.ranks.resize(call->count);
+      long long c[8];
+      for (uint64_t n = 0; n < call->count; n++) {
+        const uint64_t p = call->positions[n];
+        *call->current = p;
+        r.point(p, c);
+        r.ranks[n] = rank(sgtab::Pos(c, r.axes, p));
+      }
+      call->rank_out = r.ranks.data();
+      return 0;
+    }
+    if (call->what == SGTAB_SUMMARIES) return r.summaries(call);
+    snprintf(error_text, sizeof error_text, "unknown request %u", call->what);
+  } catch (const std::exception &e) {
+    snprintf(error_text, sizeof error_text, "threw an exception: %s", e.what());
+  } catch (...) {
+    snprintf(error_text, sizeof error_text, "threw an exception");
+  }
+  call->error = error_text;
+  return 1;
+}
+
+#endif /* __cplusplus */
+#endif /* SGTAB_H */
