@@ -43,6 +43,11 @@ impl GameSpec {
         GameSpec(Arc::new(game))
     }
 
+    /// Wraps a shared game (one a resolver made).
+    pub fn from_arc(game: Arc<dyn Game>) -> GameSpec {
+        GameSpec(game)
+    }
+
     /// The same game at another size ([`Game::with_size`]).
     pub fn with_size(&self, size: u64) -> Option<GameSpec> {
         self.0.with_size(size).map(GameSpec)

@@ -72,8 +72,12 @@ static QUEEN: FastEngines = FastEngines { family: &games::corner::QUEEN, engines
 static ROOK: FastEngines = FastEngines { family: &games::corner::ROOK, engines: BOARD, compute: corner, grow: None };
 static KING: FastEngines = FastEngines { family: &games::corner::KING, engines: BOARD, compute: corner, grow: None };
 
-static TAKEBREAK: FastEngines =
-    FastEngines { family: &games::takebreak::FAMILY, engines: &[Backend::Simd], compute: takebreak, grow: Some(|g| Some(Box::new(Timed::new(grow_takebreak(g)?)))) };
+static TAKEBREAK: FastEngines = FastEngines {
+    family: &games::takebreak::FAMILY,
+    engines: &[Backend::Simd],
+    compute: takebreak,
+    grow: Some(|g| Some(Box::new(Timed::new(grow_takebreak(g)?)))),
+};
 
 static GRUNDY: FastEngines = FastEngines { family: &games::grundy::FAMILY, engines: &[Backend::Simd], compute: grundy, grow: None };
 

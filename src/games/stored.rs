@@ -317,7 +317,9 @@ fn split_top(text: &str) -> Vec<&str> {
 
 /// A parameter's value: a 64-bit integer, or a list `{a,b,...}` of them.
 fn parse_value(name: &str, value: &str) -> Result<Param, String> {
-    let int = |v: &str| v.trim().parse::<i64>().map_err(|_| format!("parameter {name} = `{value}` is not a whole number (a 64-bit integer) or a list {{a,b,...}} of them"));
+    let int = |v: &str| {
+        v.trim().parse::<i64>().map_err(|_| format!("parameter {name} = `{value}` is not a whole number (a 64-bit integer) or a list {{a,b,...}} of them"))
+    };
     match value.strip_prefix('{').and_then(|v| v.strip_suffix('}')) {
         Some(inner) if inner.trim().is_empty() => Ok(Param::List(Vec::new())),
         Some(inner) => {

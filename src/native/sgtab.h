@@ -64,7 +64,9 @@ struct sgtab_call {
   const int64_t *rank_out;     /* out (RANKS) */
   const uint64_t *words;       /* out (SUMMARIES), see below */
   uint64_t nwords;             /* out (SUMMARIES) */
-  uint64_t options;            /* out (SUMMARIES): options enumerated, for progress */
+  uint64_t options;            /* out (SUMMARIES): work done, for progress: about the
+                                  options enumerated (the values scanned for the gaps, plus
+                                  the options kept) */
   const char *error;           /* out: where sgtab_call returns nonzero, why (one line) */
 };
 
@@ -144,14 +146,12 @@ class Options {
       uint64_t i = (uint64_t)v[0];
       if (i < known1_) {
         marks_[values_[i]] = stamp_;
-        options_++;
         return;
       }
     } else {
       uint64_t i;
       if (index(v, (int)sizeof...(T), i) && i < known_) {
         marks_[values_[i]] = stamp_;
-        options_++;
         return;
       }
     }
@@ -173,9 +173,8 @@ class Options {
         all = false;
       }
     }
-    if (all) {
+    if (all && (n > 0 || !keep_empty_)) {
       marks_[x] = stamp_;
-      options_++;
       return;
     }
     begin_sum();
@@ -229,12 +228,11 @@ class Options {
   int64_t rank_ = 0;
   uint64_t size_[8] = {};
   int axes_ = 1;
-  uint64_t options_ = 0, number_ = 0;
+  uint64_t options_ = 0;
   std::vector<uint64_t> raw_;
   uint64_t unfolded_ = 0;
-  bool in_sum_ = false, sum_known_ = true;
+  bool in_sum_ = false, keep_empty_ = false;
   size_t sum_at_ = 0;
-  uint32_t sum_x_ = 0;
   char *error_ = nullptr;
 };
 
@@ -265,12 +263,12 @@ struct Run {
     }
   }
 
-  int summaries(sgtab_call *call);
+  int summaries(struct sgtab_call *call);
 };
 
 static thread_local Run run;
 
-inline int Run::summaries(sgtab_call *call) {
+inline int Run::summaries(struct sgtab_call *call) {
   Options &o = this->o;
   uint64_t cap = 1;
   while (cap <= call->vmax) cap <<= 1;
@@ -285,6 +283,8 @@ inline int Run::summaries(sgtab_call *call) {
   o.rank_ = call->rank;
   o.known_ = call->ranks ? 0 : (call->known < o.count_ ? call->known : o.count_);
   o.known1_ = axes == 1 ? o.known_ : 0;
+  /* With nothing known every option is kept, the empty sum too (sgtab reads them all). */
+  o.keep_empty_ = o.known_ == 0 && !call->ranks;
   o.options_ = 0;
   o.error_ = nullptr;
   words.clear();
@@ -299,7 +299,6 @@ inline int Run::summaries(sgtab_call *call) {
     o.marks_ = marks.data();
     o.raw_.clear();
     o.unfolded_ = 0;
-    o.number_ = o.options_;
     o.in_sum_ = false;
     point(p, c);
     moves(Pos(c, axes, p), o);
@@ -318,17 +317,20 @@ inline int Run::summaries(sgtab_call *call) {
       uint64_t v = 0;
       while (marks[v] == o.stamp_) v++;
       words.push_back(v);
+      o.options_ += v + 1;
       continue;
     }
     words.insert(words.end(), o.raw_.begin(), o.raw_.end());
     if (marks.size() < cap + r + 2) marks.resize(cap + r + 2, 0), o.marks_ = marks.data();
     uint64_t found = 0;
-    for (uint64_t v = 0; found <= r; v++) {
+    uint64_t v = 0;
+    for (; found <= r; v++) {
       if (marks[v] != o.stamp_) {
         words.push_back(v);
         found++;
       }
     }
+    o.options_ += v + r;
   }
   call->words = words.data();
   call->nwords = words.size();
@@ -341,7 +343,7 @@ inline int Run::summaries(sgtab_call *call) {
 inline void Options::fail(const char *what, const long long *v, int k) {
   char *t = detail::error_text;
   size_t n = sizeof detail::error_text, at = 0;
-  at += snprintf(t + at, n - at, "option %llu %s (", (unsigned long long)(options_ - number_ + 1), what);
+  at += snprintf(t + at, n - at, "an option %s (", what);
   for (int j = 0; j < k && at < n; j++) at += snprintf(t + at, n - at, j ? ", %lld" : "%lld", v[j]);
   if (at < n) at += snprintf(t + at, n - at, ")");
   if (k != axes_ && at < n) {
@@ -358,8 +360,8 @@ inline bool Options::take(uint64_t i) {
   if (ranks_) {
     if (ranks_[i] >= rank_ && !error_) {
       snprintf(detail::error_text, sizeof detail::error_text,
-               "option %llu names index %llu of rank %lld, not below the position's rank %lld: every option's positions must rank lower",
-               (unsigned long long)(options_ - number_ + 1), (unsigned long long)i, (long long)ranks_[i], (long long)rank_);
+               "an option names index %llu of rank %lld, not below the position's rank %lld: every option's positions must rank lower",
+               (unsigned long long)i, (long long)ranks_[i], (long long)rank_);
       error_ = detail::error_text;
     }
     return true;
@@ -371,7 +373,6 @@ inline void Options::slow(const long long *v, int k) {
   uint64_t i;
   if (!index(v, k, i)) {
     fail("is the position", v, k);
-    options_++;
     return;
   }
   if (take(i)) {
@@ -381,7 +382,6 @@ inline void Options::slow(const long long *v, int k) {
     raw_.push_back(i);
     unfolded_++;
   }
-  options_++;
 }
 
 inline void Options::part_of(const long long *v, int k) {
@@ -410,7 +410,6 @@ inline void Options::end_sum() {
     return;
   }
   in_sum_ = false;
-  options_++;
   const uint64_t k = raw_[sum_at_];
   bool all = true;
   uint32_t x = 0;
@@ -422,7 +421,7 @@ inline void Options::end_sum() {
       all = false;
     }
   }
-  if (all) {
+  if (all && (k > 0 || !keep_empty_)) {
     marks_[x] = stamp_;
     raw_.resize(sum_at_);
   } else {

@@ -87,7 +87,8 @@ fn table_of(sgt: Sgt, game: Option<GameSpec>) -> Result<Table, ReadError> {
     let spec = match (game, &sgt.block) {
         (Some(spec), _) => spec,
         (None, Some(block)) => GameSpec::new(
-            Stored::from_parts(&sgt.spec, block.dims, block.source.as_deref(), block.header).map_err(|why| ReadError::Bad(format!("damaged game block: {why}")))?,
+            Stored::from_parts(&sgt.spec, block.dims, block.source.as_deref(), block.header)
+                .map_err(|why| ReadError::Bad(format!("damaged game block: {why}")))?,
         ),
         (None, None) => unreachable!("a header without a game block names a family's game"),
     };

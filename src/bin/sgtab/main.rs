@@ -106,6 +106,7 @@ fn main() -> ExitCode {
         Command::Plot { file, out, size, font, range, detrend } => plot(&file, &out, size, font.as_deref(), range.as_deref(), detrend),
         Command::Import { file, name, shape, dir } => import(&file, &name, shape, &dir.resolve("import")),
         Command::Gen { problem, seed, cases, per_case, chips } => generate(&problem, seed, Size { cases, per_case, chips }),
+        Command::Header => write!(io::stdout().lock(), "{}", sgtab::native::HEADER).map_err(stdout_error),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -158,6 +159,10 @@ fn parse_specs(specs: &[String], from: &[PathBuf], script: ScriptArgs) -> Result
     }
     let mut games = Vec::new();
     for s in specs {
+        if let Some(game) = sgtab::native::resolve(s, script.native()) {
+            games.push(GameSpec::from_arc(game.map_err(|e| e.0)?));
+            continue;
+        }
         games.push(match games::stored::Script::parse(s) {
             Some(parsed) => script_game(parsed.map_err(|e| e.to_string())?, script)?,
             None => GameSpec::parse(s).map_err(|e| e.to_string())?,
@@ -187,6 +192,14 @@ fn runnable(spec: &GameSpec, args: ScriptArgs) -> Result<GameSpec> {
     // A game with a source runs already; a stored game (read back from its file) runs its script.
     let Some(stored) = spec.stored().filter(|_| spec.source().is_none()) else { return Ok(spec.clone()) };
     match stored.script() {
+        Some(script) if script.lang == games::stored::Lang::Cpp => {
+            if !args.allow_native {
+                return Err(fail!(
+                    "{spec} carries C++ source, which runs unsandboxed: sgtab compiles and runs it only with --allow-native (read the source first: `sgtab show` names it)"
+                ));
+            }
+            Ok(GameSpec::new(sgtab::native::NativeGame::from_stored(&stored, args.native()).map_err(|e| e.0)?))
+        }
         Some(script) => {
             let game = script_game(script.clone(), args)?;
             let now = game.stored().map(|s| s.dims);

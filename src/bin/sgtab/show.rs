@@ -17,15 +17,26 @@ pub(crate) fn show(file: &Path, count: Option<u64>, rows: Option<u64>) -> Result
     out!("file:     {} ({size} bytes, {version})", file.display());
     out!("game:     {}", table.spec);
     if let Some(stored) = table.spec.stored() {
-        match stored.script() {
-            Some(script) => out!(
-                "script:   {}.lua, hash {} ({} bytes, stored in the file; `sgtab verify` runs it again), parameters: {}",
-                script.name,
+        match (stored.script(), &stored.origin) {
+            (Some(script), _) if script.lang == games::stored::Lang::Cpp => out!(
+                "source:   {}, C++, hash {} ({} bytes, stored in the file, compiled against sgtab.h version {}; `sgtab verify --allow-native` compiles and runs it again), parameters: {}",
+                script.file(),
+                script.hash(),
+                script.text.len(),
+                script.header,
+                script.params_text()
+            ),
+            (Some(script), _) => out!(
+                "script:   {}, hash {} ({} bytes, stored in the file; `sgtab verify` runs it again), parameters: {}",
+                script.file(),
                 script.hash(),
                 script.text.len(),
                 script.params_text()
             ),
-            None => out!("import:   values imported by `sgtab import` (no definition to recompute them from)"),
+            (None, games::stored::Origin::Library(_)) => {
+                out!("library:  values computed by a shared library (native:), which the file does not carry: no definition to recompute them from")
+            }
+            (None, _) => out!("import:   values imported by `sgtab import` (no definition to recompute them from)"),
         }
     }
     if let games::Positions::Grid(dims) = table.spec.positions() {

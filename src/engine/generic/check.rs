@@ -89,9 +89,7 @@ fn ask(worker: &mut dyn Worker, p: u64, values: &[u32], marks: &mut Marks) -> Re
         if found.try_reserve(1).is_ok() {
             found.push(x);
         } else if bad.is_none() {
-            bad = Some(Stop::Engine(
-                crate::memory::short("the options of one position", (found.len() as u64 + 1) * 4, crate::memory::room()).into(),
-            ));
+            bad = Some(Stop::Engine(crate::memory::short("the options of one position", (found.len() as u64 + 1) * 4, crate::memory::room()).into()));
         }
     })?;
     if let Some(stop) = bad {

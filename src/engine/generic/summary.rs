@@ -27,7 +27,15 @@ const MAX_BLOCK: u64 = 1 << 16;
 
 /// The summaries of `positions` with those below `known` (or, with `ranks`, those of a lower
 /// rank) known.
-pub(super) fn summarize(worker: &mut dyn Worker, positions: &[u64], known: u64, ranks: Option<(&[i64], i64)>, vmax: u32, table: &[AtomicU32], out: &mut Summaries) -> Result<(), Stop> {
+pub(super) fn summarize(
+    worker: &mut dyn Worker,
+    positions: &[u64],
+    known: u64,
+    ranks: Option<(&[i64], i64)>,
+    vmax: u32,
+    table: &[AtomicU32],
+    out: &mut Summaries,
+) -> Result<(), Stop> {
     let ask = Ask { positions, values: table, known, ranks, vmax };
     worker.summaries(&ask, out).map_err(Stop::Game)
 }
@@ -135,7 +143,7 @@ pub(super) fn by_index(pool: &mut Pool, table: &[AtomicU32], progress: &Progress
                 Task::Summaries { positions: (lo + a..lo + b).collect(), known: lo, vmax, out: pool.summaries() }
             })
             .collect();
-        let (mut kept, mut options, mut most) = (0u64, 0u64, 0u64);
+        let (mut kept, mut options) = (0u64, 0u64);
         for reply in pool.round(tasks)? {
             let Reply::Summaries(positions, out) = reply else { unreachable!("summaries give Summaries") };
             let mut reader = Reader::new(&out.words);
@@ -153,15 +161,13 @@ pub(super) fn by_index(pool: &mut Pool, table: &[AtomicU32], progress: &Progress
                 return Err(malformed());
             }
             options += out.options;
-            most = most.max(out.options);
             pool.spare_summaries.push(out);
         }
         work.done += options;
         progress.tick(work.done, work.total(count, hi, options as f64 / n as f64));
-        // Overhead per option enumerated: a round, the kept parts finished here, and the
-        // threads' imbalance (the largest share against the mean).
-        let spent = ROUND + KEPT * kept + (most * parts as u64).saturating_sub(options);
-        let overhead = spent as f64 / options.max(1) as f64;
+        // The overhead per position: a round, and the kept parts finished here. Neither grows
+        // with the positions' options, so blocks far apart compare.
+        let overhead = (ROUND + KEPT * kept) as f64 / n as f64;
         if overhead > last {
             grow = !grow;
         }
@@ -174,7 +180,15 @@ pub(super) fn by_index(pool: &mut Pool, table: &[AtomicU32], progress: &Progress
 
 /// The positions of one rank, summarised with every lower rank known and stored; the largest
 /// value stored.
-pub(super) fn layer(worker: &mut dyn Worker, positions: &[u64], rank: i64, ranks: &[i64], vmax: u32, table: &[AtomicU32], out: &mut Summaries) -> Result<u32, Stop> {
+pub(super) fn layer(
+    worker: &mut dyn Worker,
+    positions: &[u64],
+    rank: i64,
+    ranks: &[i64],
+    vmax: u32,
+    table: &[AtomicU32],
+    out: &mut Summaries,
+) -> Result<u32, Stop> {
     let count = table.len() as u64;
     summarize(worker, positions, 0, Some((ranks, rank)), vmax, table, out)?;
     let mut reader = Reader::new(&out.words);
