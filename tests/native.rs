@@ -283,7 +283,7 @@ fn a_shared_library_built_against_the_c_interface_is_a_game() {
         &src,
         r#"#include "sgtab.h"
 #include <stdlib.h>
-static uint64_t *words; static uint64_t cap;
+static __thread uint64_t *words; static __thread uint64_t cap;
 static void put(uint64_t *n, uint64_t w) { if (*n == cap) { cap = cap ? 2 * cap : 1024; words = realloc(words, cap * 8); } words[(*n)++] = w; }
 int sgtab_call(struct sgtab_call *c) {
   if (c->what == SGTAB_SHAPE) { c->axes = 1; c->sizes[0] = 300; c->ranked = 0; return 0; }

@@ -84,6 +84,7 @@ int sgtab_call(struct sgtab_call *call);
 #include <exception>
 #include <initializer_list>
 #include <stdio.h>
+#include <type_traits>
 #include <vector>
 
 #define SGTAB_HEADER_VERSION 1
@@ -133,52 +134,66 @@ struct Point {
 
 namespace detail {
 struct Run;
-}
+/* A word kept for sgtab (a struct, so that storing one cannot alias Options' own fields). */
+struct Word {
+  uint64_t w;
+};
+}  // namespace detail
 
-/* The options of one position, folded as they come: see moves() above. */
+/* The options of one position, folded as they come: see moves() above. Every method is
+ * inline and calls nothing, so that the compiler keeps the mark array, the table and the
+ * bound of the known positions in registers across the caller's loop: an option whose
+ * positions are known costs one load and one store, as in a plain table loop. Others are
+ * kept in a buffer; a position that overflows it is asked again with a larger one. */
 class Options {
  public:
-  template <class... T>
-  void add(T... c) {
-    static_assert(sizeof...(T) >= 1 && sizeof...(T) <= 8, "a position has 1 to 8 coordinates");
-    const long long v[] = {(long long)c...};
-    if (sizeof...(T) == 1) {
-      uint64_t i = (uint64_t)v[0];
-      if (i < known1_) {
-        marks_[values_[i]] = stamp_;
-        return;
-      }
-    } else {
-      uint64_t i;
-      if (index(v, (int)sizeof...(T), i) && i < known_) {
-        marks_[values_[i]] = stamp_;
-        return;
-      }
+  void add(long long x) {
+    /* Read before the branch, so that the compiler may keep them in registers. */
+    const uint64_t i = (uint64_t)x, known = known1_;
+    const uint32_t *values = values_, stamp = (uint32_t)stamp_;
+    uint32_t *marks = marks_;
+    if (__builtin_expect(i < known, 1)) {
+      marks[values[i]] = stamp;
+      return;
     }
-    slow(v, (int)sizeof...(T));
+    keep(&x, 1);
   }
 
-  /* 1-D: the heaps side by side. */
-  template <class... T>
-  void sum(T... h) {
-    const long long v[] = {0, (long long)h...};
-    const int n = (int)sizeof...(T);
-    uint32_t x = 0;
-    bool all = true;
-    for (int j = 1; j <= n; j++) {
-      uint64_t i = (uint64_t)v[j];
-      if (i < known1_) {
-        x ^= values_[i];
-      } else {
-        all = false;
-      }
+  template <class... T, typename std::enable_if<(sizeof...(T) >= 2), int>::type = 0>
+  void add(T... c) {
+    static_assert(sizeof...(T) <= 8, "a position has 1 to 8 coordinates");
+    const long long v[] = {(long long)c...};
+    const uint64_t known = known_;
+    const uint32_t *values = values_, stamp = (uint32_t)stamp_;
+    uint32_t *marks = marks_;
+    uint64_t i;
+    if (__builtin_expect(index(v, (int)sizeof...(T), i) && i < known, 1)) {
+      marks[values[i]] = stamp;
+      return;
     }
-    if (all && (n > 0 || !keep_empty_)) {
-      marks_[x] = stamp_;
+    keep(v, (int)sizeof...(T));
+  }
+
+  /* 1-D: two heaps side by side (the fast path), or any number. */
+  void sum(long long a, long long b) {
+    const uint64_t i = (uint64_t)a, j = (uint64_t)b, known = known1_;
+    const uint32_t *values = values_, stamp = (uint32_t)stamp_;
+    uint32_t *marks = marks_;
+    if (__builtin_expect(i < known && j < known, 1)) {
+      marks[values[i] ^ values[j]] = stamp;
       return;
     }
     begin_sum();
-    for (int j = 1; j <= n; j++) part_of(&v[j], 1);
+    part_of(&a, 1);
+    part_of(&b, 1);
+    end_sum();
+  }
+
+  template <class... T, typename std::enable_if<(sizeof...(T) != 2), int>::type = 0>
+  void sum(T... h) {
+    const long long v[] = {0, (long long)h...};
+    begin_sum();
+    for (int j = 1; j <= (int)sizeof...(T); j++) part_of(&v[j], 1);
     end_sum();
   }
 
@@ -190,9 +205,10 @@ class Options {
   }
 
   void begin_sum() {
+    if (in_sum_) bad(NESTED, nullptr, 0);
     in_sum_ = true;
-    sum_at_ = raw_.size();
-    raw_.push_back(0);
+    sum_at_ = npend_;
+    put(0);
   }
 
   template <class... T>
@@ -201,10 +217,37 @@ class Options {
     part_of(v, (int)sizeof...(T));
   }
 
-  void end_sum();
+  void end_sum() {
+    if (!in_sum_) {
+      bad(END, nullptr, 0);
+      return;
+    }
+    in_sum_ = false;
+    if (npend_ > cap_) return; /* overflowed: the position is asked again */
+    const uint64_t k = npend_ - sum_at_ - 1;
+    pend_[sum_at_].w = k;
+    bool all = k > 0 || !keep_empty_;
+    uint32_t x = 0;
+    for (uint64_t j = 0; j < k; j++) {
+      const uint64_t i = pend_[sum_at_ + 1 + j].w;
+      if (known(i)) {
+        x ^= values_[i];
+      } else {
+        all = false;
+      }
+    }
+    if (all) {
+      marks_[x] = (uint32_t)stamp_;
+      npend_ = sum_at_;
+    } else {
+      unfolded_++;
+    }
+  }
 
  private:
   friend struct detail::Run;
+  enum Fault { NONE, OUTSIDE, PART, RANK, NESTED, END, LOOSE };
+
   bool index(const long long *v, int k, uint64_t &out) const {
     if (k != axes_) return false;
     uint64_t i = 0;
@@ -215,25 +258,64 @@ class Options {
     out = i;
     return true;
   }
-  void slow(const long long *v, int k);
-  void part_of(const long long *v, int k);
-  void fail(const char *what, const long long *v, int k);
-  bool take(uint64_t i);
+  /* Whether position i (inside the shape) is known; by rank, checks that it ranks lower. */
+  bool known(uint64_t i) {
+    if (ranks_) {
+      if (ranks_[i] >= rank_) bad(RANK, nullptr, 0, i);
+      return true;
+    }
+    return i < known_;
+  }
+  void put(uint64_t w) {
+    if (npend_ < cap_) pend_[npend_].w = w;
+    npend_++;
+  }
+  void keep(const long long *v, int k) {
+    uint64_t i;
+    if (!index(v, k, i)) {
+      bad(OUTSIDE, v, k);
+    } else if (known(i)) {
+      marks_[values_[i]] = (uint32_t)stamp_;
+    } else {
+      put(1);
+      put(i);
+      unfolded_++;
+    }
+  }
+  void part_of(const long long *v, int k) {
+    uint64_t i;
+    if (!in_sum_) {
+      bad(LOOSE, nullptr, 0);
+    } else if (!index(v, k, i)) {
+      bad(PART, v, k);
+    } else {
+      put(i);
+    }
+  }
+  /* Notes the first fault of the position; sgtab_call words it once moves returns. */
+  void bad(Fault f, const long long *v, int k, uint64_t at = 0) {
+    if (fault_ != NONE) return;
+    fault_ = f;
+    fault_k_ = k;
+    fault_at_ = at;
+    for (int j = 0; j < k && j < 8; j++) fault_v_[j] = v[j];
+  }
 
   const uint32_t *values_ = nullptr;
   uint32_t *marks_ = nullptr;
-  uint32_t stamp_ = 0;
-  uint64_t known_ = 0, known1_ = 0, count_ = 0;
+  uint64_t stamp_ = 0; /* 64 bits: a store into the 32-bit marks cannot alias it */
+  uint64_t known_ = 0, known1_ = 0;
   const int64_t *ranks_ = nullptr;
   int64_t rank_ = 0;
   uint64_t size_[8] = {};
   int axes_ = 1;
-  uint64_t options_ = 0;
-  std::vector<uint64_t> raw_;
-  uint64_t unfolded_ = 0;
+  detail::Word *pend_ = nullptr;
+  uint64_t npend_ = 0, cap_ = 0, unfolded_ = 0, sum_at_ = 0;
   bool in_sum_ = false, keep_empty_ = false;
-  size_t sum_at_ = 0;
-  char *error_ = nullptr;
+  Fault fault_ = NONE;
+  int fault_k_ = 0;
+  uint64_t fault_at_ = 0;
+  long long fault_v_[8] = {};
 };
 
 }  // namespace sgtab
@@ -251,6 +333,7 @@ static thread_local char error_text[512];
 struct Run {
   std::vector<uint32_t> marks;
   std::vector<uint64_t> words;
+  std::vector<Word> pend;
   std::vector<int64_t> ranks;
   Options o;
   uint64_t sizes[8];
@@ -263,10 +346,43 @@ struct Run {
     }
   }
 
+  const char *fault() const;
   int summaries(struct sgtab_call *call);
 };
 
 static thread_local Run run;
+
+/* The fault of the position just asked, in words. */
+inline const char *Run::fault() const {
+  char *t = error_text;
+  const size_t n = sizeof error_text;
+  size_t at = 0;
+  const Options &o = this->o;
+  auto coords = [&](const char *what) {
+    at += snprintf(t + at, n - at, "%s (", what);
+    for (int j = 0; j < o.fault_k_ && at < n; j++) at += snprintf(t + at, n - at, j ? ", %lld" : "%lld", o.fault_v_[j]);
+    if (at < n) at += snprintf(t + at, n - at, ")");
+    if (o.fault_k_ != o.axes_ && at < n) {
+      snprintf(t + at, n - at, ": %d coordinate%s where the shape has %d", o.fault_k_, o.fault_k_ == 1 ? "" : "s", o.axes_);
+    } else if (at < n) {
+      at += snprintf(t + at, n - at, ", outside the shape ");
+      for (int j = 0; j < o.axes_ && at < n; j++) at += snprintf(t + at, n - at, j ? "x%llu" : "%llu", (unsigned long long)o.size_[j]);
+    }
+  };
+  switch (o.fault_) {
+    case Options::OUTSIDE: coords("an option is the position"); break;
+    case Options::PART: coords("a sum has a part"); break;
+    case Options::RANK:
+      snprintf(t, n, "an option names index %llu of rank %lld, not below the position's rank %lld: every option's positions must rank lower",
+               (unsigned long long)o.fault_at_, (long long)o.ranks_[o.fault_at_], (long long)o.rank_);
+      break;
+    case Options::NESTED: snprintf(t, n, "a sum was begun (begin_sum) inside another"); break;
+    case Options::END: snprintf(t, n, "o.end_sum() without o.begin_sum()"); break;
+    case Options::LOOSE: snprintf(t, n, "o.part() outside a sum: call o.begin_sum() first"); break;
+    case Options::NONE: snprintf(t, n, "a sum was begun (begin_sum) and not ended (end_sum)"); break;
+  }
+  return t;
+}
 
 inline int Run::summaries(struct sgtab_call *call) {
   Options &o = this->o;
@@ -275,160 +391,73 @@ inline int Run::summaries(struct sgtab_call *call) {
   /* Any XOR of known values is below cap; the gaps of a position lie below cap + its
    * unfolded options + 1. */
   if (marks.size() < cap + 2) marks.resize(cap + 2, 0);
+  if (pend.size() < 4096) pend.resize(4096);
+  uint64_t count = 1;
+  for (int j = 0; j < axes; j++) o.size_[j] = sizes[j], count *= sizes[j];
   o.values_ = call->values;
-  o.count_ = 1;
-  for (int j = 0; j < axes; j++) o.size_[j] = sizes[j], o.count_ *= sizes[j];
   o.axes_ = axes;
   o.ranks_ = call->ranks;
   o.rank_ = call->rank;
-  o.known_ = call->ranks ? 0 : (call->known < o.count_ ? call->known : o.count_);
+  o.known_ = call->ranks ? 0 : (call->known < count ? call->known : count);
   o.known1_ = axes == 1 ? o.known_ : 0;
   /* With nothing known every option is kept, the empty sum too (sgtab reads them all). */
   o.keep_empty_ = o.known_ == 0 && !call->ranks;
-  o.options_ = 0;
-  o.error_ = nullptr;
+  uint64_t work = 0;
   words.clear();
   long long c[8];
   for (uint64_t n = 0; n < call->count; n++) {
     const uint64_t p = call->positions[n];
     *call->current = p;
-    if (++o.stamp_ == 0) {
-      for (uint32_t &m : marks) m = 0;
-      o.stamp_ = 1;
-    }
-    o.marks_ = marks.data();
-    o.raw_.clear();
-    o.unfolded_ = 0;
-    o.in_sum_ = false;
     point(p, c);
-    moves(Pos(c, axes, p), o);
-    if (o.error_) {
-      call->error = o.error_;
-      return 1;
+    for (;;) {
+      if ((uint32_t)++o.stamp_ == 0) {
+        for (uint32_t &m : marks) m = 0;
+        o.stamp_ = 1;
+      }
+      o.marks_ = marks.data();
+      o.pend_ = pend.data();
+      o.cap_ = pend.size();
+      o.npend_ = o.unfolded_ = 0;
+      o.in_sum_ = false;
+      o.fault_ = Options::NONE;
+      moves(Pos(c, axes, p), o);
+      if (o.npend_ <= o.cap_) break;
+      pend.resize(2 * o.npend_); /* the kept options overflowed: ask again */
     }
-    if (o.in_sum_) {
-      snprintf(error_text, sizeof error_text, "a sum was begun (begin_sum) and not ended (end_sum)");
-      call->error = error_text;
+    if (o.fault_ != Options::NONE || o.in_sum_) {
+      call->error = fault();
       return 1;
     }
     const uint64_t r = o.unfolded_;
+    const uint32_t stamp = (uint32_t)o.stamp_;
+    const uint32_t *mk = marks.data();
+    uint64_t v = 0;
+    while (mk[v] == stamp) v++; /* the first gap: the folded options' mex */
     words.push_back(r);
     if (r == 0) {
-      uint64_t v = 0;
-      while (marks[v] == o.stamp_) v++;
       words.push_back(v);
-      o.options_ += v + 1;
+      work += v + 1;
       continue;
     }
-    words.insert(words.end(), o.raw_.begin(), o.raw_.end());
-    if (marks.size() < cap + r + 2) marks.resize(cap + r + 2, 0), o.marks_ = marks.data();
-    uint64_t found = 0;
-    uint64_t v = 0;
-    for (; found <= r; v++) {
-      if (marks[v] != o.stamp_) {
-        words.push_back(v);
-        found++;
-      }
+    for (uint64_t j = 0; j < o.npend_; j++) words.push_back(pend[j].w);
+    if (marks.size() < cap + r + 2) marks.resize(cap + r + 2, 0), mk = marks.data();
+    const size_t at = words.size();
+    words.resize(at + r + 1);
+    uint64_t *gaps = words.data() + at;
+    gaps[0] = v++;
+    for (uint64_t found = 1; found <= r; v++) {
+      gaps[found] = v;
+      found += mk[v] != stamp;
     }
-    o.options_ += v + r;
+    work += v + r;
   }
   call->words = words.data();
   call->nwords = words.size();
-  call->options = o.options_;
+  call->options = work;
   return 0;
 }
 
 }  // namespace detail
-
-inline void Options::fail(const char *what, const long long *v, int k) {
-  char *t = detail::error_text;
-  size_t n = sizeof detail::error_text, at = 0;
-  at += snprintf(t + at, n - at, "an option %s (", what);
-  for (int j = 0; j < k && at < n; j++) at += snprintf(t + at, n - at, j ? ", %lld" : "%lld", v[j]);
-  if (at < n) at += snprintf(t + at, n - at, ")");
-  if (k != axes_ && at < n) {
-    snprintf(t + at, n - at, ": %d coordinate%s where the shape has %d", k, k == 1 ? "" : "s", axes_);
-  } else if (at < n) {
-    at += snprintf(t + at, n - at, ", outside the shape ");
-    for (int j = 0; j < axes_ && at < n; j++) at += snprintf(t + at, n - at, j ? "x%llu" : "%llu", (unsigned long long)size_[j]);
-  }
-  if (!error_) error_ = t;
-}
-
-/* Whether position i (inside the shape) can be folded; by rank, checks its rank. */
-inline bool Options::take(uint64_t i) {
-  if (ranks_) {
-    if (ranks_[i] >= rank_ && !error_) {
-      snprintf(detail::error_text, sizeof detail::error_text,
-               "an option names index %llu of rank %lld, not below the position's rank %lld: every option's positions must rank lower",
-               (unsigned long long)i, (long long)ranks_[i], (long long)rank_);
-      error_ = detail::error_text;
-    }
-    return true;
-  }
-  return i < known_;
-}
-
-inline void Options::slow(const long long *v, int k) {
-  uint64_t i;
-  if (!index(v, k, i)) {
-    fail("is the position", v, k);
-    return;
-  }
-  if (take(i)) {
-    marks_[values_[i]] = stamp_;
-  } else {
-    raw_.push_back(1);
-    raw_.push_back(i);
-    unfolded_++;
-  }
-}
-
-inline void Options::part_of(const long long *v, int k) {
-  uint64_t i;
-  if (!in_sum_) {
-    if (!error_) {
-      snprintf(detail::error_text, sizeof detail::error_text, "o.part() outside a sum: call o.begin_sum() first");
-      error_ = detail::error_text;
-    }
-    return;
-  }
-  if (!index(v, k, i)) {
-    fail("has a part", v, k);
-    return;
-  }
-  raw_[sum_at_]++;
-  raw_.push_back(i);
-}
-
-inline void Options::end_sum() {
-  if (!in_sum_) {
-    if (!error_) {
-      snprintf(detail::error_text, sizeof detail::error_text, "o.end_sum() without o.begin_sum()");
-      error_ = detail::error_text;
-    }
-    return;
-  }
-  in_sum_ = false;
-  const uint64_t k = raw_[sum_at_];
-  bool all = true;
-  uint32_t x = 0;
-  for (uint64_t j = 0; j < k; j++) {
-    uint64_t i = raw_[sum_at_ + 1 + j];
-    if (take(i)) {
-      x ^= values_[i];
-    } else {
-      all = false;
-    }
-  }
-  if (all && (k > 0 || !keep_empty_)) {
-    marks_[x] = stamp_;
-    raw_.resize(sum_at_);
-  } else {
-    unfolded_++;
-  }
-}
-
 }  // namespace sgtab
 
 extern "C" __attribute__((visibility("default"))) int sgtab_call(struct sgtab_call *call) {
