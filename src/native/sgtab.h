@@ -340,6 +340,10 @@ struct Run {
   int axes = 0;
 
   void point(uint64_t i, long long *c) const {
+    if (axes == 1) {
+      c[0] = (long long)i;
+      return;
+    }
     for (int j = axes - 1; j >= 0; j--) {
       c[j] = (long long)(i % sizes[j]);
       i /= sizes[j];

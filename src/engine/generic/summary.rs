@@ -48,14 +48,15 @@ fn malformed() -> Stop {
 pub(super) struct Reader<'a> {
     words: &'a [u64],
     at: usize,
-    /// Kept options' values, and which gaps they take.
+    /// Kept options' values, and marks of those values (`seen[v] == stamp`).
     values: Vec<u32>,
-    taken: Vec<bool>,
+    seen: Vec<u32>,
+    stamp: u32,
 }
 
 impl<'a> Reader<'a> {
     pub(super) fn new(words: &'a [u64]) -> Reader<'a> {
-        Reader { words, at: 0, values: Vec::new(), taken: Vec::new() }
+        Reader { words, at: 0, values: Vec::new(), seen: Vec::new(), stamp: 0 }
     }
 
     fn word(&mut self) -> Result<u64, Stop> {
@@ -91,15 +92,27 @@ impl<'a> Reader<'a> {
         }
         let gaps = self.words.get(self.at..self.at + r as usize + 1).ok_or_else(malformed)?;
         self.at += r as usize + 1;
-        self.taken.clear();
-        self.taken.resize(gaps.len(), false);
+        // The first gap no kept option has: the kept values up to the last gap are marked.
+        let last = u32::try_from(gaps[gaps.len() - 1]).map_err(|_| malformed())? as usize;
+        if self.seen.len() <= last {
+            let more = last + 1 - self.seen.len();
+            if let Some(stop) = super::room(&mut self.seen, more) {
+                return Err(stop);
+            }
+            self.seen.resize(last + 1, 0);
+        }
+        self.stamp = self.stamp.wrapping_add(1);
+        if self.stamp == 0 {
+            self.seen.fill(0);
+            self.stamp = 1;
+        }
         for &v in &self.values {
-            if let Ok(i) = gaps.binary_search(&(v as u64)) {
-                self.taken[i] = true;
+            if v as usize <= last {
+                self.seen[v as usize] = self.stamp;
             }
         }
-        let free = self.taken.iter().position(|&t| !t).ok_or_else(malformed)?;
-        u32::try_from(gaps[free]).map(|v| (v, parts)).map_err(|_| malformed())
+        let free = gaps.iter().find(|&&g| g as usize <= last && self.seen[g as usize] != self.stamp).ok_or_else(malformed)?;
+        Ok((*free as u32, parts))
     }
 
     pub(super) fn done(&self) -> bool {
