@@ -31,7 +31,7 @@ pub struct Call {
     ranks: *const i64,
     rank: i64,
     vmax: u32,
-    reserved: u32,
+    flags: u32,
     current: *mut u64,
     axes: u32,
     ranked: u32,
@@ -41,6 +41,9 @@ pub struct Call {
     nwords: u64,
     options: u64,
     error: *const c_char,
+    fill: *mut u32,
+    stop_at: u64,
+    stop_option: u64,
 }
 
 thread_local! {

@@ -316,3 +316,20 @@ int sgtab_call(struct sgtab_call *c) {
     let verify = run_env(SGTAB, &["verify", table.to_str().unwrap()], &[]);
     assert!(verify.status.success(), "{}", text(&verify.stderr));
 }
+
+#[test]
+fn options_above_their_position_take_the_move_graph_and_state_is_refused() {
+    let dir = scratch("native", "graph");
+    // Without a rank, an option above its position: by the move graph, as the script is.
+    let body = "N = N or 10\nshape = N\nfunction moves(p)\n  local out = {}\n  if p + 1 < N and p % 3 ~= 2 then out[#out + 1] = p + 1 end\n  if p >= 3 then out[#out + 1] = p - 3 end\n  return out\nend\n";
+    fs::write(dir.join("up.lua"), body).unwrap();
+    let cpp = "#include <sgtab.h>\n#ifndef N\n#define N 10\n#endif\nsgtab::Shape shape() { return N; }\nvoid moves(sgtab::Pos p, sgtab::Options &o) {\n  long long n = p;\n  if (n + 1 < N && n % 3 != 2) o.add(n + 1);\n  if (n >= 3) o.add(n - 3);\n}\n";
+    fs::write(dir.join("up.cpp"), cpp).unwrap();
+    for threads in ["1", "2"] {
+        let a = build(&dir.join("c"), &format!("cpp:{}:N=3000", dir.join("up.cpp").display()), &["--threads", threads]);
+        let b = build(&dir.join("l"), &format!("lua:{}:N=3000", dir.join("up.lua").display()), &[]);
+        assert_eq!(dump(&a), dump(&b), "{threads} threads");
+    }
+    let state = "sgtab::Shape shape() { return 5000; }\nstatic long long calls;\nvoid moves(sgtab::Pos p, sgtab::Options &o) {\n  long long n = p;\n  if (n > 0 && ++calls % 3 == 0) o.add(n - 1);\n}\n";
+    fails("state", state, "", &[], &["the moves depend on something besides the position"]);
+}

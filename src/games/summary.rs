@@ -27,6 +27,9 @@ pub struct Ask<'a> {
     pub ranks: Option<(&'a [i64], i64)>,
     /// No known value is above this.
     pub vmax: u32,
+    /// The positions are consecutive from `known` up, and the worker may compute them itself,
+    /// in order, storing each value into `values` ([`Summaries::filled`]).
+    pub fill: bool,
 }
 
 /// The summaries of the positions of an [`Ask`], as words (see the module docs).
@@ -35,6 +38,10 @@ pub struct Summaries {
     pub words: Vec<u64>,
     /// Options enumerated, for progress by work done.
     pub options: u64,
+    /// The worker stored the positions' values into the table itself ([`Ask::fill`]); no words.
+    pub filled: bool,
+    /// Where filling met an option not below its position: the position and the option's.
+    pub below: Option<(u64, u64)>,
 }
 
 /// [`Worker::summaries`] from the worker's options: the default for workers that give only
@@ -50,6 +57,8 @@ pub fn from_options<W: Worker + ?Sized>(worker: &mut W, ask: &Ask, out: &mut Sum
     let mut at = 0;
     out.words.clear();
     out.options = 0;
+    out.filled = false;
+    out.below = None;
     let options = &mut out.options;
     let words = &mut out.words;
     worker.options(ask.positions, &mut |p, option| {

@@ -16,7 +16,7 @@ pub(super) struct Call {
     pub ranks: *const i64,
     pub rank: i64,
     pub vmax: u32,
-    pub reserved: u32,
+    pub flags: u32,
     pub current: *const u64,
     pub axes: u32,
     pub ranked: u32,
@@ -26,6 +26,9 @@ pub(super) struct Call {
     pub nwords: u64,
     pub options: u64,
     pub error: *const c_char,
+    pub fill: *mut u32,
+    pub stop_at: u64,
+    pub stop_option: u64,
 }
 
 /// The interface's version (`SGTAB_ABI`).
@@ -33,6 +36,7 @@ pub(super) const ABI: u32 = 1;
 pub(super) const SHAPE: u32 = 0;
 pub(super) const RANKS: u32 = 1;
 pub(super) const SUMMARIES: u32 = 2;
+pub(super) const VALUES: u32 = 3;
 
 impl Call {
     pub(super) fn new(what: u32, current: *const u64) -> Call {
@@ -46,7 +50,7 @@ impl Call {
             ranks: std::ptr::null(),
             rank: 0,
             vmax: 0,
-            reserved: 0,
+            flags: 0,
             current,
             axes: 0,
             ranked: 0,
@@ -56,6 +60,9 @@ impl Call {
             nwords: 0,
             options: 0,
             error: std::ptr::null(),
+            fill: std::ptr::null_mut(),
+            stop_at: 0,
+            stop_option: 0,
         }
     }
 
@@ -103,10 +110,17 @@ impl Library {
 
     /// One call; `Err` with the library's reason where it returns nonzero.
     pub(super) fn call(&self, call: &mut Call) -> Result<(), String> {
+        match self.raw(call) {
+            0 => Ok(()),
+            _ => Err(call.error_text()),
+        }
+    }
+
+    /// One call, its return code as the library gave it.
+    pub(super) fn raw(&self, call: &mut Call) -> c_int {
         call.error = std::ptr::null();
         // SAFETY: `call` is a valid `struct sgtab_call` whose pointers live through the call.
-        let rc = unsafe { (self.entry)(call) };
-        if rc == 0 { Ok(()) } else { Err(call.error_text()) }
+        unsafe { (self.entry)(call) }
     }
 }
 

@@ -50,6 +50,8 @@ pub struct NativeGame {
     file: String,
     dims: Dims,
     ranked: bool,
+    /// Whether the library computes runs of positions itself (`SGTAB_VALUES`).
+    fills: bool,
     library: Arc<Library>,
     limits: Limits,
 }
@@ -123,7 +125,8 @@ impl NativeGame {
         }
         let dims = Dims::new(&call.sizes[..axes], MAX_LEN)
             .map_err(|e| GameError(format!("{canonical}: {file}: {e} (sgtab builds tables of up to 2^30 positions)")))?;
-        Ok(NativeGame { script, canonical, file, dims, ranked: call.ranked != 0, library: Arc::new(library), limits })
+        let fills = call.flags & 1 != 0;
+        Ok(NativeGame { script, canonical, file, dims, ranked: call.ranked != 0, fills, library: Arc::new(library), limits })
     }
 
     pub fn dims(&self) -> Dims {
@@ -222,6 +225,11 @@ impl Drop for NativeWorker<'_> {
 
 impl Worker for NativeWorker<'_> {
     fn summaries(&mut self, ask: &Ask, out: &mut Summaries) -> Result<(), GameError> {
+        out.filled = false;
+        out.below = None;
+        if ask.fill && self.game.fills && ask.ranks.is_none() {
+            return self.fill(ask, out);
+        }
         let mut call = Call::new(library::SUMMARIES, self.slot.current.as_ptr());
         call.positions = ask.positions.as_ptr();
         call.count = ask.positions.len() as u64;
@@ -249,7 +257,7 @@ impl Worker for NativeWorker<'_> {
         // Nothing known: every option comes back kept, as its positions.
         let mut summaries = std::mem::take(&mut self.summaries);
         let values: Vec<std::sync::atomic::AtomicU32> = Vec::new();
-        let got = self.summaries(&Ask { positions, values: &values, known: 0, ranks: None, vmax: 0 }, &mut summaries);
+        let got = self.summaries(&Ask { positions, values: &values, known: 0, ranks: None, vmax: 0, fill: false }, &mut summaries);
         let result = got.and_then(|()| each_option(&summaries.words, positions, f));
         self.summaries = summaries;
         result
@@ -265,6 +273,31 @@ impl Worker for NativeWorker<'_> {
             // SAFETY: the interface says `rank_out` holds `count` ranks until the next call.
             out.extend_from_slice(unsafe { std::slice::from_raw_parts(call.rank_out, positions.len()) });
         }
+        Ok(())
+    }
+}
+
+impl NativeWorker<'_> {
+    /// `ask`'s positions computed by the library itself, in order, into the table.
+    fn fill(&mut self, ask: &Ask, out: &mut Summaries) -> Result<(), GameError> {
+        let mut call = Call::new(library::VALUES, self.slot.current.as_ptr());
+        call.positions = ask.positions.as_ptr();
+        call.count = ask.positions.len() as u64;
+        call.values = ask.values.as_ptr().cast();
+        // The positions asked are this thread's alone until the reply: no one else reads or
+        // writes them meanwhile (AtomicU32 has u32's layout).
+        call.fill = ask.values.as_ptr().cast_mut().cast();
+        call.known = ask.known;
+        call.vmax = ask.vmax;
+        let library = &self.game.library;
+        match self.slot.run(|| library.raw(&mut call)) {
+            0 => {}
+            2 => out.below = Some((call.stop_at, call.stop_option)),
+            _ => return Err(self.game.error(&self.slot, call.error_text())),
+        }
+        out.words.clear();
+        out.options = call.options;
+        out.filled = true;
         Ok(())
     }
 }

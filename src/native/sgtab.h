@@ -41,6 +41,7 @@ enum sgtab_what {
   SGTAB_SHAPE = 0,     /* answer axes, sizes, ranked */
   SGTAB_RANKS = 1,     /* answer rank_out[0..count): the rank of each position asked */
   SGTAB_SUMMARIES = 2, /* answer words[0..nwords): each position's summary, in order */
+  SGTAB_VALUES = 3,    /* store each position's value into fill[p], in order (optional) */
 };
 
 /* One call: sgtab fills the fields marked "in", the library those marked "out". Memory the
@@ -56,7 +57,7 @@ struct sgtab_call {
   const int64_t *ranks;        /* in: the rank of every position (NULL unless by rank) */
   int64_t rank;                /* in: the rank of the positions asked (with ranks) */
   uint32_t vmax;               /* in: no known value is above this */
-  uint32_t reserved;
+  uint32_t flags;              /* out (SHAPE): 1 where the library answers SGTAB_VALUES */
   volatile uint64_t *current;  /* in: store each position here as its work starts */
   uint32_t axes;               /* out (SHAPE): 1 to 8 */
   uint32_t ranked;             /* out (SHAPE): 1 where the game gives ranks */
@@ -68,6 +69,9 @@ struct sgtab_call {
                                   options enumerated (the values scanned for the gaps, plus
                                   the options kept) */
   const char *error;           /* out: where sgtab_call returns nonzero, why (one line) */
+  uint32_t *fill;              /* in (VALUES): the table, written at the positions asked */
+  uint64_t stop_at;            /* out (VALUES, returning 2): a position with an option ... */
+  uint64_t stop_option;        /* ... at this index, not below it */
 };
 
 /* A position's summary is r, the number of its options not folded (an option is folded where
@@ -75,6 +79,11 @@ struct sgtab_call {
  * (the mex of its options' values); otherwise its r options, each as k, then k table indices (a
  * sum of k positions; 1 for a plain move), then the first r + 1 values that no folded option
  * has, in increasing order (its value is the first of these that no unfolded option has).
+ *
+ * SGTAB_VALUES, asked only of a library whose SHAPE answer set flags bit 0, asks consecutive
+ * positions from `known` up: the library computes each in turn, every option below it (so
+ * known), and stores its value into fill[p] before the next. An option at or past its
+ * position returns 2 with stop_at and stop_option set (sgtab then orders by the move graph).
  * Returns 0, or nonzero with error set. */
 int sgtab_call(struct sgtab_call *call);
 
@@ -351,7 +360,10 @@ struct Run {
   }
 
   const char *fault() const;
+  void prepare(struct sgtab_call *call, uint64_t known);
+  bool ask(uint64_t p, long long *c, struct sgtab_call *call);
   int summaries(struct sgtab_call *call);
+  int values(struct sgtab_call *call);
 };
 
 static thread_local Run run;
@@ -388,8 +400,8 @@ inline const char *Run::fault() const {
   return t;
 }
 
-inline int Run::summaries(struct sgtab_call *call) {
-  Options &o = this->o;
+/* The state of a call: the table, the shape, what is known. */
+inline void Run::prepare(struct sgtab_call *call, uint64_t known) {
   uint64_t cap = 1;
   while (cap <= call->vmax) cap <<= 1;
   /* Any XOR of known values is below cap; the gaps of a position lie below cap + its
@@ -402,36 +414,48 @@ inline int Run::summaries(struct sgtab_call *call) {
   o.axes_ = axes;
   o.ranks_ = call->ranks;
   o.rank_ = call->rank;
-  o.known_ = call->ranks ? 0 : (call->known < count ? call->known : count);
+  o.known_ = call->ranks ? 0 : (known < count ? known : count);
   o.known1_ = axes == 1 ? o.known_ : 0;
   /* With nothing known every option is kept, the empty sum too (sgtab reads them all). */
   o.keep_empty_ = o.known_ == 0 && !call->ranks;
+}
+
+/* Asks moves() for position p (coordinates c), again with a larger buffer where its kept
+ * options overflowed; false (with the call's error set) where it faulted. */
+inline bool Run::ask(uint64_t p, long long *c, struct sgtab_call *call) {
+  *call->current = p;
+  point(p, c);
+  for (;;) {
+    if ((uint32_t)++o.stamp_ == 0) {
+      for (uint32_t &m : marks) m = 0;
+      o.stamp_ = 1;
+    }
+    o.marks_ = marks.data();
+    o.pend_ = pend.data();
+    o.cap_ = pend.size();
+    o.npend_ = o.unfolded_ = 0;
+    o.in_sum_ = false;
+    o.fault_ = Options::NONE;
+    moves(Pos(c, axes, p), o);
+    if (o.npend_ <= o.cap_) break;
+    pend.resize(2 * o.npend_);
+  }
+  if (o.fault_ != Options::NONE || o.in_sum_) {
+    call->error = fault();
+    return false;
+  }
+  return true;
+}
+
+inline int Run::summaries(struct sgtab_call *call) {
+  prepare(call, call->known);
+  uint64_t cap = 1;
+  while (cap <= call->vmax) cap <<= 1;
   uint64_t work = 0;
   words.clear();
   long long c[8];
   for (uint64_t n = 0; n < call->count; n++) {
-    const uint64_t p = call->positions[n];
-    *call->current = p;
-    point(p, c);
-    for (;;) {
-      if ((uint32_t)++o.stamp_ == 0) {
-        for (uint32_t &m : marks) m = 0;
-        o.stamp_ = 1;
-      }
-      o.marks_ = marks.data();
-      o.pend_ = pend.data();
-      o.cap_ = pend.size();
-      o.npend_ = o.unfolded_ = 0;
-      o.in_sum_ = false;
-      o.fault_ = Options::NONE;
-      moves(Pos(c, axes, p), o);
-      if (o.npend_ <= o.cap_) break;
-      pend.resize(2 * o.npend_); /* the kept options overflowed: ask again */
-    }
-    if (o.fault_ != Options::NONE || o.in_sum_) {
-      call->error = fault();
-      return 1;
-    }
+    if (!ask(call->positions[n], c, call)) return 1;
     const uint64_t r = o.unfolded_;
     const uint32_t stamp = (uint32_t)o.stamp_;
     const uint32_t *mk = marks.data();
@@ -457,6 +481,44 @@ inline int Run::summaries(struct sgtab_call *call) {
   }
   call->words = words.data();
   call->nwords = words.size();
+  call->options = work;
+  return 0;
+}
+
+inline int Run::values(struct sgtab_call *call) {
+  uint64_t work = 0, cap = 1;
+  while (cap <= call->vmax) cap <<= 1;
+  long long c[8];
+  prepare(call, call->known);
+  for (uint64_t n = 0; n < call->count; n++) {
+    const uint64_t p = call->positions[n];
+    /* Every position before p is known: the table's, or this call's. */
+    o.known_ = p;
+    o.known1_ = axes == 1 ? p : 0;
+    o.keep_empty_ = false;
+    if (!ask(p, c, call)) return 1;
+    if (o.unfolded_ > 0) {
+      /* An option naming a position at or past p: the first such position. */
+      call->stop_at = p;
+      call->stop_option = p;
+      for (uint64_t j = 0, found = 0; j < o.npend_ && !found; j += 1 + pend[j].w) {
+        for (uint64_t t = 1; t <= pend[j].w && !found; t++) {
+          if (pend[j + t].w >= p) call->stop_option = pend[j + t].w, found = 1;
+        }
+      }
+      return 2;
+    }
+    const uint32_t stamp = (uint32_t)o.stamp_;
+    const uint32_t *mk = marks.data();
+    uint64_t v = 0;
+    while (mk[v] == stamp) v++;
+    call->fill[p] = (uint32_t)v;
+    work += v + 1;
+    if (v >= cap) {
+      while (cap <= v) cap <<= 1;
+      if (marks.size() < cap + 2) marks.resize(cap + 2, 0);
+    }
+  }
   call->options = work;
   return 0;
 }
@@ -493,6 +555,7 @@ extern "C" __attribute__((visibility("default"))) int sgtab_call(struct sgtab_ca
       r.axes = s.axes;
       call->axes = (uint32_t)s.axes;
       call->ranked = rank != nullptr;
+      call->flags = 1;
       if (call->what == SGTAB_SHAPE) return 0;
     }
     if (call->what == SGTAB_RANKS) {
@@ -513,6 +576,7 @@ extern "C" __attribute__((visibility("default"))) int sgtab_call(struct sgtab_ca
       return 0;
     }
     if (call->what == SGTAB_SUMMARIES) return r.summaries(call);
+    if (call->what == SGTAB_VALUES) return r.values(call);
     snprintf(error_text, sizeof error_text, "unknown request %u", call->what);
   } catch (const std::exception &e) {
     snprintf(error_text, sizeof error_text, "threw an exception: %s", e.what());

@@ -36,7 +36,8 @@ pub(super) fn summarize(
     table: &[AtomicU32],
     out: &mut Summaries,
 ) -> Result<(), Stop> {
-    let ask = Ask { positions, values: table, known, ranks, vmax };
+    let fill = ranks.is_none() && positions.first() == Some(&known) && positions.windows(2).all(|w| w[1] == w[0] + 1);
+    let ask = Ask { positions, values: table, known, ranks, vmax, fill };
     worker.summaries(&ask, out).map_err(Stop::Game)
 }
 
@@ -159,6 +160,16 @@ pub(super) fn by_index(pool: &mut Pool, table: &[AtomicU32], progress: &Progress
         let (mut kept, mut options) = (0u64, 0u64);
         for reply in pool.round(tasks)? {
             let Reply::Summaries(positions, out) = reply else { unreachable!("summaries give Summaries") };
+            if let Some((p, q)) = out.below {
+                return Err(if q >= count { Stop::Outside(p, q) } else { Stop::NotBelow(p, q) });
+            }
+            if out.filled {
+                // The worker computed its positions itself, each from the ones before.
+                vmax = positions.iter().fold(vmax, |m, &p| m.max(value(p)));
+                options += out.options;
+                pool.spare_summaries.push(out);
+                continue;
+            }
             let mut reader = Reader::new(&out.words);
             for &p in &positions {
                 let (v, k) = reader.next(p, |p, q| match q {
