@@ -7,7 +7,9 @@
 #   scripts/lua-race.sh [ROUNDS] [OUTDIR]        (default 5 rounds, target/lua-race)
 #
 # Games: the 1-3-9 stones to 10^6 heaps (examples/games/stones139.lua) and Lasker's Nim to 5000
-# (examples/games/lasker.lua); the peers are benches/race/*.py and *.cpp, built here into
+# (examples/games/lasker.lua), and the same games in C++ (examples/games/GAME.cpp, sgtab-cpp:
+# compiled once, all cores; scripts/native-race.sh races C++ games against plain C++ at larger
+# sizes); the peers are benches/race/*.py and *.cpp, built here into
 # OUTDIR, never into the project. sgtab runs with --threads 1 and with every core. Where the
 # Python package is installed (`python3 -m pip install ./python`), sgtab from Python runs too:
 # benches/race/GAME_sgtab.py, the plain form (`moves`, py-moves) and the batch form (NumPy
@@ -61,6 +63,10 @@ for line in stones139:1000000 lasker:5000; do
     want=$("$sgtab" dump "$file" | awk '{ s += $1; last = $1 } END { print s, last }')
     peers=("$python benches/race/$game.py $n" "$out/$game $n")
     [ -n "$forms" ] && peers+=("$python benches/race/${game}_sgtab.py $n --check" "$python benches/race/${game}_sgtab.py $n --batch --check")
+    # The same game in C++ (examples/games/GAME.cpp, compiled once into the cache), all cores.
+    "$sgtab" build "cpp:examples/games/$game.cpp:N=$n" --dir "$tables-cpp" >/dev/null 2>&1
+    got=$("$sgtab" dump "$(ls "$tables-cpp"/*.sgt)" | awk '{ s += $1; last = $1 } END { print s, last }')
+    [ "$got" = "$want" ] || { echo "lua-race: $game.cpp gives '$got', the script's table '$want'" >&2; exit 1; }
     for peer in "${peers[@]}"; do
         got=$($peer)
         [ "$got" = "$want" ] || { echo "lua-race: $peer gives '$got', sgtab's table '$want'" >&2; exit 1; }
@@ -70,6 +76,7 @@ for line in stones139:1000000 lasker:5000; do
         run "$game.cpp" "$out/$game" "$n"
         run "$game.sgtab-1" "$sgtab" build "$spec" --dir "$tables" --threads 1
         run "$game.sgtab-all" "$sgtab" build "$spec" --dir "$tables" --threads "$cores"
+        run "$game.sgtab-cpp" "$sgtab" build "cpp:examples/games/$game.cpp:N=$n" --dir "$tables-cpp" --threads "$cores"
         if [ -n "$forms" ]; then
             run "$game.py-moves" "$python" "benches/race/${game}_sgtab.py" "$n"
             run "$game.py-batch" "$python" "benches/race/${game}_sgtab.py" "$n" --batch
@@ -77,7 +84,7 @@ for line in stones139:1000000 lasker:5000; do
     done
     base=$(median "$out/$game.sgtab-all.times")
     echo "$game to $n (medians of $rounds, whole process; ratio = time / sgtab on $cores threads):" | tee -a "$report"
-    for who in python cpp sgtab-1 sgtab-all $forms; do
+    for who in python cpp sgtab-1 sgtab-all sgtab-cpp $forms; do
         m=$(median "$out/$game.$who.times")
         printf "  %-10s %8.3f s  %6.2fx\n" "$who" "$m" "$(awk -v a="$m" -v b="$base" 'BEGIN { print a / b }')" | tee -a "$report"
     done

@@ -38,6 +38,8 @@ pub mod judge;
 #[cfg(feature = "lua")]
 pub mod lua;
 pub mod memory;
+#[cfg(unix)]
+pub mod native;
 pub mod output;
 pub mod plot;
 pub mod progress;

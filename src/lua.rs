@@ -69,11 +69,11 @@ impl Default for Limits {
 pub struct LuaRuntime(pub Limits);
 
 impl crate::spec::Runtime for LuaRuntime {
-    fn kind(&self) -> &'static str {
-        LUA.name
+    fn runs(&self, kind: &str) -> bool {
+        kind == LUA.name
     }
 
-    fn open(&self, origin: &Origin) -> Result<std::sync::Arc<dyn Game>, crate::games::SpecError> {
+    fn open(&self, origin: &Origin, _: Option<&str>) -> Result<std::sync::Arc<dyn Game>, crate::games::SpecError> {
         match origin {
             Origin::Script(script) => {
                 LuaGame::open(script.clone(), self.0).map(|g| std::sync::Arc::new(g) as std::sync::Arc<dyn Game>).map_err(|e| crate::games::SpecError(e.0))

@@ -53,9 +53,12 @@ impl Progress {
         }
         *last = Some(now);
         let pct = if total == 0 { 100.0 } else { done as f64 * 100.0 / total as f64 };
+        let elapsed = now.duration_since(self.start).as_secs_f64();
+        // The time left at the rate so far, where there is a rate.
+        let left = if done > 0 && done < total { format!(", about {:.0}s left", elapsed * (total - done) as f64 / done as f64) } else { String::new() };
         // A line that cannot be printed (stderr full or closed) is dropped: progress is not
         // worth failing, let alone panicking, for.
-        let _ = writeln!(std::io::stderr().lock(), "{}: {pct:5.1}% ({done}/{total}) after {:.1}s", self.label(), now.duration_since(self.start).as_secs_f64());
+        let _ = writeln!(std::io::stderr().lock(), "{}: {pct:5.1}% ({done}/{total}) after {elapsed:.1}s{left}", self.label());
     }
 
     /// Prints the closing line, if anything was printed before.

@@ -82,6 +82,8 @@ pub struct GameBlock {
     pub kind: BlockKind,
     pub dims: Dims,
     pub source: Option<String>,
+    /// For a C++ source, the version of sgtab's header it was compiled against (0 otherwise).
+    pub header: u32,
 }
 
 /// A table as its file holds it: the game's canonical text, its game block where it has one,
@@ -115,7 +117,8 @@ const FIXED: usize = 64;
 /// The game block's bytes (none for a family's game) and its kind byte.
 fn block_bytes(block: Option<&GameBlock>) -> (u8, Vec<u8>) {
     let Some(block) = block else { return (0, Vec::new()) };
-    let mut bytes = vec![block.dims.axes() as u8, 0, 0, 0, 0, 0, 0, 0];
+    let mut bytes = vec![block.dims.axes() as u8, 0, 0, 0];
+    bytes.extend_from_slice(&block.header.to_le_bytes());
     for &d in block.dims.sizes() {
         bytes.extend_from_slice(&d.to_le_bytes());
     }
@@ -182,7 +185,7 @@ pub enum ReadError {
     /// The file is damaged or not a table; the text says which check failed.
     Bad(String),
     /// A sound header names another game (its canonical text) than the one asked for (see
-    /// [`read_expecting`]); its values were not read.
+    /// `read_expecting`); its values were not read.
     OtherGame(String),
 }
 
@@ -359,7 +362,7 @@ fn read_bytes(r: &mut impl Read, len: u64, what: &str) -> Result<Vec<u8>, ReadEr
 fn game_block(kind: BlockKind, block: &[u8], count: u64) -> Result<GameBlock, ReadError> {
     let damaged = |why: String| ReadError::Bad(format!("damaged game block: {why}"));
     let k = block.first().copied().unwrap_or(0) as usize;
-    if !(1..=MAX_AXES).contains(&k) || block.len() < 8 + 8 * k || block[1..8].iter().any(|&b| b != 0) {
+    if !(1..=MAX_AXES).contains(&k) || block.len() < 8 + 8 * k || block[1..4].iter().any(|&b| b != 0) {
         return Err(damaged(format!("{k} axes")));
     }
     let sizes: Vec<u64> = (0..k).map(|i| u64_at(block, 8 + 8 * i)).collect();
@@ -373,7 +376,11 @@ fn game_block(kind: BlockKind, block: &[u8], count: u64) -> Result<GameBlock, Re
         BlockKind::Imported if !rest.is_empty() => return Err(damaged("bytes after the shape of an imported table".into())),
         BlockKind::Imported => None,
     };
-    Ok(GameBlock { kind, dims, source })
+    let header = u32::from_le_bytes([block[4], block[5], block[6], block[7]]);
+    if header != 0 && kind != BlockKind::Script {
+        return Err(damaged("a header version for a game without a source".into()));
+    }
+    Ok(GameBlock { kind, dims, source, header })
 }
 
 /// Checks a rule read from a file against the table's `len` values: 1 ≤ period,

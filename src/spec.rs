@@ -44,6 +44,11 @@ impl GameSpec {
         GameSpec(Arc::new(game))
     }
 
+    /// Wraps a shared game (one a resolver made).
+    pub fn from_arc(game: Arc<dyn Game>) -> GameSpec {
+        GameSpec(game)
+    }
+
     /// The same game at another size ([`Game::with_size`]).
     pub fn with_size(&self, size: u64) -> Option<GameSpec> {
         self.0.with_size(size).map(GameSpec)
@@ -111,11 +116,13 @@ impl std::str::FromStr for GameSpec {
 /// it (`sgtab` registers Lua's), absent from the ones that only read tables (`sgq`). The
 /// resolver knows every kind by its [`Origin`]; a runtime only turns one into a game.
 pub trait Runtime: Send + Sync {
-    /// The kind it runs, as [`Origin::kind`] names it (`lua`).
-    fn kind(&self) -> &'static str;
+    /// Whether it runs games of this kind, as [`Origin::kind`] names them (`lua`, `cpp`).
+    fn runs(&self, kind: &str) -> bool;
 
-    /// The runnable game of `origin` (a script is run once to learn its shape).
-    fn open(&self, origin: &Origin) -> Result<Arc<dyn Game>, SpecError>;
+    /// The runnable game of `origin` (a script is run once to learn its shape): `given` is the
+    /// spec as the user typed it, `None` for a table's game read back from its file (which a
+    /// runtime of code that runs unsandboxed refuses unless it was told it may).
+    fn open(&self, origin: &Origin, given: Option<&str>) -> Result<Arc<dyn Game>, SpecError>;
 }
 
 /// What a spec names, resolved without running anything: the canonical text and the file of
@@ -193,7 +200,7 @@ impl Resolver {
     /// The runnable game `text` names.
     pub fn game(&self, text: &str) -> Result<GameSpec, SpecError> {
         match Origin::parse(text) {
-            Some(origin) => self.open(&origin?),
+            Some(origin) => self.open(&origin?, Some(text)),
             None => GameSpec::parse(text),
         }
     }
@@ -202,7 +209,7 @@ impl Resolver {
     /// runtime, which must give the table's shape; a family's game is itself.
     pub fn runnable(&self, spec: &GameSpec) -> Result<GameSpec, SpecError> {
         let Some(stored) = spec.stored().filter(|_| spec.source().is_none()) else { return Ok(spec.clone()) };
-        let game = self.open(&stored.origin)?;
+        let game = self.open(&stored.origin, None)?;
         let now = game.stored().map(|s| s.dims);
         if now != Some(stored.dims) {
             let shape = now.map_or("no shape".to_string(), |d| format!("the shape {}", d.text()));
@@ -211,20 +218,15 @@ impl Resolver {
         Ok(game)
     }
 
-    fn open(&self, origin: &Origin) -> Result<GameSpec, SpecError> {
+    fn open(&self, origin: &Origin, given: Option<&str>) -> Result<GameSpec, SpecError> {
         if let Origin::Import(name) = origin {
             return Err(SpecError(format!(
                 "import:{name} holds values imported from another program; sgtab cannot compute them (make its table with `sgtab import FILE --name {name} --shape N`)"
             )));
         }
-        match self.runtimes.iter().find(|r| r.kind() == origin.kind()) {
-            Some(runtime) => runtime.open(origin).map(GameSpec),
-            None => Err(SpecError(format!(
-                "{}: this program cannot run {} games (sgtab built with its `{}` feature can)",
-                origin.canonical(),
-                origin.kind(),
-                origin.kind()
-            ))),
+        match self.runtimes.iter().find(|r| r.runs(origin.kind())) {
+            Some(runtime) => runtime.open(origin, given).map(GameSpec),
+            None => Err(SpecError(format!("{}: this program cannot run {} games (sgtab can)", origin.canonical(), origin.kind()))),
         }
     }
 }

@@ -33,6 +33,7 @@
 //! something besides the position, and the table is refused rather than written.
 
 use super::EngineError;
+use crate::games::summary::Summaries;
 use crate::games::{GameError, Source, Worker};
 use crate::progress::Progress;
 use marks::{Marks, fold};
@@ -42,6 +43,7 @@ use std::sync::mpsc;
 mod check;
 mod marks;
 mod orders;
+mod summary;
 
 /// Entries (values and positions) kept for one block, across its threads: 16 to 32 MiB.
 pub const BLOCK_ENTRIES: usize = 1 << 22;
@@ -67,8 +69,9 @@ pub fn compute<S: Source + ?Sized>(source: &S, threads: usize, progress: &Progre
     std::thread::scope(|s| {
         let mut pool = Pool::start(s, source, &table, threads)?;
         let done = if source.ranked() {
-            orders::by_rank(&mut pool, &table, progress)
+            orders::by_rank(&mut pool, &table, source.summarizes(), progress)
         } else {
+            let by_index = if source.summarizes() { summary::by_index } else { by_index };
             match by_index(&mut pool, &table, progress) {
                 Err(Stop::NotBelow(p, q)) => {
                     progress.set_label(format!(
@@ -159,8 +162,11 @@ enum Task {
     Block { positions: Vec<u64>, known: u64, found: Found, budget: usize },
     /// The ranks of these positions.
     Ranks { positions: Vec<u64>, out: Vec<i64> },
-    /// Take the mex of these positions of one rank (of ranks `ranks`), writing the table.
-    Layer { positions: Vec<u64>, rank: i64, ranks: *const [i64] },
+    /// Take the mex of these positions of one rank (of ranks `ranks`), writing the table; by
+    /// summaries where `summaries` (no known value is above `vmax`).
+    Layer { positions: Vec<u64>, rank: i64, ranks: *const [i64], summaries: bool, vmax: u32 },
+    /// Summarise these positions, those below `known` known ([`summary`]).
+    Summaries { positions: Vec<u64>, known: u64, vmax: u32, out: Summaries },
     /// Store every option of these positions, up to `budget` entries as a block.
     Graph { positions: Vec<u64>, found: Found, budget: usize },
 }
@@ -174,7 +180,9 @@ enum Reply {
     /// for the next round) and what was found for them.
     Found(Vec<u64>, Found),
     Ranks(Vec<i64>),
-    Layer,
+    /// A layer done, and the largest value it stored.
+    Layer(u32),
+    Summaries(Vec<u64>, Summaries),
     Failed(Stop),
 }
 
@@ -221,6 +229,7 @@ struct Pool {
     replies: Vec<mpsc::Receiver<Reply>>,
     /// Buffers handed back by the last round, to reuse.
     spare: Vec<Found>,
+    spare_summaries: Vec<Summaries>,
 }
 
 impl Pool {
@@ -259,7 +268,7 @@ impl Pool {
             tasks.push(task_tx);
             replies.push(reply_rx);
         }
-        Ok(Pool { tasks, replies, spare: Vec::new() })
+        Ok(Pool { tasks, replies, spare: Vec::new(), spare_summaries: Vec::new() })
     }
 
     fn threads(&self) -> usize {
@@ -289,6 +298,10 @@ impl Pool {
         }
     }
 
+    fn summaries(&mut self) -> Summaries {
+        self.spare_summaries.pop().unwrap_or_default()
+    }
+
     fn found(&mut self) -> Found {
         let mut f = self.spare.pop().unwrap_or_default();
         f.clear();
@@ -308,10 +321,22 @@ fn run(worker: &mut dyn Worker, task: Task, table: &[AtomicU32], marks: &mut Mar
                 Err(e) => Reply::Failed(Stop::Game(e)),
             }
         }
-        Task::Layer { positions, rank, ranks } => {
+        Task::Layer { positions, rank, ranks, summaries: false, .. } => {
             // SAFETY: see `Task`: the slice outlives the task and is not written meanwhile.
             orders::layer(worker, positions, rank, unsafe { &*ranks }, table, marks)
         }
+        Task::Layer { positions, rank, ranks, summaries: true, vmax } => {
+            let mut out = Summaries::default();
+            // SAFETY: as above.
+            match summary::layer(worker, &positions, rank, unsafe { &*ranks }, vmax, table, &mut out) {
+                Ok(most) => Reply::Layer(most),
+                Err(stop) => Reply::Failed(stop),
+            }
+        }
+        Task::Summaries { positions, known, vmax, mut out } => match summary::summarize(worker, &positions, known, None, vmax, table, &mut out) {
+            Ok(()) => Reply::Summaries(positions, out),
+            Err(stop) => Reply::Failed(stop),
+        },
         Task::Graph { positions, found, budget } => orders::graph(worker, positions, found, budget, table.len() as u64),
     }
 }

@@ -21,6 +21,7 @@ pub mod grundy;
 pub mod lasker;
 pub mod stored;
 pub mod sub;
+pub mod summary;
 pub mod takebreak;
 
 use crate::progress::Progress;
@@ -70,6 +71,8 @@ pub static FAMILIES: &[&Family] = &[
     &corner::ROOK,
     &corner::KING,
     &stored::LUA,
+    &stored::CPP,
+    &stored::NATIVE,
     &stored::IMPORT,
 ];
 
@@ -144,6 +147,12 @@ pub trait Source: Sync {
         false
     }
 
+    /// Whether the engine should ask workers for summaries ([`Worker::summaries`]) rather than
+    /// options: a worker that folds options where they are made (a native game) gains by it.
+    fn summarizes(&self) -> bool {
+        false
+    }
+
     /// A worker for the calling thread.
     fn worker(&self) -> Result<Box<dyn Worker + '_>, GameError>;
 
@@ -164,6 +173,13 @@ pub trait Worker {
     fn ranks(&mut self, positions: &[u64], out: &mut Vec<i64>) -> Result<(), GameError> {
         let _ = (positions, out);
         Err(GameError("this game gives no ranks".into()))
+    }
+
+    /// The summaries of `ask`'s positions into `out` ([`summary`]: each position's value, or
+    /// its options not yet known and the values its known options miss). By default made from
+    /// [`Worker::options`].
+    fn summaries(&mut self, ask: &summary::Ask, out: &mut summary::Summaries) -> Result<(), GameError> {
+        summary::from_options(self, ask, out)
     }
 }
 

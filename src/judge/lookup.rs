@@ -10,7 +10,7 @@
 
 use super::JudgeError;
 use crate::games::Positions;
-use crate::games::stored::{Origin, Script, shell_word};
+use crate::games::stored::{Origin, Param, Script, shell_word};
 use crate::spec::GameSpec;
 use crate::table::Table;
 use crate::values::Packed;
@@ -311,16 +311,17 @@ impl<'a> Lookup<'a> {
                 larger[axis] = c.saturating_add(1);
                 return Some(format!("{found}; import a larger one: `sgtab import FILE --name {name} --shape {}`", shape(&larger)));
             }
+            Origin::Library(_) => return Some(format!("{found}; its library computes a larger one if it is built with a larger shape")),
         };
-        // The script's path as the user gave it, else its name (the table stores its text).
-        let path = self.found.spec.and_then(Script::path_of).map_or_else(|| format!("{}.lua", script.name), str::to_string);
-        let command = |params: &[(String, i64)]| format!("`sgtab build {}`", shell_word(&Script::spec_at(&path, params)));
+        // The source's path as the user gave it, else its name (the table stores its text).
+        let path = self.found.spec.and_then(Script::path_of).map_or_else(|| script.file(), str::to_string);
+        let command = |params: &[(String, Param)]| format!("`sgtab build {}`", shell_word(&script.spec_at(&path, params)));
         // A parameter equal to the size passed is most likely the one that sets it.
         let size = sizes[axis];
-        let how = match script.params.iter().position(|&(_, v)| u64::try_from(v) == Ok(size)) {
+        let how = match script.params.iter().position(|(_, v)| v.int().and_then(|v| u64::try_from(v).ok()) == Some(size)) {
             Some(i) if c < i64::MAX as u64 => {
                 let mut params = script.params.clone();
-                params[i].1 = c as i64 + 1;
+                params[i].1 = Param::Int(c as i64 + 1);
                 format!("build a larger one from its script: {} (this one was built with {}={size})", command(&params), params[i].0)
             }
             _ => format!("{} built this one: build it again with parameters that make its shape larger", command(&script.params)),

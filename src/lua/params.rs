@@ -9,7 +9,16 @@
 
 use super::state::{State, lua_message};
 use crate::games::GameError;
-use crate::games::stored::Script;
+use crate::games::stored::{Param, Script};
+
+/// A parameter as the script sees it: an integer, or a list (`S={2,5,7}`) as a table with
+/// keys 1 to n.
+pub(crate) fn to_lua(lua: &mlua::Lua, value: &Param) -> mlua::Result<mlua::Value> {
+    match value {
+        Param::Int(v) => Ok(mlua::Value::Integer(*v)),
+        Param::List(list) => lua.create_sequence_from(list.iter().copied()).map(mlua::Value::Table),
+    }
+}
 
 const KEYWORDS: &[&str] = &[
     "and", "break", "do", "else", "elseif", "end", "false", "for", "function", "goto", "if", "in", "local", "nil", "not", "or", "repeat", "return", "then",

@@ -170,7 +170,7 @@ impl State {
             if lua.globals().raw_get::<mlua::Value>(name.as_str()).map_err(fail)? != mlua::Nil {
                 return Err(GameError(format!("{spec}: parameter {name} would replace the global `{name}` the script needs; choose another name")));
             }
-            given.raw_set(name.as_str(), *value).map_err(fail)?;
+            given.raw_set(name.as_str(), params::to_lua(&lua, value).map_err(fail)?).map_err(fail)?;
         }
         let control: mlua::Table = lua.load(PRELUDE).set_name("=sgtab").call(given).map_err(fail)?;
         let changed = control.raw_get("changed").map_err(fail)?;

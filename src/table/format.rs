@@ -20,6 +20,7 @@ fn to_sgt(table: &Table) -> Sgt {
         kind: if stored.script().is_some() { BlockKind::Script } else { BlockKind::Imported },
         dims: stored.dims,
         source: stored.script().map(|s| s.text.clone()),
+        header: stored.script().map_or(0, |s| s.header),
     });
     Sgt { version: VERSION, spec: table.spec.to_string(), block, values: table.values.clone(), rule: table.rule }
 }
@@ -67,7 +68,9 @@ fn admit(head: &Header, want: Option<&str>) -> Result<Option<GameSpec>, ReadErro
             Some(spec)
         }
         Some(kind) => {
-            if (kind == BlockKind::Script) != text.starts_with("lua:") || (kind == BlockKind::Imported) != text.starts_with("import:") {
+            let script = text.starts_with("lua:") || text.starts_with("cpp:");
+            let imported = text.starts_with("import:") || text.starts_with("native:");
+            if (kind == BlockKind::Script) != script || (kind == BlockKind::Imported) != imported {
                 return bad(format!("damaged header: a game block of kind {} for the spec {shown}", kind as u8));
             }
             None
@@ -84,7 +87,8 @@ fn table_of(sgt: Sgt, game: Option<GameSpec>) -> Result<Table, ReadError> {
     let spec = match (game, &sgt.block) {
         (Some(spec), _) => spec,
         (None, Some(block)) => GameSpec::new(
-            Stored::from_parts(&sgt.spec, block.dims, block.source.as_deref()).map_err(|why| ReadError::Bad(format!("damaged game block: {why}")))?,
+            Stored::from_parts(&sgt.spec, block.dims, block.source.as_deref(), block.header)
+                .map_err(|why| ReadError::Bad(format!("damaged game block: {why}")))?,
         ),
         (None, None) => unreachable!("a header without a game block names a family's game"),
     };

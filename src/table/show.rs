@@ -51,16 +51,28 @@ pub fn show(table: &Table, file: &Path, count: Option<u64>, rows: Option<u64>, w
     out!(w, "file:     {} ({size} bytes, {version})", file.display());
     out!(w, "game:     {}", table.spec);
     if let Some(stored) = table.spec.stored() {
-        match stored.script() {
-            Some(script) => out!(
+        match (stored.script(), &stored.origin) {
+            (Some(script), _) if script.lang == games::stored::Lang::Cpp => out!(
                 w,
-                "script:   {}.lua, hash {} ({} bytes, stored in the file; `sgtab verify` runs it again), parameters: {}",
-                script.name,
+                "source:   {}, C++, hash {} ({} bytes, stored in the file, compiled against sgtab.h version {}; `sgtab verify --allow-native` compiles and runs it again), parameters: {}",
+                script.file(),
+                script.hash(),
+                script.text.len(),
+                script.header,
+                script.params_text()
+            ),
+            (Some(script), _) => out!(
+                w,
+                "script:   {}, hash {} ({} bytes, stored in the file; `sgtab verify` runs it again), parameters: {}",
+                script.file(),
                 script.hash(),
                 script.text.len(),
                 script.params_text()
             ),
-            None => out!(w, "import:   values imported by `sgtab import` (no definition to recompute them from)"),
+            (None, games::stored::Origin::Library(_)) => {
+                out!(w, "library:  values computed by a shared library (native:), which the file does not carry: no definition to recompute them from")
+            }
+            (None, _) => out!(w, "import:   values imported by `sgtab import` (no definition to recompute them from)"),
         }
     }
     if let games::Positions::Grid(dims) = table.spec.positions() {

@@ -68,12 +68,21 @@ pub(crate) struct ScriptArgs {
     /// Memory each Lua interpreter (one a thread) may hold, in MiB
     #[arg(long, default_value_t = 256, value_name = "MIB", value_parser = clap::value_parser!(u64).range(1..=1 << 20))]
     pub(crate) lua_memory: u64,
-    /// Seconds one call of a script's function may run before it is stopped (an endless loop)
+    /// Seconds one call of a script's function (or a native game's position) may run before it
+    /// is stopped (an endless loop)
     #[arg(long, default_value_t = 10, value_name = "S", value_parser = clap::value_parser!(u64).range(1..=1 << 30))]
     pub(crate) lua_seconds: u64,
+    /// Compile and run the C++ source a table carries (verify, build --from): native code runs
+    /// unsandboxed, so a table never runs it unasked
+    #[arg(long)]
+    pub(crate) allow_native: bool,
 }
 
 impl ScriptArgs {
+    pub(crate) fn native(&self) -> sgtab::native::Limits {
+        sgtab::native::Limits { seconds: self.lua_seconds }
+    }
+
     #[cfg(feature = "lua")]
     pub(crate) fn limits(&self) -> sgtab::lua::Limits {
         sgtab::lua::Limits { memory: self.lua_memory << 20, seconds: self.lua_seconds }
@@ -254,6 +263,8 @@ pub(crate) enum Command {
         #[arg(long)]
         chips: Option<u32>,
     },
+    /// Print sgtab.h, the header a C++ game includes (sgtab writes it beside each compile)
+    Header,
 }
 
 /// `-d/--dir DIR`, the directory `build` and `import` write tables into. `-o/--out` names a file
@@ -336,6 +347,7 @@ impl Command {
             Command::Export { out: None, .. } => Some("the source"),
             Command::Export { out: Some(_), .. } | Command::Plot { .. } => None,
             Command::Gen { .. } => Some("the judge input"),
+            Command::Header => Some("the header"),
         }
     }
 }
@@ -354,7 +366,7 @@ impl Command {
             Command::Dump { file, out, .. } | Command::Export { file, out, .. } => (vec![file], out.as_deref()),
             Command::Plot { file, out, font, .. } => (std::iter::once(file).chain(font).map(PathBuf::as_path).collect(), Some(out)),
             Command::Import { file, .. } => (if file == Path::new("-") { vec![] } else { vec![file.as_path()] }, None),
-            Command::Gen { .. } => (vec![], None),
+            Command::Gen { .. } | Command::Header => (vec![], None),
         }
     }
 }

@@ -106,6 +106,7 @@ fn main() -> ExitCode {
         Command::Plot { file, out, size, font, range, detrend } => plot(&file, &out, size, font.as_deref(), range.as_deref(), detrend),
         Command::Import { file, name, shape, dir } => import(&file, &name, shape, &dir.resolve("import")),
         Command::Gen { problem, seed, cases, per_case, chips } => generate(&problem, seed, Size { cases, per_case, chips }),
+        Command::Header => write!(io::stdout().lock(), "{}", sgtab::native::HEADER).map_err(stdout_error),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -177,6 +178,7 @@ fn parse_specs(specs: &[String], from: &[PathBuf], script: ScriptArgs) -> Result
 /// The resolver of every kind of game this program runs.
 fn resolver(args: ScriptArgs) -> Resolver {
     let resolver = Resolver::new();
+    let resolver = resolver.with(sgtab::native::NativeRuntime { limits: args.native(), allow_stored: args.allow_native });
     #[cfg(feature = "lua")]
     let resolver = resolver.with(sgtab::lua::LuaRuntime(args.limits()));
     #[cfg(not(feature = "lua"))]

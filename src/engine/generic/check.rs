@@ -14,8 +14,11 @@
 //! worker (a script's top level once more).
 
 use super::marks::Marks;
+use super::summary::Reader;
 use super::{EngineError, Stop};
+use crate::games::summary::{Ask, Summaries};
 use crate::games::{Source, Worker};
+use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
 /// The first positions, all sampled.
 const FIRST: u64 = 64;
@@ -44,8 +47,16 @@ pub(super) fn recheck<S: Source + ?Sized>(source: &S, values: &[u32]) -> Result<
     let mut worker = source.worker().map_err(EngineError::from)?;
     let mut marks = Marks::default();
     let mut asked: Vec<(u64, u64)> = Vec::new();
+    // A source that summarises is asked for its values past the first positions (whose options
+    // are compared again below): with the whole table known, a position's summary is its value,
+    // and its options need not cross one by one.
+    let known: Option<Vec<AtomicU32>> = source.summarizes().then(|| values.iter().map(|&v| AtomicU32::new(v)).collect());
+    let vmax = values.iter().copied().max().unwrap_or(0);
     for &p in sample.iter().rev() {
-        let (value, options) = ask(&mut *worker, p, values, &mut marks).map_err(|stop| stop.error(source))?;
+        let (value, options) = match &known {
+            Some(table) if asked.len() >= REPEAT => (summarized(&mut *worker, p, table, vmax).map_err(|stop| stop.error(source))?, 0),
+            _ => ask(&mut *worker, p, values, &mut marks).map_err(|stop| stop.error(source))?,
+        };
         if value != values[p as usize] {
             return Err(EngineError::game(format!(
                 "position {} is worth {value} by its options asked again of a fresh worker (for a script, a new interpreter), but {} in the build: the moves depend on something besides the position (state kept between calls?), so the table could differ from run to run; nothing was written",
@@ -67,6 +78,17 @@ pub(super) fn recheck<S: Source + ?Sized>(source: &S, values: &[u32]) -> Result<
         }
     }
     Ok(())
+}
+
+/// Position `p`'s value by its summary with every position of `table` known.
+fn summarized(worker: &mut dyn Worker, p: u64, table: &[AtomicU32], vmax: u32) -> Result<u32, Stop> {
+    let mut out = Summaries::default();
+    let count = table.len() as u64;
+    let ask = Ask { positions: &[p], values: table, known: count, ranks: None, vmax, fill: false };
+    worker.summaries(&ask, &mut out).map_err(Stop::Game)?;
+    let mut reader = Reader::new(&out.words);
+    let (value, _) = reader.next(p, |p, q| if q < count { Ok(table[q as usize].load(Relaxed)) } else { Err(Stop::Outside(p, q)) })?;
+    Ok(value)
 }
 
 /// Position `p`'s value by its options over `values`, and a digest of its options (the same

@@ -67,7 +67,7 @@ pub(super) fn layer(worker: &mut dyn Worker, positions: Vec<u64>, rank: i64, ran
             return Reply::Failed(stop);
         }
     }
-    Reply::Layer
+    Reply::Layer(0)
 }
 
 /// Every option of these positions, kept, for the move graph.
@@ -86,7 +86,7 @@ pub(super) fn graph(worker: &mut dyn Worker, positions: Vec<u64>, found: Found, 
 }
 
 /// Rank by rank.
-pub(super) fn by_rank(pool: &mut Pool, table: &[AtomicU32], progress: &Progress) -> Result<(), Stop> {
+pub(super) fn by_rank(pool: &mut Pool, table: &[AtomicU32], summaries: bool, progress: &Progress) -> Result<(), Stop> {
     let count = table.len();
     let mut ranks: Vec<i64> = crate::memory::filled(count, 0i64, "the ranks")?;
     // The ranks, CHUNK positions a task.
@@ -113,6 +113,7 @@ pub(super) fn by_rank(pool: &mut Pool, table: &[AtomicU32], progress: &Progress)
     }
     order.sort_by_key(|&p| ranks[p as usize]);
     let mut start = 0;
+    let mut vmax = 0;
     while start < count {
         let rank = ranks[order[start] as usize];
         let end = start + order[start..].partition_point(|&p| ranks[p as usize] == rank);
@@ -126,10 +127,14 @@ pub(super) fn by_rank(pool: &mut Pool, table: &[AtomicU32], progress: &Progress)
             while tasks.len() < pool.threads() && at < end {
                 let stop = (at + each).min(end);
                 let ranks: *const [i64] = &ranks[..];
-                tasks.push(Task::Layer { positions: order[at..stop].to_vec(), rank, ranks });
+                tasks.push(Task::Layer { positions: order[at..stop].to_vec(), rank, ranks, summaries, vmax });
                 at = stop;
             }
-            pool.round(tasks)?;
+            for reply in pool.round(tasks)? {
+                if let Reply::Layer(most) = reply {
+                    vmax = vmax.max(most);
+                }
+            }
         }
         progress.tick(count as u64 / 8 + end as u64 * 7 / 8, count as u64);
         start = end;

@@ -235,3 +235,105 @@ fn moves_that_depend_on_earlier_calls_are_refused_before_the_table_is_returned()
     let plain = Closure(500, |p, f| (0..p).filter(|q| q % 3 != 0).for_each(|q| f(&[q])));
     assert_eq!(compute(&plain, 2, &Progress::silent()).unwrap(), brute(500, &|p, f| (0..p).filter(|q| q % 3 != 0).for_each(|q| f(&[q]))));
 }
+
+/// A source asked for summaries ([`Worker::summaries`], made from its options by default).
+struct Summarized<S: Source>(S);
+
+impl<S: Source> Source for Summarized<S> {
+    fn count(&self) -> u64 {
+        self.0.count()
+    }
+    fn ranked(&self) -> bool {
+        self.0.ranked()
+    }
+    fn summarizes(&self) -> bool {
+        true
+    }
+    fn worker(&self) -> Result<Box<dyn Worker + '_>, GameError> {
+        self.0.worker()
+    }
+}
+
+/// Lasker's Nim: take any number, or split in two (a sum).
+fn lasker(p: u64, f: &mut dyn FnMut(&[u64])) {
+    (0..p).for_each(|q| f(&[q]));
+    (1..=p / 2).for_each(|a| f(&[a, p - a]));
+}
+
+#[test]
+fn summaries_by_index_equal_the_brute_force_on_every_thread_count() {
+    type Shared<'a> = &'a (dyn Fn(u64, &mut dyn FnMut(&[u64])) + Sync);
+    let games: [(u64, Shared); 4] = [
+        (700, &lasker),
+        // Options far below and just below; positions with none between others.
+        (900, &|p, f| {
+            if p % 7 != 3 {
+                [1, 2, 5, 64].iter().filter(|&&d| d <= p).for_each(|&d| f(&[p - d]));
+            }
+        }),
+        // Sums of three, the empty sum, and the same option twice.
+        (400, &|p, f| {
+            f(&[]);
+            if p >= 3 {
+                f(&[p / 3, p / 3, p - 1 - 2 * (p / 3)]);
+                f(&[p - 1]);
+                f(&[p - 1]);
+            }
+        }),
+        (1, &|_, _| {}),
+    ];
+    for (count, options) in games {
+        let want = brute(count, &options);
+        for threads in 1..4 {
+            let got = compute(&Summarized(Closure(count, options)), threads, &Progress::silent()).unwrap();
+            assert_eq!(got, want, "{count} positions, {threads} threads");
+        }
+    }
+}
+
+#[test]
+fn summaries_fall_back_to_the_move_graph_and_refuse_what_options_refuse() {
+    let up = |p: u64, f: &mut dyn FnMut(&[u64])| {
+        if p < 50 {
+            f(&[p + 1]);
+        }
+        if p > 0 {
+            f(&[p - 1]);
+        }
+    };
+    let down = |p: u64, f: &mut dyn FnMut(&[u64])| {
+        if p < 50 {
+            f(&[p + 1]);
+        }
+    };
+    assert!(compute(&Summarized(Closure(51, up)), 2, &Progress::silent()).unwrap_err().line.contains("cycle"));
+    assert_eq!(compute(&Summarized(Closure(51, down)), 2, &Progress::silent()).unwrap(), brute(51, &down));
+    let outside = Closure(10, |p, f| {
+        if p == 7 {
+            f(&[3, 12])
+        }
+    });
+    let e = compute(&Summarized(outside), 1, &Progress::silent()).unwrap_err();
+    assert!(e.line.starts_with("position 7 has an option at index 12, outside the table's 10 positions"), "{e}");
+}
+
+#[test]
+fn summaries_by_rank_equal_the_brute_force_and_refuse_wrong_ranks() {
+    let count = 24 * 24;
+    let knight = |p: u64, f: &mut dyn FnMut(&[u64])| {
+        let (x, y) = ((p / 24) as i64, (p % 24) as i64);
+        for (dx, dy) in [(-2, -1), (-2, 1), (-1, -2), (1, -2)] {
+            let (a, b) = (x + dx, y + dy);
+            if (0..24).contains(&a) && (0..24).contains(&b) {
+                f(&[(a * 24 + b) as u64]);
+            }
+        }
+    };
+    let want = brute(count, &knight);
+    for threads in 1..4 {
+        let got = compute(&Summarized(Ranked(count, knight, |p| (p / 24 + p % 24) as i64)), threads, &Progress::silent()).unwrap();
+        assert_eq!(got, want, "{threads} threads");
+    }
+    let e = compute(&Summarized(Ranked(count, knight, |p| (p / 24) as i64)), 2, &Progress::silent()).unwrap_err();
+    assert!(e.line.contains("every option's positions must have a smaller rank"), "{e}");
+}

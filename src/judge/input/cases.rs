@@ -4,9 +4,9 @@
 //! - [`Counted`]: `T`, then T cases, each a count n and n body numbers that each count on their
 //!   own (`lasker`'s heaps, `sgq sum`'s heaps and rows). The format is declared once, as data,
 //!   and both paths read it: the stream case by case, input in memory by the prefix-sum walk
-//!   ([`mapped::prefix`]), which hands over to the stream where it stops.
+//!   (`mapped::prefix`), which hands over to the stream where it stops.
 //! - [`answer_cases`]: cases a problem's grammar reads one by one (through [`Numbers`]: the
-//!   scanner, or [`TokenNumbers`](mapped::tokens::TokenNumbers)), answered as they come on one
+//!   scanner, or `TokenNumbers`), answered as they come on one
 //!   thread or in batches on the threads where answering is most of the work (`snim`, `funny`).
 
 use super::mapped::prefix::{self, Body, Sum};

@@ -1,7 +1,7 @@
 //! The bulk number kernels: one walk over 64-byte blocks (classify every byte, find the token
 //! starts and ends as bit masks, convert each number with no loop over its digits), in two
-//! variants with one contract: [`portable`] (SSE2 through `wide`, any x86-64; scalar code
-//! elsewhere) and, where the CPU has it, `avx2` (hand-written `std::arch`). [`blocks`] is the
+//! variants with one contract: `portable` (SSE2 through `wide`, any x86-64; scalar code
+//! elsewhere) and, where the CPU has it, `avx2` (hand-written `std::arch`). `blocks` is the
 //! one entry point: it runs the kernel [`NumberKernel::chosen`] picked once for the process.
 //! `sgq` is built for plain x86-64, so `wide` alone would never use AVX2.
 

@@ -2,7 +2,7 @@
 //! what any problem makes of them. A problem's grammar reads its numbers through [`Numbers`],
 //! whatever the input is:
 //!
-//! - a stream (a pipe, a terminal, a small file): the [`Scanner`] ([`scanner`]), through one
+//! - a stream (a pipe, a terminal, a small file): the [`Scanner`] (`scanner`), through one
 //!   fixed buffer, with a reader thread beside it on a pipe ([`read_ahead`]);
 //! - a regular file, mapped into memory ([`open`]): read on every core ([`mapped`]), pieces cut
 //!   at whitespace, and walked in order; anything unusual is handed to a scanner at its byte,
@@ -86,7 +86,7 @@ pub type Beyond<'a> = Option<&'a dyn Fn(&str, Option<u64>) -> String>;
 
 /// The numbers of a judge input, in order, as a problem's grammar reads them: the streaming
 /// [`Scanner`], or the tokens of an input in memory read on every core
-/// ([`super::tokens::Mapped`]). Each problem's grammar is written once, against this, so the
+/// (`super::tokens::Mapped`). Each problem's grammar is written once, against this, so the
 /// two paths cannot drift apart; a source that meets anything unusual hands it to a scanner at
 /// that byte, so every message is the scanner's own.
 pub trait Numbers {

@@ -369,7 +369,7 @@ impl<R: Read, B: Buf> Scanner<R, B> {
 
     /// [`fold_or`](Scanner::fold_or) that keeps what it folded when it stops early: the value,
     /// how many of the `count` numbers are left, and why it stopped (`None`: all were read).
-    /// The parallel path ([`super::parallel`]) folds a piece this way and steps over bad tokens.
+    /// The parallel path (`super::parallel`) folds a piece this way and steps over bad tokens.
     #[allow(clippy::too_many_arguments)]
     #[inline]
     pub fn fold_some<A>(

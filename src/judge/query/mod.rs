@@ -2,7 +2,7 @@
 //! same input layer as the five problems.
 //!
 //! A position is read as the game reads its index ([`Positions`]): a heap size, a row bitmask,
-//! a board square `x y` ([`board`]), or k coordinates of a grid. A heap past the table is
+//! a board square `x y` (`board`), or k coordinates of a grid. A heap past the table is
 //! answered from the stored rule: silently when the rule is proven, with one note (once) when
 //! it is only checked, and refused when there is no rule. Refusals keep the scanner's line and
 //! column and say which build would cover the position. Values are never computed past 64
@@ -34,7 +34,7 @@ pub fn value<'a>(table: impl Into<FoundTable<'a>>, input: impl Read, out: &mut i
 /// on `par.threads` threads (a piece's lines in a buffer), and the buffers written in order,
 /// with the note (if any) before the first line that needs it. A piece stops at its first token
 /// that is not a position in range; its lines before it are written, and the streaming path
-/// takes over at that token, so the error is its own. Boards: [`board_value`].
+/// takes over at that token, so the error is its own. Boards: `board_value`.
 pub fn value_bytes<'a>(
     table: impl Into<FoundTable<'a>>,
     data: &[u8],

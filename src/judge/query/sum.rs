@@ -94,7 +94,7 @@ pub fn sum<'a>(table: impl Into<FoundTable<'a>>, words: &Words, input: impl Read
 
 /// [`sum`] for an input all in memory: heaps and rows on `par.threads` threads (counted
 /// cases: a position's value and whether it is past the table are its sum); boards by
-/// [`board_sum`]; grids read in order on one thread.
+/// `board_sum`; grids read in order on one thread.
 pub fn sum_bytes<'a>(
     table: impl Into<FoundTable<'a>>,
     words: &Words,

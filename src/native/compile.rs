@@ -1,0 +1,106 @@
+//! A C++ game compiled once: the library of a source, its parameters, the compiler and the
+//! header is cached under the user's cache directory and found again by a hash of all four.
+//!
+//! The compile runs in a fresh directory beside the cache's files, with the header and the
+//! source written there (the source behind a `#line` that gives its own file name, so the
+//! compiler's diagnostics name it); the library is renamed into place when it is complete, so
+//! builds of the same game at once never see half a library, and the last rename wins with the
+//! same bytes' worth of code.
+
+use crate::games::GameError;
+use crate::games::stored::Script;
+use std::hash::{Hash, Hasher};
+use std::io::ErrorKind;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
+/// The flags every game is compiled with (`-Wl,-z,defs`: a missing `moves` or `shape` is a
+/// link error naming it, not a library that fails to load).
+pub(super) const FLAGS: [&str; 5] = ["-O2", "-std=c++17", "-shared", "-fPIC", "-Wl,-z,defs"];
+
+/// The compiler: `$CXX`, else `c++`.
+fn compiler() -> String {
+    std::env::var("CXX").ok().filter(|c| !c.trim().is_empty()).unwrap_or_else(|| "c++".into())
+}
+
+/// `$XDG_CACHE_HOME/sgtab`, else `~/.cache/sgtab`.
+pub fn cache_dir() -> Result<PathBuf, String> {
+    let base = std::env::var_os("XDG_CACHE_HOME").map(PathBuf::from).filter(|p| p.is_absolute());
+    let base = base.or_else(|| std::env::var_os("HOME").filter(|h| !h.is_empty()).map(|h| PathBuf::from(h).join(".cache")));
+    base.map(|b| b.join("sgtab")).ok_or_else(|| "no cache directory for compiled games: set XDG_CACHE_HOME or HOME".into())
+}
+
+/// The `-D` flags of the parameters: `-DN=40`, `-DS={2,5,7}`.
+pub(super) fn defines(script: &Script) -> Vec<String> {
+    script.params.iter().map(|(k, v)| format!("-D{k}={v}")).collect()
+}
+
+/// The compiled library of `script`, compiled now where the cache has none.
+pub(super) fn library(script: &Script) -> Result<PathBuf, GameError> {
+    let fail = |why: String| GameError(format!("{}: {why}", script.canonical()));
+    let cxx = compiler();
+    let version = match Command::new(&cxx).arg("--version").stdin(Stdio::null()).stderr(Stdio::null()).output() {
+        Ok(out) if out.status.success() => out.stdout,
+        Ok(out) => return Err(fail(format!("the C++ compiler `{cxx}` does not answer --version ({}); set CXX to a C++ compiler", out.status))),
+        Err(e) if e.kind() == ErrorKind::NotFound => {
+            return Err(fail(format!("no C++ compiler: `{cxx}` is not installed; install one (apt-get install g++) or set CXX to a compiler")));
+        }
+        Err(e) => return Err(fail(format!("cannot run the C++ compiler `{cxx}`: {e}; set CXX to a compiler"))),
+    };
+    let mut h = std::hash::DefaultHasher::new();
+    (&script.text, defines(script), &cxx, &version, super::HEADER, FLAGS).hash(&mut h);
+    let key = format!("{:016x}{:08x}", h.finish(), crc32fast::hash(script.text.as_bytes()));
+    let dir = cache_dir().map_err(&fail)?.join("native");
+    std::fs::create_dir_all(&dir).map_err(|e| fail(format!("cannot make the cache directory {}: {e}", dir.display())))?;
+    let lib = dir.join(format!("{}-{key}.so", script.name));
+    if lib.is_file() {
+        return Ok(lib);
+    }
+    compile(script, &cxx, &dir, &lib).map_err(fail)?;
+    Ok(lib)
+}
+
+/// Compiles `script` with `cxx` in a fresh directory under `dir`, then renames the library to
+/// `lib`. The compiler's diagnostics go to stderr as it writes them.
+fn compile(script: &Script, cxx: &str, dir: &Path, lib: &Path) -> Result<(), String> {
+    static SEQ: AtomicU64 = AtomicU64::new(0);
+    let work = dir.join(format!(".build-{}-{}", std::process::id(), SEQ.fetch_add(1, Relaxed)));
+    let _ = std::fs::remove_dir_all(&work);
+    std::fs::create_dir(&work).map_err(|e| format!("cannot make {}: {e}", work.display()))?;
+    let cleanup = Cleanup(&work);
+    let file = script.file();
+    let source = work.join(&file);
+    let text = format!("#line 1 \"{file}\"\n{}", script.text);
+    std::fs::write(work.join("sgtab.h"), super::HEADER)
+        .and_then(|_| std::fs::write(&source, text))
+        .map_err(|e| format!("cannot write into {}: {e}", work.display()))?;
+    let out = work.join("game.so");
+    let status = Command::new(cxx)
+        .args(FLAGS)
+        .arg("-I")
+        .arg(&work)
+        .args(defines(script))
+        .arg("-o")
+        .arg(&out)
+        .arg(&source)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .status()
+        .map_err(|e| format!("cannot run the C++ compiler `{cxx}`: {e}"))?;
+    if !status.success() {
+        return Err(format!("{file} did not compile ({cxx} {}; its diagnostics are above)", status));
+    }
+    std::fs::rename(&out, lib).map_err(|e| format!("cannot move the compiled library to {}: {e}", lib.display()))?;
+    drop(cleanup);
+    Ok(())
+}
+
+/// Removes a compile's directory however the compile ends.
+struct Cleanup<'a>(&'a Path);
+
+impl Drop for Cleanup<'_> {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(self.0);
+    }
+}

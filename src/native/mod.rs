@@ -1,0 +1,337 @@
+//! Games at native speed: `cpp:PATH[:NAME=VALUE,...]`, a C++ file compiled against sgtab's
+//! header (`sgtab.h`, [`HEADER`]), and `native:PATH`, a shared library built by any language
+//! against the C interface that header wraps. docs/native.md is the user's guide.
+//!
+//! A C++ game is compiled once (`compile`: `$CXX` or `c++`, cached under the user's cache
+//! directory), loaded, and handed to the generic engine as a [`Source`] whose workers answer
+//! blocks of positions with summaries (`crate::games::summary`) through the library's one
+//! entry point, `sgtab_call`: the header folds each option whose positions are known straight
+//! into a mark array, as a plain table loop does, so options never cross into Rust one by one.
+//!
+//! The user's code runs unsandboxed in this process. A crash in it or a call past the time
+//! bound ends the process with one line naming the position (`guard`): while a native game's
+//! workers live, sgtab holds handlers for SIGSEGV, SIGBUS, SIGFPE, SIGILL and SIGABRT and a
+//! watchdog thread, and puts the handlers before back when they end. A program that embeds
+//! sgtab's library and builds native games must know this.
+//!
+//! A table never runs code unasked: `verify` and `build --from` run a stored C++ source only
+//! when told to (`--allow-native`); everything else reads the table alone.
+
+mod compile;
+mod guard;
+mod library;
+
+use crate::games::stored::{self, CPP, NATIVE, Origin, Script, Stored, positions_of};
+use crate::games::summary::{Ask, Summaries};
+use crate::games::{Dims, Family, Game, GameError, Positions, Source, SpecError, Worker};
+use crate::spec::MAX_LEN;
+pub use compile::cache_dir;
+use library::{Call, Library};
+use std::path::Path;
+use std::sync::Arc;
+
+/// The header a C++ game includes (`#include <sgtab.h>`): `sgtab header` prints it.
+pub const HEADER: &str = include_str!("sgtab.h");
+
+/// Bounds on a native game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Seconds one position's `moves` or `rank` may run.
+    pub seconds: u64,
+}
+
+/// A native game, loaded and its shape known.
+#[derive(Debug)]
+pub struct NativeGame {
+    /// The C++ source, where the game is one (a `native:` library has none).
+    script: Option<Script>,
+    canonical: String,
+    /// The file it is shown by: `knight.cpp`, `libgame.so`.
+    file: String,
+    dims: Dims,
+    ranked: bool,
+    /// Whether the library computes runs of positions itself (`SGTAB_VALUES`).
+    fills: bool,
+    library: Arc<Library>,
+    limits: Limits,
+}
+
+/// What runs native games (`cpp:`, `native:`) for the [`crate::spec::Resolver`]. A table's
+/// stored C++ source is compiled and run again only where `allow_stored` says it may
+/// (`--allow-native`): a table file never runs code unasked.
+#[derive(Clone, Copy, Debug)]
+pub struct NativeRuntime {
+    pub limits: Limits,
+    pub allow_stored: bool,
+}
+
+impl crate::spec::Runtime for NativeRuntime {
+    fn runs(&self, kind: &str) -> bool {
+        kind == stored::CPP.name || kind == stored::NATIVE.name
+    }
+
+    fn open(&self, origin: &Origin, given: Option<&str>) -> Result<Arc<dyn Game>, SpecError> {
+        let game = match (origin, given) {
+            (Origin::Script(script), Some(_)) => NativeGame::open(script.clone(), self.limits),
+            (Origin::Script(script), None) if self.allow_stored => NativeGame::open(script.clone(), self.limits),
+            (Origin::Script(_), None) => {
+                return Err(SpecError(format!(
+                    "{} carries C++ source, which runs unsandboxed: sgtab compiles and runs it only with --allow-native (read the source first: `sgtab show` names it)",
+                    origin.canonical()
+                )));
+            }
+            (Origin::Library(_), Some(text)) => NativeGame::open_library(Path::new(text.trim().trim_start_matches("native:")), self.limits),
+            _ => {
+                return Err(SpecError(format!(
+                    "{} holds values computed by a shared library the table does not carry; sgtab cannot recompute them",
+                    origin.canonical()
+                )));
+            }
+        };
+        game.map(|g| Arc::new(g) as Arc<dyn Game>).map_err(|e| SpecError(e.0))
+    }
+}
+
+impl NativeGame {
+    /// Compiles (or finds in the cache) and loads a C++ game.
+    pub fn open(script: Script, limits: Limits) -> Result<NativeGame, GameError> {
+        check_params(&script)?;
+        let lib = compile::library(&script)?;
+        let canonical = script.canonical();
+        let library = Library::open(&lib).map_err(|e| GameError(format!("{canonical}: {e}")))?;
+        let file = script.file();
+        NativeGame::with(Some(script), canonical, file, library, limits)
+    }
+
+    /// Loads a shared library built against the C interface of `sgtab.h`.
+    pub fn open_library(path: &Path, limits: Limits) -> Result<NativeGame, GameError> {
+        let canonical = stored::library_canonical(path).map_err(|e| GameError(e.0))?;
+        let library = Library::open(path).map_err(|e| GameError(format!("{canonical}: {e}")))?;
+        let file = path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
+        NativeGame::with(None, canonical, file, library, limits)
+    }
+
+    fn with(script: Option<Script>, canonical: String, file: String, library: Library, limits: Limits) -> Result<NativeGame, GameError> {
+        let context = Arc::new(guard::Context {
+            prefix: format!("sgtab: error: {canonical}: {file} at position ").into_bytes(),
+            dims: Dims::new(&[1], 1).expect("one position"),
+            seconds: limits.seconds,
+        });
+        let slot = guard::Slot::register(context);
+        let mut call = Call::new(library::SHAPE, slot.current.as_ptr());
+        let asked = slot.run(|| library.call(&mut call));
+        guard::release(&slot);
+        asked.map_err(|e| GameError(format!("{canonical}: {file}: {e}")))?;
+        let axes = call.axes as usize;
+        if !(1..=crate::values::MAX_AXES).contains(&axes) {
+            return Err(GameError(format!("{canonical}: {file} gives a shape of {axes} sizes; give 1 to 8")));
+        }
+        let dims = Dims::new(&call.sizes[..axes], MAX_LEN)
+            .map_err(|e| GameError(format!("{canonical}: {file}: {e} (sgtab builds tables of up to 2^30 positions)")))?;
+        let fills = call.flags & 1 != 0;
+        Ok(NativeGame { script, canonical, file, dims, ranked: call.ranked != 0, fills, library: Arc::new(library), limits })
+    }
+
+    pub fn dims(&self) -> Dims {
+        self.dims
+    }
+
+    fn error(&self, slot: &guard::Slot, why: String) -> GameError {
+        GameError(format!("{}: {} at position {}: {why}", self.canonical, self.file, slot.position()))
+    }
+}
+
+/// Every parameter must be named in the source: `cpp:x.cpp:n=2` for a source that reads `N`
+/// would build the default game under a name that says `n=2`.
+fn check_params(script: &Script) -> Result<(), GameError> {
+    let words: std::collections::HashSet<&str> = script.text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).collect();
+    match script.params.iter().find(|(name, _)| !words.contains(name.as_str())) {
+        Some((name, _)) => Err(GameError(format!(
+            "{}: parameter {name} is never named in {}; parameter names are case-sensitive macros (-D{name}=...)",
+            script.canonical(),
+            script.file()
+        ))),
+        None => Ok(()),
+    }
+}
+
+impl Game for NativeGame {
+    fn family(&self) -> &'static Family {
+        if self.script.is_some() { &CPP } else { &NATIVE }
+    }
+
+    fn canonical(&self) -> String {
+        self.canonical.clone()
+    }
+
+    fn len(&self) -> u64 {
+        self.dims.len()
+    }
+
+    fn positions(&self) -> Positions {
+        positions_of(&self.dims)
+    }
+
+    fn source(&self) -> Option<&dyn Source> {
+        Some(self)
+    }
+
+    fn stored(&self) -> Option<Stored> {
+        let origin = match &self.script {
+            Some(s) => stored::Origin::Script(s.clone()),
+            None => stored::Origin::Library(self.canonical.clone()),
+        };
+        Some(Stored { origin, dims: self.dims })
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
+
+impl Source for NativeGame {
+    fn count(&self) -> u64 {
+        self.dims.len()
+    }
+
+    fn ranked(&self) -> bool {
+        self.ranked
+    }
+
+    fn summarizes(&self) -> bool {
+        true
+    }
+
+    fn worker(&self) -> Result<Box<dyn Worker + '_>, GameError> {
+        let prefix = format!("sgtab: error: {}: {} at position ", self.canonical, self.file).into_bytes();
+        let context = Arc::new(guard::Context { prefix, dims: self.dims, seconds: self.limits.seconds });
+        Ok(Box::new(NativeWorker { game: self, slot: guard::Slot::register(context), summaries: Summaries::default() }))
+    }
+
+    fn name(&self, p: u64) -> String {
+        self.dims.name(p)
+    }
+}
+
+/// One thread's caller of the library.
+struct NativeWorker<'a> {
+    game: &'a NativeGame,
+    slot: Arc<guard::Slot>,
+    summaries: Summaries,
+}
+
+impl Drop for NativeWorker<'_> {
+    fn drop(&mut self) {
+        guard::release(&self.slot);
+    }
+}
+
+impl Worker for NativeWorker<'_> {
+    fn summaries(&mut self, ask: &Ask, out: &mut Summaries) -> Result<(), GameError> {
+        out.filled = false;
+        out.below = None;
+        if ask.fill && self.game.fills && ask.ranks.is_none() {
+            return self.fill(ask, out);
+        }
+        let mut call = Call::new(library::SUMMARIES, self.slot.current.as_ptr());
+        call.positions = ask.positions.as_ptr();
+        call.count = ask.positions.len() as u64;
+        // AtomicU32 has u32's layout; the library reads only known positions, which no
+        // thread writes during the call.
+        call.values = ask.values.as_ptr().cast();
+        call.known = ask.known;
+        call.vmax = ask.vmax;
+        if let Some((ranks, rank)) = ask.ranks {
+            call.ranks = ranks.as_ptr();
+            call.rank = rank;
+        }
+        let library = &self.game.library;
+        self.slot.run(|| library.call(&mut call)).map_err(|e| self.game.error(&self.slot, e))?;
+        out.words.clear();
+        if call.nwords > 0 {
+            // SAFETY: the interface says `words` holds `nwords` words until the next call.
+            out.words.extend_from_slice(unsafe { std::slice::from_raw_parts(call.words, call.nwords as usize) });
+        }
+        out.options = call.options;
+        Ok(())
+    }
+
+    fn options(&mut self, positions: &[u64], f: &mut dyn FnMut(u64, &[u64])) -> Result<(), GameError> {
+        // Nothing known: every option comes back kept, as its positions.
+        let mut summaries = std::mem::take(&mut self.summaries);
+        let values: Vec<std::sync::atomic::AtomicU32> = Vec::new();
+        let got = self.summaries(&Ask { positions, values: &values, known: 0, ranks: None, vmax: 0, fill: false }, &mut summaries);
+        let result = got.and_then(|()| each_option(&summaries.words, positions, f));
+        self.summaries = summaries;
+        result
+    }
+
+    fn ranks(&mut self, positions: &[u64], out: &mut Vec<i64>) -> Result<(), GameError> {
+        let mut call = Call::new(library::RANKS, self.slot.current.as_ptr());
+        call.positions = positions.as_ptr();
+        call.count = positions.len() as u64;
+        let library = &self.game.library;
+        self.slot.run(|| library.call(&mut call)).map_err(|e| self.game.error(&self.slot, e))?;
+        if !positions.is_empty() {
+            // SAFETY: the interface says `rank_out` holds `count` ranks until the next call.
+            out.extend_from_slice(unsafe { std::slice::from_raw_parts(call.rank_out, positions.len()) });
+        }
+        Ok(())
+    }
+}
+
+impl NativeWorker<'_> {
+    /// `ask`'s positions computed by the library itself, in order, into the table.
+    fn fill(&mut self, ask: &Ask, out: &mut Summaries) -> Result<(), GameError> {
+        let mut call = Call::new(library::VALUES, self.slot.current.as_ptr());
+        call.positions = ask.positions.as_ptr();
+        call.count = ask.positions.len() as u64;
+        call.values = ask.values.as_ptr().cast();
+        // The positions asked are this thread's alone until the reply: no one else reads or
+        // writes them meanwhile (AtomicU32 has u32's layout).
+        call.fill = ask.values.as_ptr().cast_mut().cast();
+        call.known = ask.known;
+        call.vmax = ask.vmax;
+        let library = &self.game.library;
+        match self.slot.run(|| library.raw(&mut call)) {
+            0 => {}
+            2 => out.below = Some((call.stop_at, call.stop_option)),
+            _ => return Err(self.game.error(&self.slot, call.error_text())),
+        }
+        out.words.clear();
+        out.options = call.options;
+        out.filled = true;
+        Ok(())
+    }
+}
+
+/// The options of summaries made with nothing known: each position's r options, then r + 1
+/// gaps to skip.
+fn each_option(words: &[u64], positions: &[u64], f: &mut dyn FnMut(u64, &[u64])) -> Result<(), GameError> {
+    let bad = || GameError("the game's summaries are malformed (a library that does not keep to sgtab.h's word format?)".into());
+    let mut at = 0;
+    for &p in positions {
+        let r = *words.get(at).ok_or_else(bad)?;
+        if r >= words.len() as u64 {
+            return Err(bad());
+        }
+        let r = r as usize;
+        at += 1;
+        if r == 0 {
+            at += 1;
+            continue;
+        }
+        for _ in 0..r {
+            let k = *words.get(at).ok_or_else(bad)?;
+            if k >= words.len() as u64 {
+                return Err(bad());
+            }
+            let k = k as usize;
+            let parts = words.get(at + 1..at + 1 + k).ok_or_else(bad)?;
+            f(p, parts);
+            at += 1 + k;
+        }
+        at = at.checked_add(r + 1).ok_or_else(bad)?;
+    }
+    if at == words.len() { Ok(()) } else { Err(bad()) }
+}

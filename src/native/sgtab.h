@@ -1,0 +1,591 @@
+/* sgtab.h: a game for sgtab written in C++ (sgtab build cpp:FILE.cpp[:NAME=VALUE,...]).
+ *
+ * `sgtab header` prints this file; sgtab writes it beside each compile, so a game needs no
+ * copy of it. The game defines, after `#include <sgtab.h>`:
+ *
+ *   sgtab::Shape shape();                          1 to 8 sizes: `return N;` or `return {N, N};`
+ *   void moves(sgtab::Pos p, sgtab::Options &o);   the options of position p
+ *   long long rank(sgtab::Pos p);                  optional: every option's positions rank lower
+ *
+ * A position p has coordinates p[0] .. p[k-1] (k = the number of sizes), 0 <= p[i] < size i; a
+ * 1-D position also reads as its integer (`long long n = p;`), and p.index() is its table index
+ * (row-major: ((p[0]*d1 + p[1])*d2 + p[2])...). Options:
+ *
+ *   o.add(a, b)                    a move to the position (a, b): one coordinate an axis
+ *   o.sum(a, n - a)                1-D: a move that leaves the heaps a and n - a side by side
+ *                                  (worth the XOR of their values); o.sum() leaves nothing (0)
+ *   o.sum({{x1, y1}, {x2, y2}})    k-D: the positions (x1, y1) and (x2, y2) side by side
+ *   o.begin_sum(); o.part(x, y); ... o.end_sum();   a sum of any number of parts, one at a time
+ *
+ * An option outside the shape, a position with the wrong number of coordinates, or an exception
+ * thrown out of moves or rank stops the build with one line naming the position. Parameters
+ * arrive as macros: cpp:game.cpp:N=40,S={2,5,7} compiles with -DN=40 -DS={2,5,7}, and
+ * `for (long long k : S)` walks a list. moves and rank must depend on the position alone (no
+ * state kept between calls): sgtab calls them on every core, in an order of its choosing.
+ *
+ * The C interface below is what sgtab loads; `native:LIB.so` takes a library built by any
+ * language that exports `sgtab_call` as described (docs/native.md). */
+#ifndef SGTAB_H
+#define SGTAB_H
+
+#include <stdint.h>
+
+#define SGTAB_ABI 1
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What sgtab asks in one call. */
+enum sgtab_what {
+  SGTAB_SHAPE = 0,     /* answer axes, sizes, ranked */
+  SGTAB_RANKS = 1,     /* answer rank_out[0..count): the rank of each position asked */
+  SGTAB_SUMMARIES = 2, /* answer words[0..nwords): each position's summary, in order */
+  SGTAB_VALUES = 3,    /* store each position's value into fill[p], in order (optional) */
+};
+
+/* One call: sgtab fills the fields marked "in", the library those marked "out". Memory the
+ * library answers with stays its own and valid until its next call on the same thread. */
+struct sgtab_call {
+  uint32_t abi;                /* in: SGTAB_ABI */
+  uint32_t what;               /* in: an enum sgtab_what */
+  const uint64_t *positions;   /* in: the table indices of the positions asked */
+  uint64_t count;              /* in: how many */
+  const uint32_t *values;      /* in: the table; values[q] is final where q < known, or
+                                  where ranks is set and ranks[q] < rank */
+  uint64_t known;              /* in: positions below this index are known */
+  const int64_t *ranks;        /* in: the rank of every position (NULL unless by rank) */
+  int64_t rank;                /* in: the rank of the positions asked (with ranks) */
+  uint32_t vmax;               /* in: no known value is above this */
+  uint32_t flags;              /* out (SHAPE): 1 where the library answers SGTAB_VALUES */
+  volatile uint64_t *current;  /* in: store each position here as its work starts */
+  uint32_t axes;               /* out (SHAPE): 1 to 8 */
+  uint32_t ranked;             /* out (SHAPE): 1 where the game gives ranks */
+  uint64_t sizes[8];           /* out (SHAPE) */
+  const int64_t *rank_out;     /* out (RANKS) */
+  const uint64_t *words;       /* out (SUMMARIES), see below */
+  uint64_t nwords;             /* out (SUMMARIES) */
+  uint64_t options;            /* out (SUMMARIES): work done, for progress: about the
+                                  options enumerated (the values scanned for the gaps, plus
+                                  the options kept) */
+  const char *error;           /* out: where sgtab_call returns nonzero, why (one line) */
+  uint32_t *fill;              /* in (VALUES): the table, written at the positions asked */
+  uint64_t stop_at;            /* out (VALUES, returning 2): a position with an option ... */
+  uint64_t stop_option;        /* ... at this index, not below it */
+};
+
+/* A position's summary is r, the number of its options not folded (an option is folded where
+ * every position it names is known; by rank, every option is); then, where r = 0, its value
+ * (the mex of its options' values); otherwise its r options, each as k, then k table indices (a
+ * sum of k positions; 1 for a plain move), then the first r + 1 values that no folded option
+ * has, in increasing order (its value is the first of these that no unfolded option has).
+ *
+ * SGTAB_VALUES, asked only of a library whose SHAPE answer set flags bit 0, asks consecutive
+ * positions from `known` up: the library computes each in turn, every option below it (so
+ * known), and stores its value into fill[p] before the next. An option at or past its
+ * position returns 2 with stop_at and stop_option set (sgtab then orders by the move graph).
+ * Returns 0, or nonzero with error set. */
+int sgtab_call(struct sgtab_call *call);
+
+#ifdef __cplusplus
+}
+
+#include <exception>
+#include <initializer_list>
+#include <stdio.h>
+#include <type_traits>
+#include <vector>
+
+#define SGTAB_HEADER_VERSION 1
+
+namespace sgtab {
+
+/* The sizes of the table: `return N;` (positions 0..N-1) or `return {N, N};`. */
+struct Shape {
+  long long size[8];
+  int axes;
+  Shape(long long n) : size{n}, axes(1) {}
+  Shape(std::initializer_list<long long> s) : size{}, axes(0) {
+    for (long long v : s) {
+      if (axes < 9) size[axes < 8 ? axes : 7] = v;
+      axes++;
+    }
+  }
+};
+
+/* A position: p[i] its coordinates; a 1-D position reads as its integer. */
+class Pos {
+ public:
+  Pos(const long long *c, int k, uint64_t i) : c_(c), k_(k), i_(i) {}
+  long long operator[](int i) const { return c_[i]; }
+  operator long long() const { return c_[0]; }
+  int size() const { return k_; }
+  uint64_t index() const { return i_; }
+
+ private:
+  const long long *c_;
+  int k_;
+  uint64_t i_;
+};
+
+/* A position given to o.sum({...}) or o.part(...): `{x, y}`, or a heap. */
+struct Point {
+  long long c[8];
+  int k;
+  Point(long long x) : c{x}, k(1) {}
+  Point(std::initializer_list<long long> s) : c{}, k(0) {
+    for (long long v : s) {
+      if (k < 8) c[k] = v;
+      k++;
+    }
+  }
+};
+
+namespace detail {
+struct Run;
+/* A word kept for sgtab (a struct, so that storing one cannot alias Options' own fields). */
+struct Word {
+  uint64_t w;
+};
+}  // namespace detail
+
+/* The options of one position, folded as they come: see moves() above. Every method is
+ * inline and calls nothing, so that the compiler keeps the mark array, the table and the
+ * bound of the known positions in registers across the caller's loop: an option whose
+ * positions are known costs one load and one store, as in a plain table loop. Others are
+ * kept in a buffer; a position that overflows it is asked again with a larger one. */
+class Options {
+ public:
+  void add(long long x) {
+    /* Read before the branch, so that the compiler may keep them in registers. */
+    const uint64_t i = (uint64_t)x, known = known1_;
+    const uint32_t *values = values_, stamp = (uint32_t)stamp_;
+    uint32_t *marks = marks_;
+    if (__builtin_expect(i < known, 1)) {
+      marks[values[i]] = stamp;
+      return;
+    }
+    keep(&x, 1);
+  }
+
+  template <class... T, typename std::enable_if<(sizeof...(T) >= 2), int>::type = 0>
+  void add(T... c) {
+    static_assert(sizeof...(T) <= 8, "a position has 1 to 8 coordinates");
+    const long long v[] = {(long long)c...};
+    const uint64_t known = known_;
+    const uint32_t *values = values_, stamp = (uint32_t)stamp_;
+    uint32_t *marks = marks_;
+    uint64_t i;
+    if (__builtin_expect(index(v, (int)sizeof...(T), i) && i < known, 1)) {
+      marks[values[i]] = stamp;
+      return;
+    }
+    keep(v, (int)sizeof...(T));
+  }
+
+  /* 1-D: two heaps side by side (the fast path), or any number. */
+  void sum(long long a, long long b) {
+    const uint64_t i = (uint64_t)a, j = (uint64_t)b, known = known1_;
+    const uint32_t *values = values_, stamp = (uint32_t)stamp_;
+    uint32_t *marks = marks_;
+    if (__builtin_expect(i < known && j < known, 1)) {
+      marks[values[i] ^ values[j]] = stamp;
+      return;
+    }
+    begin_sum();
+    part_of(&a, 1);
+    part_of(&b, 1);
+    end_sum();
+  }
+
+  template <class... T, typename std::enable_if<(sizeof...(T) != 2), int>::type = 0>
+  void sum(T... h) {
+    const long long v[] = {0, (long long)h...};
+    begin_sum();
+    for (int j = 1; j <= (int)sizeof...(T); j++) part_of(&v[j], 1);
+    end_sum();
+  }
+
+  /* Any shape: the positions side by side. */
+  void sum(std::initializer_list<Point> parts) {
+    begin_sum();
+    for (const Point &p : parts) part_of(p.c, p.k);
+    end_sum();
+  }
+
+  void begin_sum() {
+    if (in_sum_) bad(NESTED, nullptr, 0);
+    in_sum_ = true;
+    sum_at_ = npend_;
+    put(0);
+  }
+
+  template <class... T>
+  void part(T... c) {
+    const long long v[] = {(long long)c...};
+    part_of(v, (int)sizeof...(T));
+  }
+
+  void end_sum() {
+    if (!in_sum_) {
+      bad(END, nullptr, 0);
+      return;
+    }
+    in_sum_ = false;
+    if (npend_ > cap_) return; /* overflowed: the position is asked again */
+    const uint64_t k = npend_ - sum_at_ - 1;
+    pend_[sum_at_].w = k;
+    bool all = k > 0 || !keep_empty_;
+    uint32_t x = 0;
+    for (uint64_t j = 0; j < k; j++) {
+      const uint64_t i = pend_[sum_at_ + 1 + j].w;
+      if (known(i)) {
+        x ^= values_[i];
+      } else {
+        all = false;
+      }
+    }
+    if (all) {
+      marks_[x] = (uint32_t)stamp_;
+      npend_ = sum_at_;
+    } else {
+      unfolded_++;
+    }
+  }
+
+ private:
+  friend struct detail::Run;
+  enum Fault { NONE, OUTSIDE, PART, RANK, NESTED, END, LOOSE };
+
+  bool index(const long long *v, int k, uint64_t &out) const {
+    if (k != axes_) return false;
+    uint64_t i = 0;
+    for (int j = 0; j < k; j++) {
+      if ((uint64_t)v[j] >= size_[j]) return false;
+      i = i * size_[j] + (uint64_t)v[j];
+    }
+    out = i;
+    return true;
+  }
+  /* Whether position i (inside the shape) is known; by rank, checks that it ranks lower. */
+  bool known(uint64_t i) {
+    if (ranks_) {
+      if (ranks_[i] >= rank_) bad(RANK, nullptr, 0, i);
+      return true;
+    }
+    return i < known_;
+  }
+  void put(uint64_t w) {
+    if (npend_ < cap_) pend_[npend_].w = w;
+    npend_++;
+  }
+  void keep(const long long *v, int k) {
+    uint64_t i;
+    if (!index(v, k, i)) {
+      bad(OUTSIDE, v, k);
+    } else if (known(i)) {
+      marks_[values_[i]] = (uint32_t)stamp_;
+    } else {
+      put(1);
+      put(i);
+      unfolded_++;
+    }
+  }
+  void part_of(const long long *v, int k) {
+    uint64_t i;
+    if (!in_sum_) {
+      bad(LOOSE, nullptr, 0);
+    } else if (!index(v, k, i)) {
+      bad(PART, v, k);
+    } else {
+      put(i);
+    }
+  }
+  /* Notes the first fault of the position; sgtab_call words it once moves returns. */
+  void bad(Fault f, const long long *v, int k, uint64_t at = 0) {
+    if (fault_ != NONE) return;
+    fault_ = f;
+    fault_k_ = k;
+    fault_at_ = at;
+    for (int j = 0; j < k && j < 8; j++) fault_v_[j] = v[j];
+  }
+
+  const uint32_t *values_ = nullptr;
+  uint32_t *marks_ = nullptr;
+  uint64_t stamp_ = 0; /* 64 bits: a store into the 32-bit marks cannot alias it */
+  uint64_t known_ = 0, known1_ = 0;
+  const int64_t *ranks_ = nullptr;
+  int64_t rank_ = 0;
+  uint64_t size_[8] = {};
+  int axes_ = 1;
+  detail::Word *pend_ = nullptr;
+  uint64_t npend_ = 0, cap_ = 0, unfolded_ = 0, sum_at_ = 0;
+  bool in_sum_ = false, keep_empty_ = false;
+  Fault fault_ = NONE;
+  int fault_k_ = 0;
+  uint64_t fault_at_ = 0;
+  long long fault_v_[8] = {};
+};
+
+}  // namespace sgtab
+
+sgtab::Shape shape();
+void moves(sgtab::Pos p, sgtab::Options &o);
+long long rank(sgtab::Pos p) __attribute__((weak));
+
+namespace sgtab {
+namespace detail {
+
+static thread_local char error_text[512];
+
+/* One thread's buffers, kept between calls. */
+struct Run {
+  std::vector<uint32_t> marks;
+  std::vector<uint64_t> words;
+  std::vector<Word> pend;
+  std::vector<int64_t> ranks;
+  Options o;
+  uint64_t sizes[8];
+  int axes = 0;
+
+  void point(uint64_t i, long long *c) const {
+    if (axes == 1) {
+      c[0] = (long long)i;
+      return;
+    }
+    for (int j = axes - 1; j >= 0; j--) {
+      c[j] = (long long)(i % sizes[j]);
+      i /= sizes[j];
+    }
+  }
+
+  const char *fault() const;
+  void prepare(struct sgtab_call *call, uint64_t known);
+  bool ask(uint64_t p, long long *c, struct sgtab_call *call);
+  int summaries(struct sgtab_call *call);
+  int values(struct sgtab_call *call);
+};
+
+static thread_local Run run;
+
+/* The fault of the position just asked, in words. */
+inline const char *Run::fault() const {
+  char *t = error_text;
+  const size_t n = sizeof error_text;
+  size_t at = 0;
+  const Options &o = this->o;
+  auto coords = [&](const char *what) {
+    at += snprintf(t + at, n - at, "%s (", what);
+    for (int j = 0; j < o.fault_k_ && at < n; j++) at += snprintf(t + at, n - at, j ? ", %lld" : "%lld", o.fault_v_[j]);
+    if (at < n) at += snprintf(t + at, n - at, ")");
+    if (o.fault_k_ != o.axes_ && at < n) {
+      snprintf(t + at, n - at, ": %d coordinate%s where the shape has %d", o.fault_k_, o.fault_k_ == 1 ? "" : "s", o.axes_);
+    } else if (at < n) {
+      at += snprintf(t + at, n - at, ", outside the shape ");
+      for (int j = 0; j < o.axes_ && at < n; j++) at += snprintf(t + at, n - at, j ? "x%llu" : "%llu", (unsigned long long)o.size_[j]);
+    }
+  };
+  switch (o.fault_) {
+    case Options::OUTSIDE: coords("an option is the position"); break;
+    case Options::PART: coords("a sum has a part"); break;
+    case Options::RANK:
+      snprintf(t, n, "an option names index %llu of rank %lld, not below the position's rank %lld: every option's positions must rank lower",
+               (unsigned long long)o.fault_at_, (long long)o.ranks_[o.fault_at_], (long long)o.rank_);
+      break;
+    case Options::NESTED: snprintf(t, n, "a sum was begun (begin_sum) inside another"); break;
+    case Options::END: snprintf(t, n, "o.end_sum() without o.begin_sum()"); break;
+    case Options::LOOSE: snprintf(t, n, "o.part() outside a sum: call o.begin_sum() first"); break;
+    case Options::NONE: snprintf(t, n, "a sum was begun (begin_sum) and not ended (end_sum)"); break;
+  }
+  return t;
+}
+
+/* The state of a call: the table, the shape, what is known. */
+inline void Run::prepare(struct sgtab_call *call, uint64_t known) {
+  uint64_t cap = 1;
+  while (cap <= call->vmax) cap <<= 1;
+  /* Any XOR of known values is below cap; the gaps of a position lie below cap + its
+   * unfolded options + 1. */
+  if (marks.size() < cap + 2) marks.resize(cap + 2, 0);
+  if (pend.size() < 4096) pend.resize(4096);
+  uint64_t count = 1;
+  for (int j = 0; j < axes; j++) o.size_[j] = sizes[j], count *= sizes[j];
+  o.values_ = call->values;
+  o.axes_ = axes;
+  o.ranks_ = call->ranks;
+  o.rank_ = call->rank;
+  o.known_ = call->ranks ? 0 : (known < count ? known : count);
+  o.known1_ = axes == 1 ? o.known_ : 0;
+  /* With nothing known every option is kept, the empty sum too (sgtab reads them all). */
+  o.keep_empty_ = o.known_ == 0 && !call->ranks;
+}
+
+/* Asks moves() for position p (coordinates c), again with a larger buffer where its kept
+ * options overflowed; false (with the call's error set) where it faulted. */
+inline bool Run::ask(uint64_t p, long long *c, struct sgtab_call *call) {
+  *call->current = p;
+  point(p, c);
+  for (;;) {
+    if ((uint32_t)++o.stamp_ == 0) {
+      for (uint32_t &m : marks) m = 0;
+      o.stamp_ = 1;
+    }
+    o.marks_ = marks.data();
+    o.pend_ = pend.data();
+    o.cap_ = pend.size();
+    o.npend_ = o.unfolded_ = 0;
+    o.in_sum_ = false;
+    o.fault_ = Options::NONE;
+    moves(Pos(c, axes, p), o);
+    if (o.npend_ <= o.cap_) break;
+    pend.resize(2 * o.npend_);
+  }
+  if (o.fault_ != Options::NONE || o.in_sum_) {
+    call->error = fault();
+    return false;
+  }
+  return true;
+}
+
+inline int Run::summaries(struct sgtab_call *call) {
+  prepare(call, call->known);
+  uint64_t cap = 1;
+  while (cap <= call->vmax) cap <<= 1;
+  uint64_t work = 0;
+  words.clear();
+  long long c[8];
+  for (uint64_t n = 0; n < call->count; n++) {
+    if (!ask(call->positions[n], c, call)) return 1;
+    const uint64_t r = o.unfolded_;
+    const uint32_t stamp = (uint32_t)o.stamp_;
+    const uint32_t *mk = marks.data();
+    uint64_t v = 0;
+    while (mk[v] == stamp) v++; /* the first gap: the folded options' mex */
+    words.push_back(r);
+    if (r == 0) {
+      words.push_back(v);
+      work += v + 1;
+      continue;
+    }
+    for (uint64_t j = 0; j < o.npend_; j++) words.push_back(pend[j].w);
+    if (marks.size() < cap + r + 2) marks.resize(cap + r + 2, 0), mk = marks.data();
+    const size_t at = words.size();
+    words.resize(at + r + 1);
+    uint64_t *gaps = words.data() + at;
+    gaps[0] = v++;
+    for (uint64_t found = 1; found <= r; v++) {
+      gaps[found] = v;
+      found += mk[v] != stamp;
+    }
+    work += v + r;
+  }
+  call->words = words.data();
+  call->nwords = words.size();
+  call->options = work;
+  return 0;
+}
+
+inline int Run::values(struct sgtab_call *call) {
+  uint64_t work = 0, cap = 1;
+  while (cap <= call->vmax) cap <<= 1;
+  long long c[8];
+  prepare(call, call->known);
+  for (uint64_t n = 0; n < call->count; n++) {
+    const uint64_t p = call->positions[n];
+    /* Every position before p is known: the table's, or this call's. */
+    o.known_ = p;
+    o.known1_ = axes == 1 ? p : 0;
+    o.keep_empty_ = false;
+    if (!ask(p, c, call)) return 1;
+    if (o.unfolded_ > 0) {
+      /* An option naming a position at or past p: the first such position. */
+      call->stop_at = p;
+      call->stop_option = p;
+      for (uint64_t j = 0, found = 0; j < o.npend_ && !found; j += 1 + pend[j].w) {
+        for (uint64_t t = 1; t <= pend[j].w && !found; t++) {
+          if (pend[j + t].w >= p) call->stop_option = pend[j + t].w, found = 1;
+        }
+      }
+      return 2;
+    }
+    const uint32_t stamp = (uint32_t)o.stamp_;
+    const uint32_t *mk = marks.data();
+    uint64_t v = 0;
+    while (mk[v] == stamp) v++;
+    call->fill[p] = (uint32_t)v;
+    work += v + 1;
+    if (v >= cap) {
+      while (cap <= v) cap <<= 1;
+      if (marks.size() < cap + 2) marks.resize(cap + 2, 0);
+    }
+  }
+  call->options = work;
+  return 0;
+}
+
+}  // namespace detail
+}  // namespace sgtab
+
+extern "C" __attribute__((visibility("default"))) int sgtab_call(struct sgtab_call *call) {
+  using namespace sgtab::detail;
+  Run &r = run;
+  call->error = nullptr;
+  if (call->abi != SGTAB_ABI) {
+    snprintf(error_text, sizeof error_text, "the library speaks version %d of sgtab's interface, sgtab asked for %u", SGTAB_ABI, call->abi);
+    call->error = error_text;
+    return 1;
+  }
+  try {
+    if (r.axes == 0 || call->what == SGTAB_SHAPE) {
+      sgtab::Shape s = shape();
+      if (s.axes < 1 || s.axes > 8) {
+        snprintf(error_text, sizeof error_text, "shape() gives %d sizes; give 1 to 8", s.axes);
+        call->error = error_text;
+        return 1;
+      }
+      for (int j = 0; j < s.axes; j++) {
+        if (s.size[j] < 1) {
+          snprintf(error_text, sizeof error_text, "shape() gives the size %lld; every size is at least 1", s.size[j]);
+          call->error = error_text;
+          return 1;
+        }
+        r.sizes[j] = (uint64_t)s.size[j];
+        call->sizes[j] = r.sizes[j];
+      }
+      r.axes = s.axes;
+      call->axes = (uint32_t)s.axes;
+      call->ranked = rank != nullptr;
+      call->flags = 1;
+      if (call->what == SGTAB_SHAPE) return 0;
+    }
+    if (call->what == SGTAB_RANKS) {
+      if (rank == nullptr) {
+        snprintf(error_text, sizeof error_text, "the game defines no rank()");
+        call->error = error_text;
+        return 1;
+      }
+      r.ranks.resize(call->count);
+      long long c[8];
+      for (uint64_t n = 0; n < call->count; n++) {
+        const uint64_t p = call->positions[n];
+        *call->current = p;
+        r.point(p, c);
+        r.ranks[n] = rank(sgtab::Pos(c, r.axes, p));
+      }
+      call->rank_out = r.ranks.data();
+      return 0;
+    }
+    if (call->what == SGTAB_SUMMARIES) return r.summaries(call);
+    if (call->what == SGTAB_VALUES) return r.values(call);
+    snprintf(error_text, sizeof error_text, "unknown request %u", call->what);
+  } catch (const std::exception &e) {
+    snprintf(error_text, sizeof error_text, "threw an exception: %s", e.what());
+  } catch (...) {
+    snprintf(error_text, sizeof error_text, "threw an exception");
+  }
+  call->error = error_text;
+  return 1;
+}
+
+#endif /* __cplusplus */
+#endif /* SGTAB_H */
