@@ -5,7 +5,7 @@
 //! The canonical text is what a `.sgt` file stores and what its file name is made from, so two
 //! specs that build the same table always print the same.
 
-use crate::games::stored::{Origin, Script};
+use crate::games::stored::Origin;
 use crate::games::{self, Game};
 pub use crate::games::{MAX_LEN, SpecError, file_name_of};
 use std::fmt;
@@ -146,11 +146,6 @@ impl Named {
             Some(origin) => origin.make_command(&self.given, dir),
             None => format!("sgtab build {} --dir {dir}", self.canonical),
         }
-    }
-
-    /// Where it is a script's: the path the user gave.
-    pub fn script_path(&self) -> Option<&str> {
-        Script::path_of(&self.given).filter(|_| matches!(self.origin, Some(Origin::Script(_))))
     }
 }
 
@@ -314,7 +309,7 @@ mod tests {
         let named: Named = resolver.name(&text).unwrap();
         assert!(named.canonical.starts_with("lua:loop@") && named.canonical.ends_with(":N=3"), "{}", named.canonical);
         assert_eq!(named.file_name, super::file_name_of(&named.canonical));
-        assert!(named.spec.is_none() && named.script_path() == Some(path.to_str().unwrap()));
+        assert!(named.spec.is_none());
         assert!(named.make_command("t").starts_with("sgtab build lua:") && named.make_command("t").ends_with("--dir t"));
         // Without a runtime the game is refused in one line saying why.
         let e = resolver.game(&text).unwrap_err().0;
