@@ -20,16 +20,24 @@ fn chess_gpu(c: &mut Criterion) {
     use sgtab::progress::Progress;
     use std::hint::black_box;
 
-    let engine = GpuEngine::new().inspect_err(|e| eprintln!("SKIPPED gpu benches: no GPU adapter: {e}")).ok();
+    let engine = GpuEngine::new()
+        .inspect_err(|e| eprintln!("SKIPPED gpu benches: no GPU adapter: {e}"))
+        .ok();
     let mut group = c.benchmark_group("chess");
     group.sample_size(10);
     for width in [16, 20] {
         if let Some(engine) = &engine {
             group.bench_with_input(BenchmarkId::new("gpu", width), &width, |b, &w| {
-                b.iter(|| engine.chess(black_box(w), &Progress::silent(), &mut Timings::default()).unwrap())
+                b.iter(|| {
+                    engine
+                        .chess(black_box(w), &Progress::silent(), &mut Timings::default())
+                        .unwrap()
+                })
             });
         }
-        group.bench_with_input(BenchmarkId::new("scalar", width), &width, |b, &w| b.iter(|| chess::reference(black_box(w), &Progress::silent())));
+        group.bench_with_input(BenchmarkId::new("scalar", width), &width, |b, &w| {
+            b.iter(|| chess::reference(black_box(w), &Progress::silent()))
+        });
     }
     group.finish();
 }

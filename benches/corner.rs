@@ -24,16 +24,25 @@ fn median(times: &mut [Duration]) -> Duration {
 }
 
 fn main() {
-    let sizes = std::env::var("CORNER_BENCH_SIZES").unwrap_or_else(|_| "queen:512,queen:2048".into());
-    let runs: usize = std::env::var("CORNER_BENCH_RUNS").ok().and_then(|r| r.parse().ok()).unwrap_or(7).max(1);
+    let sizes =
+        std::env::var("CORNER_BENCH_SIZES").unwrap_or_else(|_| "queen:512,queen:2048".into());
+    let runs: usize =
+        std::env::var("CORNER_BENCH_RUNS").ok().and_then(|r| r.parse().ok()).unwrap_or(7).max(1);
     let silent = Progress::silent();
     let all = corner::threads();
-    println!("{:<12} {:<16} {:>5} {:>12} {:>12} {:>10}", "board", "engine", "runs", "best", "median", "speed-up");
+    println!(
+        "{:<12} {:<16} {:>5} {:>12} {:>12} {:>10}",
+        "board", "engine", "runs", "best", "median", "speed-up"
+    );
     for size in sizes.split(',') {
         let (name, n) = size.split_once(':').expect("sizes are piece:N");
         let piece = Piece::ALL.into_iter().find(|p| p.name() == name).expect("queen, rook or king");
         let n: u32 = n.parse().expect("N is a number");
-        let engines: [(String, usize); 3] = [("scalar".into(), runs.min(3)), ("simd-1".into(), runs), (format!("simd-all ({all})"), runs)];
+        let engines: [(String, usize); 3] = [
+            ("scalar".into(), runs.min(3)),
+            ("simd-1".into(), runs),
+            (format!("simd-all ({all})"), runs),
+        ];
         let mut times: Vec<Vec<Duration>> = vec![Vec::new(); 3];
         let mut tables: Vec<Option<Packed>> = vec![None, None, None];
         for run in 0..runs {

@@ -19,7 +19,10 @@ use std::time::Instant;
 /// One child: the best of 5 passes of each measure, as "parse lasker" in ns a number.
 fn child(path: &Path) {
     let data = std::fs::read(path).unwrap();
-    let table = sgtab::table::format::read(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tables/lasker-1024.sgt")).unwrap();
+    let table = sgtab::table::format::read(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tables/lasker-1024.sgt"),
+    )
+    .unwrap();
     let mut numbers = 0u64;
     let (mut parse, mut lasker) = (f64::MAX, f64::MAX);
     let mut out = Vec::new();
@@ -47,14 +50,26 @@ fn main() {
         return child(&path);
     }
     let kernels: Vec<(NumberKernel, &str)> =
-        [(NumberKernel::Avx2, "avx2"), (NumberKernel::Portable, "portable")].into_iter().filter(|(k, _)| k.available()).collect();
+        [(NumberKernel::Avx2, "avx2"), (NumberKernel::Portable, "portable")]
+            .into_iter()
+            .filter(|(k, _)| k.available())
+            .collect();
     let runs = if benching { env("SGQ_BENCH_RUNS", 7) } else { 1 };
     let me = std::env::current_exe().unwrap();
     let mut results: Vec<Vec<(f64, f64)>> = kernels.iter().map(|_| Vec::new()).collect();
     for _ in 0..runs {
         for (i, (_, name)) in kernels.iter().enumerate() {
-            let out = Command::new(&me).args(std::env::args().skip(1)).env("SGQ_BENCH_CHILD", "1").env("SGQ_KERNEL", name).output().unwrap();
-            assert!(out.status.success(), "the {name} child failed: {}", String::from_utf8_lossy(&out.stderr));
+            let out = Command::new(&me)
+                .args(std::env::args().skip(1))
+                .env("SGQ_BENCH_CHILD", "1")
+                .env("SGQ_KERNEL", name)
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "the {name} child failed: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
             let text = String::from_utf8(out.stdout).unwrap();
             let mut it = text.split_whitespace().map(|v| v.parse::<f64>().unwrap());
             results[i].push((it.next().unwrap(), it.next().unwrap()));
@@ -64,9 +79,15 @@ fn main() {
         v.sort_by(f64::total_cmp);
         v[v.len() / 2]
     };
-    println!("input: {} , {runs} alternating rounds, each the best of 5 passes, in memory", path.display());
+    println!(
+        "input: {} , {runs} alternating rounds, each the best of 5 passes, in memory",
+        path.display()
+    );
     println!("{:<10} {:>16} {:>22}", "kernel", "parse ns/number", "lasker 1 thread ns/n");
-    let medians: Vec<(f64, f64)> = results.iter().map(|r| (median(r.iter().map(|x| x.0).collect()), median(r.iter().map(|x| x.1).collect()))).collect();
+    let medians: Vec<(f64, f64)> = results
+        .iter()
+        .map(|r| (median(r.iter().map(|x| x.0).collect()), median(r.iter().map(|x| x.1).collect())))
+        .collect();
     for ((_, name), (p, l)) in kernels.iter().zip(&medians) {
         println!("{name:<10} {p:>16.2} {l:>22.2}");
     }

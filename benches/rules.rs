@@ -20,7 +20,8 @@ fn table(len: usize, pre: usize, period: usize, seed: u64) -> Packed {
     };
     let head: Vec<u32> = (0..pre).map(|_| next()).collect();
     let block: Vec<u32> = (0..period).map(|_| next()).collect();
-    let mut values: Vec<u32> = (0..len).map(|n| if n < pre { head[n] } else { block[(n - pre) % period] }).collect();
+    let mut values: Vec<u32> =
+        (0..len).map(|n| if n < pre { head[n] } else { block[(n - pre) % period] }).collect();
     if pre > 0 && pre < len {
         values[pre - 1] = values[pre - 1 + period] ^ 1;
     }
@@ -40,7 +41,8 @@ fn time<T>(runs: usize, mut f: impl FnMut() -> T) -> (Duration, Duration, T) {
 }
 
 fn main() {
-    let runs: usize = std::env::var("RULES_BENCH_RUNS").ok().and_then(|s| s.parse().ok()).unwrap_or(7);
+    let runs: usize =
+        std::env::var("RULES_BENCH_RUNS").ok().and_then(|s| s.parse().ok()).unwrap_or(7);
     let cases = [
         ("10^6 values, pre 12345, period 10^5", table(1_000_000, 12_345, 100_000, 1)),
         ("10^6 values, pre 53, period 3", table(1_000_000, 53, 3, 2)),
@@ -48,16 +50,27 @@ fn main() {
         ("2^24 values, pre 53, period 3", table(1 << 24, 53, 3, 4)),
         ("2^24 values, all equal", table(1 << 24, 0, 1, 5)),
     ];
-    println!("{:<38} {:>11} {:>11} {:>13} {:>13} {:>10}  rule", "table", "find med", "find best", "proven med", "proven best", "med/10^6");
+    println!(
+        "{:<38} {:>11} {:>11} {:>13} {:>13} {:>10}  rule",
+        "table", "find med", "find best", "proven med", "proven best", "med/10^6"
+    );
     for (name, values) in &cases {
         let get = |i: u64| values.get(i) as u64;
         let proven = |r: &Rule| r.saltus == 0 && r.checked >= 2 * r.pre + 2 * r.period + 3;
         let (med, best, rule) = time(runs, || Rule::find(values.len(), get));
         let (pmed, pbest, prule) = time(runs, || Rule::find_where(values.len(), get, proven));
         assert_eq!(rule, prule, "{name}: both find the same rule here");
-        let shown = rule.map_or("none".to_string(), |r| format!("pre {} period {}", r.pre, r.period));
+        let shown =
+            rule.map_or("none".to_string(), |r| format!("pre {} period {}", r.pre, r.period));
         let ms = |d: Duration| format!("{:.2} ms", d.as_secs_f64() * 1e3);
         let per_million = med.div_f64(values.len() as f64 / 1e6);
-        println!("{name:<38} {:>11} {:>11} {:>13} {:>13} {:>10}  {shown}", ms(med), ms(best), ms(pmed), ms(pbest), ms(per_million));
+        println!(
+            "{name:<38} {:>11} {:>11} {:>13} {:>13} {:>10}  {shown}",
+            ms(med),
+            ms(best),
+            ms(pmed),
+            ms(pbest),
+            ms(per_million)
+        );
     }
 }

@@ -8,10 +8,10 @@
 //!
 //! Run: `cargo bench --bench sgq` (env SGQ_BENCH_MB sets the input size, default 100 MB;
 //! SGQ_BENCH_RUNS the number of alternating runs, default 7; SGQ_BENCH_BASELINE=PATH times an
-//! earlier sgq binary beside this one on every sgq row, and prints each ratio). The input is made once by the library's
-//! deterministic generator (seed 1) and kept in target/; file runs read it from the page cache
-//! after the first run, pipe runs get it written from this process's memory. Reported: the best
-//! and median wall time of each, and each median over `wc -l`'s.
+//! earlier sgq binary beside this one on every sgq row, and prints each ratio). The input is made
+//! once by the library's deterministic generator (seed 1) and kept in target/; file runs read it
+//! from the page cache after the first run, pipe runs get it written from this process's memory.
+//! Reported: the best and median wall time of each, and each median over `wc -l`'s.
 
 mod common;
 
@@ -56,9 +56,17 @@ fn summary(mut times: Vec<Duration>) -> (f64, f64) {
 
 /// Peak resident set of `cmd` with stdin from `file`, from `/usr/bin/time -v` (None without it).
 fn peak_rss_kb(sgq: &Path, args: &[&str], file: &Path) -> Option<u64> {
-    let out = Command::new("/usr/bin/time").arg("-v").arg(sgq).args(args).stdin(File::open(file).unwrap()).stdout(Stdio::null()).output().ok()?;
+    let out = Command::new("/usr/bin/time")
+        .arg("-v")
+        .arg(sgq)
+        .args(args)
+        .stdin(File::open(file).unwrap())
+        .stdout(Stdio::null())
+        .output()
+        .ok()?;
     let err = String::from_utf8_lossy(&out.stderr);
-    err.lines().find_map(|l| l.trim().strip_prefix("Maximum resident set size (kbytes): ")?.parse().ok())
+    err.lines()
+        .find_map(|l| l.trim().strip_prefix("Maximum resident set size (kbytes): ")?.parse().ok())
 }
 
 /// A command timed: name, binary (None: `wc -l`), arguments, feed, portable kernel forced.
@@ -84,21 +92,54 @@ fn main() {
     };
     let sum_args = ["sum", "lasker", "--first", "Alice", "--second", "Bob"];
     // Every way answers the same input the same way.
-    let answers = |args: &[&str]| sgq_cmd(&sgq_bin, args).stdin(File::open(&file).unwrap()).stderr(Stdio::null()).output().unwrap().stdout;
+    let answers = |args: &[&str]| {
+        sgq_cmd(&sgq_bin, args)
+            .stdin(File::open(&file).unwrap())
+            .stderr(Stdio::null())
+            .output()
+            .unwrap()
+            .stdout
+    };
     let want = answers(&["lasker"]);
     assert_eq!(want, answers(&sum_args), "sgq sum lasker answers differently from sgq lasker");
     assert_eq!(want, answers(&["lasker", "--threads", "1"]), "one thread answers differently");
-    let piped = sgq_cmd(&sgq_bin, &["lasker"]).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
+    let piped = sgq_cmd(&sgq_bin, &["lasker"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
     let mut stdin = piped.stdin.as_ref().unwrap();
     std::io::Write::write_all(&mut stdin, &data).unwrap();
-    assert_eq!(want, piped.wait_with_output().unwrap().stdout, "the streaming path answers differently");
+    assert_eq!(
+        want,
+        piped.wait_with_output().unwrap().stdout,
+        "the streaming path answers differently"
+    );
 
     let mut rows: Vec<Row> = vec![
         ("wc -l", None, vec!["-l"], Feed::File, false),
-        ("sgq lasker, mapped, 1 thread", Some(sgq_bin.clone()), vec!["lasker", "--threads", "1"], Feed::File, false),
-        ("sgq lasker, mapped, 2 threads", Some(sgq_bin.clone()), vec!["lasker", "--threads", "2"], Feed::File, false),
+        (
+            "sgq lasker, mapped, 1 thread",
+            Some(sgq_bin.clone()),
+            vec!["lasker", "--threads", "1"],
+            Feed::File,
+            false,
+        ),
+        (
+            "sgq lasker, mapped, 2 threads",
+            Some(sgq_bin.clone()),
+            vec!["lasker", "--threads", "2"],
+            Feed::File,
+            false,
+        ),
         ("sgq lasker, mapped, all cores", Some(sgq_bin.clone()), vec!["lasker"], Feed::File, false),
-        ("sgq sum lasker, mapped, all cores", Some(sgq_bin.clone()), sum_args.to_vec(), Feed::File, false),
+        (
+            "sgq sum lasker, mapped, all cores",
+            Some(sgq_bin.clone()),
+            sum_args.to_vec(),
+            Feed::File,
+            false,
+        ),
         ("sgq lasker, pipe (streaming)", Some(sgq_bin.clone()), vec!["lasker"], Feed::Pipe, false),
         // What moving the bytes through a pipe costs alone: the most a reader thread beside
         // the parser could hide.
@@ -106,9 +147,27 @@ fn main() {
     ];
     // The portable kernel beside the one this CPU chose (AVX2 where it has it).
     if NumberKernel::chosen() != NumberKernel::Portable {
-        rows.push(("portable kernel: mapped, 1 thread", Some(sgq_bin.clone()), vec!["lasker", "--threads", "1"], Feed::File, true));
-        rows.push(("portable kernel: mapped, 2 threads", Some(sgq_bin.clone()), vec!["lasker", "--threads", "2"], Feed::File, true));
-        rows.push(("portable kernel: pipe", Some(sgq_bin.clone()), vec!["lasker"], Feed::Pipe, true));
+        rows.push((
+            "portable kernel: mapped, 1 thread",
+            Some(sgq_bin.clone()),
+            vec!["lasker", "--threads", "1"],
+            Feed::File,
+            true,
+        ));
+        rows.push((
+            "portable kernel: mapped, 2 threads",
+            Some(sgq_bin.clone()),
+            vec!["lasker", "--threads", "2"],
+            Feed::File,
+            true,
+        ));
+        rows.push((
+            "portable kernel: pipe",
+            Some(sgq_bin.clone()),
+            vec!["lasker"],
+            Feed::Pipe,
+            true,
+        ));
     }
     // The baseline binary on every sgq row, each beside this one's in every round.
     let ours = rows.len();
@@ -138,14 +197,26 @@ fn main() {
         }
     }
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    println!("input: {} ({:.1} MB), {runs} alternating runs, {cores} cores, kernel {:?}", file.display(), size as f64 / 1e6, NumberKernel::chosen());
-    println!("{:<46} {:>9} {:>10} {:>8} {:>10}", "command", "best ms", "median ms", "MB/s", "÷ wc -l");
+    println!(
+        "input: {} ({:.1} MB), {runs} alternating runs, {cores} cores, kernel {:?}",
+        file.display(),
+        size as f64 / 1e6,
+        NumberKernel::chosen()
+    );
+    println!(
+        "{:<46} {:>9} {:>10} {:>8} {:>10}",
+        "command", "best ms", "median ms", "MB/s", "÷ wc -l"
+    );
     let wc_med = summary(times[0].clone()).1;
     let medians: Vec<f64> = times.iter().map(|t| summary(t.clone()).1).collect();
     for (i, ((name, ..), t)) in rows.iter().zip(times).enumerate() {
         let (best, med) = summary(t);
         let name = if i < ours { name.to_string() } else { format!("baseline: {name}") };
-        println!("{name:<46} {best:>9.1} {med:>10.1} {:>8.0} {:>9.2}x", size as f64 / 1e3 / med, med / wc_med);
+        println!(
+            "{name:<46} {best:>9.1} {med:>10.1} {:>8.0} {:>9.2}x",
+            size as f64 / 1e3 / med,
+            med / wc_med
+        );
     }
     // This build's median over the baseline's, row by row.
     if baseline.is_some() {
@@ -154,12 +225,17 @@ fn main() {
             println!("{name:<46} this build ÷ baseline: {:.3}", medians[i] / medians[j]);
         }
     }
-    for (what, args) in [("mapped, all cores", &["lasker"][..]), ("mapped, 1 thread", &["lasker", "--threads", "1"][..])] {
+    for (what, args) in [
+        ("mapped, all cores", &["lasker"][..]),
+        ("mapped, 1 thread", &["lasker", "--threads", "1"][..]),
+    ] {
         let mut all: Vec<&str> = args.to_vec();
         let t = tables.to_str().unwrap();
         all.extend(["--tables", t]);
         match peak_rss_kb(&sgq_bin, &all, &file) {
-            Some(kb) => println!("peak RSS, sgq lasker {what}: {kb} KB ({:.1} MiB)", kb as f64 / 1024.0),
+            Some(kb) => {
+                println!("peak RSS, sgq lasker {what}: {kb} KB ({:.1} MiB)", kb as f64 / 1024.0)
+            }
             None => println!("peak RSS: /usr/bin/time not found"),
         }
     }

@@ -74,14 +74,25 @@ impl Moves for Knight {
 
 /// Builds `game`'s table on every core and writes it as `import:NAME` (a table of values
 /// computed outside sgtab's own families: `sgtab verify` checks its checksum, not its values).
-fn write(name: &str, dims: Dims, game: &impl Moves, dir: &std::path::Path) -> Result<Table, String> {
+fn write(
+    name: &str,
+    dims: Dims,
+    game: &impl Moves,
+    dir: &std::path::Path,
+) -> Result<Table, String> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let values = generic::compute(game, threads, &Progress::new(format!("building {name}"))).map_err(|e| e.to_string())?;
+    let values = generic::compute(game, threads, &Progress::new(format!("building {name}")))
+        .map_err(|e| e.to_string())?;
     let spec = GameSpec::new(Stored::imported(name, dims).map_err(|e| e.to_string())?);
     let table = Table::new(spec, Packed::from_values(&values));
     let path = dir.join(table.spec.file_name());
     format::write(&table, &path).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    println!("wrote {} ({} entries; rule: {})", path.display(), table.values.len(), table.rule.map_or("none".into(), |r| r.to_string()));
+    println!(
+        "wrote {} ({} entries; rule: {})",
+        path.display(),
+        table.values.len(),
+        table.rule.map_or("none".into(), |r| r.to_string())
+    );
     Ok(table)
 }
 
@@ -107,7 +118,8 @@ fn run(dir: &std::path::Path) -> Result<(), String> {
 
     let dims = Dims::new(&[16, 16], 256)?;
     let knight = write("knight-rust", dims, &Knight { dims }, dir)?;
-    let row: Vec<String> = (0..16).map(|y| knight.values.get(dims.index(&[3, y]).unwrap_or(0)).to_string()).collect();
+    let row: Vec<String> =
+        (0..16).map(|y| knight.values.get(dims.index(&[3, y]).unwrap_or(0)).to_string()).collect();
     println!("knight-rust, row x = 3: {}", row.join(" "));
     Ok(())
 }

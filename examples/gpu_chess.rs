@@ -18,7 +18,8 @@ fn main() {
     use sgtab::values::Packed;
     use std::time::Instant;
 
-    let widths: Vec<u32> = std::env::args().skip(1).map(|w| w.parse().expect("widths are numbers")).collect();
+    let widths: Vec<u32> =
+        std::env::args().skip(1).map(|w| w.parse().expect("widths are numbers")).collect();
     let start = Instant::now();
     let engine = GpuEngine::new().unwrap_or_else(|e| {
         eprintln!("{e}");
@@ -27,14 +28,24 @@ fn main() {
     println!("device: {} (set-up {:.3} s)", engine.describe(), start.elapsed().as_secs_f64());
     for width in widths {
         let mut timings = Timings::default();
-        let gpu = engine.chess(width, &Progress::new(format!("gpu {width}")), &mut timings).unwrap_or_else(|e| {
-            eprintln!("{e}");
-            std::process::exit(1);
-        });
+        let gpu = engine
+            .chess(width, &Progress::new(format!("gpu {width}")), &mut timings)
+            .unwrap_or_else(|e| {
+                eprintln!("{e}");
+                std::process::exit(1);
+            });
         let start = Instant::now();
-        let scalar = Packed::with_bits(&chess::reference(width, &Progress::new(format!("scalar {width}"))), 5);
+        let scalar = Packed::with_bits(
+            &chess::reference(width, &Progress::new(format!("scalar {width}"))),
+            5,
+        );
         let scalar_time = start.elapsed();
-        let gpu_total: f64 = timings.phases.iter().filter(|(p, _)| p != "kernel (gpu timestamps)").map(|(_, t)| t.as_secs_f64()).sum();
+        let gpu_total: f64 = timings
+            .phases
+            .iter()
+            .filter(|(p, _)| p != "kernel (gpu timestamps)")
+            .map(|(_, t)| t.as_secs_f64())
+            .sum();
         println!(
             "width {width}: gpu {gpu_total:.3} s, scalar {:.3} s, {}",
             scalar_time.as_secs_f64(),

@@ -68,7 +68,8 @@ pub unsafe extern "C" fn sgtab_call(call: *mut Call) -> i32 {
             0
         }
         2 => {
-            let positions = unsafe { std::slice::from_raw_parts(call.positions, call.count as usize) };
+            let positions =
+                unsafe { std::slice::from_raw_parts(call.positions, call.count as usize) };
             WORDS.with(|words| {
                 let mut words = words.borrow_mut();
                 words.clear();

@@ -13,7 +13,8 @@ use std::time::Instant;
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let usage = "usage: octal CODE|grundy LAST [THREADS] [--check]";
-    let (Some(game), Some(last)) = (args.first(), args.get(1).and_then(|n| n.parse::<u64>().ok())) else {
+    let (Some(game), Some(last)) = (args.first(), args.get(1).and_then(|n| n.parse::<u64>().ok()))
+    else {
         eprintln!("{usage}");
         std::process::exit(2);
     };
@@ -37,14 +38,17 @@ fn main() {
             let want = Packed::from_values(&reference(&code, last + 1, &Progress::silent()));
             match t.first_difference(&want) {
                 None => println!("equal to the reference"),
-                Some(i) => println!("DIFFERS from the reference at {i}: {} vs {}", t.get(i), want.get(i)),
+                Some(i) => {
+                    println!("DIFFERS from the reference at {i}: {} vs {}", t.get(i), want.get(i))
+                }
             }
         }
         t
     };
     let took = start.elapsed();
     println!(
-        "{game} heaps 0..={last} on {threads} threads: {:.3}s, largest value {}, g({last}) = {}, crc32 {:08x}",
+        "{game} heaps 0..={last} on {threads} threads: {:.3}s, largest value {}, g({last}) = {}, \
+            crc32 {:08x}",
         took.as_secs_f64(),
         table.max(),
         table.get(last),

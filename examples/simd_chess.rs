@@ -8,7 +8,10 @@ use sgtab::progress::Progress;
 use std::time::{Duration, Instant};
 
 fn main() {
-    let args: Vec<u32> = std::env::args().skip(1).map(|a| a.parse().expect("numbers: WIDTH [THREADS] [REPEATS]")).collect();
+    let args: Vec<u32> = std::env::args()
+        .skip(1)
+        .map(|a| a.parse().expect("numbers: WIDTH [THREADS] [REPEATS]"))
+        .collect();
     let width = *args.first().unwrap_or(&20);
     let threads = args.get(1).map_or_else(threads, |&t| t as usize);
     let repeats = *args.get(2).unwrap_or(&1);
@@ -25,5 +28,10 @@ fn main() {
     }
     progress.finish();
     let table = table.expect("at least one run");
-    println!("chess:{width} on {threads} threads: {:.3} ms, {} values, {} payload bytes", best.as_secs_f64() * 1e3, table.len(), table.payload().len());
+    println!(
+        "chess:{width} on {threads} threads: {:.3} ms, {} values, {} payload bytes",
+        best.as_secs_f64() * 1e3,
+        table.len(),
+        table.payload().len()
+    );
 }

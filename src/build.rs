@@ -54,8 +54,13 @@ pub fn why_unprovable(spec: &GameSpec) -> Option<String> {
     Some(match spec.periods_provable() {
         Ok(()) if spec.has_rule() => return None,
         Err(Some(why)) => why.to_string(),
-        _ if !spec.has_rule() => format!("a {} table has no rule along its index to prove", spec.game()),
-        _ => format!("no theorem proves the rules of {} games here, so their rules are checked only", spec.game()),
+        _ if !spec.has_rule() => {
+            format!("a {} table has no rule along its index to prove", spec.game())
+        }
+        _ => format!(
+            "no theorem proves the rules of {} games here, so their rules are checked only",
+            spec.game()
+        ),
     })
 }
 
@@ -71,11 +76,14 @@ pub enum Proof {
 /// theorem proves (growing it could never end in a proof), or one already longer than `max`.
 pub fn prove_refusal(specs: &[GameSpec], max: u64) -> Option<String> {
     if let Some((spec, why)) = specs.iter().find_map(|s| why_unprovable(s).map(|w| (s, w))) {
-        return Some(format!("--prove cannot prove a rule of {spec}: {why}; build it without --prove"));
+        return Some(format!(
+            "--prove cannot prove a rule of {spec}: {why}; build it without --prove"
+        ));
     }
     let spec = specs.iter().find(|s| s.len() > max)?;
     Some(format!(
-        "--max {max} is below the {} entries of {spec}: --prove grows a table from its own length; give --max {} or more, or a shorter table",
+        "--max {max} is below the {} entries of {spec}: --prove grows a table from its own length; \
+            give --max {} or more, or a shorter table",
         spec.len(),
         spec.len()
     ))
@@ -88,12 +96,22 @@ impl Proof {
         match *self {
             Proof::Proven { theorem, len } => {
                 // How many entries the proof needed, where the table is longer than that.
-                match table.rule.and_then(|r| spec.theorem(&r)).map(|t| t.needs).filter(|&n| n < len) {
-                    Some(n) => format!("{spec}: rule proven by {theorem} with {len} entries (the theorem needs {n})"),
+                match table
+                    .rule
+                    .and_then(|r| spec.theorem(&r))
+                    .map(|t| t.needs)
+                    .filter(|&n| n < len)
+                {
+                    Some(n) => format!(
+                        "{spec}: rule proven by {theorem} with {len} entries (the theorem needs \
+                            {n})"
+                    ),
                     None => format!("{spec}: rule proven by {theorem} with {len} entries"),
                 }
             }
-            Proof::NotProven { max } => format!("{spec}: rule not proven by {max} entries (--max); {}", table.rule_text()),
+            Proof::NotProven { max } => {
+                format!("{spec}: rule not proven by {max} entries (--max); {}", table.rule_text())
+            }
         }
     }
 }
@@ -108,7 +126,13 @@ pub enum Verified {
 
 /// Computes `table`'s values again (its game run through `resolver`) and compares them with
 /// the file's: a difference is one line naming the first position and both values.
-pub fn verify(table: &Table, resolver: &Resolver, engines: &Engines, progress: &Progress, timings: &mut Timings) -> Result<Verified, String> {
+pub fn verify(
+    table: &Table,
+    resolver: &Resolver,
+    engines: &Engines,
+    progress: &Progress,
+    timings: &mut Timings,
+) -> Result<Verified, String> {
     if table.spec.stored().is_some_and(|s| s.script().is_none()) {
         return Ok(Verified::AsStored);
     }
@@ -120,24 +144,39 @@ pub fn verify(table: &Table, resolver: &Resolver, engines: &Engines, progress: &
     }
     let fresh = Table::new(table.spec.clone(), fresh);
     if fresh.rule != table.rule || fresh.values.bits() != table.values.bits() {
-        return Err(format!("MISMATCH: values agree but the stored rule or width differs from a fresh build ({})", fresh.rule_text()));
+        return Err(format!(
+            "MISMATCH: values agree but the stored rule or width differs from a fresh build ({})",
+            fresh.rule_text()
+        ));
     }
     Ok(Verified::Recomputed(engine))
 }
 
 /// Builds `spec`'s table (see the module docs).
-pub fn build(engines: &Engines, spec: &GameSpec, progress: &Progress, timings: &mut Timings) -> Result<Built, EngineError> {
+pub fn build(
+    engines: &Engines,
+    spec: &GameSpec,
+    progress: &Progress,
+    timings: &mut Timings,
+) -> Result<Built, EngineError> {
     drive(engines, spec, None, progress, timings).map(|(built, _)| built)
 }
 
 /// Grows `spec`'s table until its rule is proven (by its game's theorem) or its length reaches
 /// `max`. Each step goes straight to the length the theorem needs for the rule found so far,
 /// or doubles when there is none yet, so the work is at most a few times the last build's.
-pub fn prove(engines: &Engines, spec: &GameSpec, max: u64, progress: &Progress, timings: &mut Timings) -> Result<(Built, Proof), EngineError> {
+pub fn prove(
+    engines: &Engines,
+    spec: &GameSpec,
+    max: u64,
+    progress: &Progress,
+    timings: &mut Timings,
+) -> Result<(Built, Proof), EngineError> {
     if let Some(why) = prove_refusal(std::slice::from_ref(spec), max) {
         return Err(EngineError::refused(why));
     }
-    drive(engines, spec, Some(max), progress, timings).map(|(built, proof)| (built, proof.expect("a limit gives a proof or its absence")))
+    drive(engines, spec, Some(max), progress, timings)
+        .map(|(built, proof)| (built, proof.expect("a limit gives a proof or its absence")))
 }
 
 /// A table that grows by being built again at each larger size, by whatever engine `engines`
@@ -154,7 +193,13 @@ pub struct Rebuild<'a> {
 impl<'a> Rebuild<'a> {
     pub fn new(engines: &'a Engines, spec: &GameSpec) -> Rebuild<'a> {
         let engine = engines.choose(spec);
-        Rebuild { engines, spec: spec.clone(), values: Packed::with_bits::<u32>(&[], 1), engine, timings: Timings::default() }
+        Rebuild {
+            engines,
+            spec: spec.clone(),
+            values: Packed::with_bits::<u32>(&[], 1),
+            engine,
+            timings: Timings::default(),
+        }
     }
 }
 
@@ -199,11 +244,19 @@ impl Grow for Rebuild<'_> {
 /// then the spec's length; a rule proven at a stop below it fills the rest. With `max`, past
 /// the spec's length each stop is the length the theorem needs for the rule found so far, or
 /// twice the last without one, up to `max`.
-fn drive(engines: &Engines, spec: &GameSpec, max: Option<u64>, progress: &Progress, timings: &mut Timings) -> Result<(Built, Option<Proof>), EngineError> {
-    let mut g: Box<dyn Grow + '_> = engines.growing(spec).unwrap_or_else(|| Box::new(Rebuild::new(engines, spec)));
+fn drive(
+    engines: &Engines,
+    spec: &GameSpec,
+    max: Option<u64>,
+    progress: &Progress,
+    timings: &mut Timings,
+) -> Result<(Built, Option<Proof>), EngineError> {
+    let mut g: Box<dyn Grow + '_> =
+        engines.growing(spec).unwrap_or_else(|| Box::new(Rebuild::new(engines, spec)));
     let len = spec.len();
     let provable = can_prove(spec);
-    let mut stop = if provable && FIRST_PREFIX.saturating_mul(GROWTH) <= len { FIRST_PREFIX } else { len };
+    let mut stop =
+        if provable && FIRST_PREFIX.saturating_mul(GROWTH) <= len { FIRST_PREFIX } else { len };
     if max.is_none() && stop == len {
         // A plain build that goes straight to `len`: one allocation, no copy when growing (peak
         // memory). One that may stop early at a proven rule reserves no more than it reaches.
@@ -211,7 +264,9 @@ fn drive(engines: &Engines, spec: &GameSpec, max: Option<u64>, progress: &Progre
     }
     loop {
         progress.set_label(match sized(spec, stop) {
-            Ok(step) if stop < len => format!("building {step} (a prefix of {spec} that may prove its rule)"),
+            Ok(step) if stop < len => {
+                format!("building {step} (a prefix of {spec} that may prove its rule)")
+            }
             Ok(step) => format!("building {step}"),
             Err(_) => format!("building {spec}"),
         });
@@ -227,15 +282,21 @@ fn drive(engines: &Engines, spec: &GameSpec, max: Option<u64>, progress: &Progre
             let table = timings.time(&searched(spec, stop), || Table::new(spec.clone(), values));
             return Ok((Built { table, engine, filled_from: None }, None));
         }
-        let rule = timings.time(&searched(spec, stop), || find_rule_in(spec, g.len(), |i| g.get(i) as u64));
+        let rule = timings
+            .time(&searched(spec, stop), || find_rule_in(spec, g.len(), |i| g.get(i) as u64));
         let proven = rule.filter(|r| r.proven);
         if stop < len {
             if let Some(r) = proven {
                 // Exact from here on: the rest of the table comes from the rule.
                 if let Some(full) = fill(g.len(), |i| g.get(i), &r, len)? {
-                    let table = timings.time(&format!("filled from the rule to {len}"), || Table::new(spec.clone(), full));
+                    let table = timings.time(&format!("filled from the rule to {len}"), || {
+                        Table::new(spec.clone(), full)
+                    });
                     let proof = max.map(|_| proven_by(spec, &r, len));
-                    return Ok((Built { table, engine: g.engine(), filled_from: Some(stop) }, proof));
+                    return Ok((
+                        Built { table, engine: g.engine(), filled_from: Some(stop) },
+                        proof,
+                    ));
                 }
             }
             stop = if stop.saturating_mul(GROWTH * GROWTH) <= len { stop * GROWTH } else { len };
@@ -261,8 +322,14 @@ fn drive(engines: &Engines, spec: &GameSpec, max: Option<u64>, progress: &Progre
 /// The `have` values given by `get` continued to `len` entries by a proven `rule`, packed as
 /// they are made (a Vec<u32> of them first took 8 times the table's size); `None` if a value
 /// would not fit in 32 bits, an error if the table does not fit in memory.
-fn fill(have: u64, get: impl Fn(u64) -> u32, rule: &Rule, len: u64) -> Result<Option<Packed>, EngineError> {
-    let value = |n: u64| -> Option<u32> { u32::try_from(rule.extend(n, have, |i| get(i) as u64)?).ok() };
+fn fill(
+    have: u64,
+    get: impl Fn(u64) -> u32,
+    rule: &Rule,
+    len: u64,
+) -> Result<Option<Packed>, EngineError> {
+    let value =
+        |n: u64| -> Option<u32> { u32::try_from(rule.extend(n, have, |i| get(i) as u64)?).ok() };
     // The width first: each residue's value grows with n, so the largest of the rule's values
     // are in its last period (the rule holds from pre + period ≤ have on).
     let mut max = 0;
@@ -271,12 +338,18 @@ fn fill(have: u64, get: impl Fn(u64) -> u32, rule: &Rule, len: u64) -> Result<Op
         max = max.max(v);
     }
     let bits = bits_for(max as u64);
-    Packed::try_from_fn(len, bits, |n| value(n).unwrap_or(0)).map(Some).map_err(|_| memory::short("its values", payload_len(len, bits), memory::room()).into())
+    Packed::try_from_fn(len, bits, |n| value(n).unwrap_or(0))
+        .map(Some)
+        .map_err(|_| memory::short("its values", payload_len(len, bits), memory::room()).into())
 }
 
 /// The timing's name of a rule search over `len` entries.
 fn searched(spec: &GameSpec, len: u64) -> String {
-    if spec.has_rule() { format!("rule search over {len} heaps") } else { "rule search".to_string() }
+    if spec.has_rule() {
+        format!("rule search over {len} heaps")
+    } else {
+        "rule search".to_string()
+    }
 }
 
 fn proven_by(spec: &GameSpec, rule: &Rule, len: u64) -> Proof {
@@ -288,7 +361,8 @@ fn sized(spec: &GameSpec, len: u64) -> Result<GameSpec, EngineError> {
     if len == spec.len() {
         return Ok(spec.clone());
     }
-    resized(spec, len).ok_or_else(|| EngineError::refused(format!("{spec} cannot be grown to {len} entries")))
+    resized(spec, len)
+        .ok_or_else(|| EngineError::refused(format!("{spec} cannot be grown to {len} entries")))
 }
 
 /// A second engine's table of the same game compared value for value with `built`'s: a table
@@ -297,18 +371,33 @@ fn sized(spec: &GameSpec, len: u64) -> Result<GameSpec, EngineError> {
 /// options (the generic engine) against the same engine on one thread. Returns the second engine
 /// and how many values were compared; an error names the first difference, or says that there
 /// is no second engine to compare with.
-pub fn cross_check(engines: &Engines, built: &Built, progress: &Progress, timings: &mut Timings) -> Result<(Backend, u64), EngineError> {
+pub fn cross_check(
+    engines: &Engines,
+    built: &Built,
+    progress: &Progress,
+    timings: &mut Timings,
+) -> Result<(Backend, u64), EngineError> {
     let spec = &built.table.spec;
     let threads = Some(engines.threads());
     let other = match built.engine {
         Backend::Gpu | Backend::Scalar => Engines::new(Backend::Simd).with_threads(threads),
-        Backend::Generic if engines.threads() > 1 => Engines::new(Backend::Generic).with_threads(Some(1)),
+        Backend::Generic if engines.threads() > 1 => {
+            Engines::new(Backend::Generic).with_threads(Some(1))
+        }
         _ => Engines::new(Backend::Scalar),
     };
     let engine = other.choose(spec);
-    if engine == built.engine && engine != Backend::Generic || engine == Backend::Generic && engines.threads() == 1 {
-        let why = if engine == Backend::Generic { " (give --threads 2 or more to compare one thread with several)" } else { "" };
-        return Err(EngineError::refused(format!("--cross-check: {spec} has no engine besides {engine} to compare with{why}")));
+    if engine == built.engine && engine != Backend::Generic
+        || engine == Backend::Generic && engines.threads() == 1
+    {
+        let why = if engine == Backend::Generic {
+            " (give --threads 2 or more to compare one thread with several)"
+        } else {
+            ""
+        };
+        return Err(EngineError::refused(format!(
+            "--cross-check: {spec} has no engine besides {engine} to compare with{why}"
+        )));
     }
     progress.set_label(format!("cross-checking {spec} on {engine}"));
     let start = std::time::Instant::now();
@@ -318,7 +407,8 @@ pub fn cross_check(engines: &Engines, built: &Built, progress: &Progress, timing
     let Some(first) = ours.first_difference(&values) else { return Ok((engine, values.len())) };
     let differ = (0..values.len()).filter(|&i| ours.get(i) != values.get(i)).count();
     Err(EngineError::check(format!(
-        "--cross-check: {spec}: {} and {engine} differ first at {} ({} has {}, {engine} has {}); {differ} of {} values differ; nothing written",
+        "--cross-check: {spec}: {} and {engine} differ first at {} ({} has {}, {engine} has {}); \
+            {differ} of {} values differ; nothing written",
         built.engine,
         crate::engine::check::position(spec.positions(), first),
         built.engine,

@@ -41,9 +41,15 @@ impl Format {
 
 /// An inclusive range of the first axis, `A..B`: both ends a number, A ≤ B.
 pub fn parse_range(text: &str) -> Result<(u64, u64), String> {
-    let bad = || format!("--range {text:?} is not A..B (two indexes, A at most B, both ends included), e.g. --range 0..99");
+    let bad = || {
+        format!(
+            "--range {text:?} is not A..B (two indexes, A at most B, both ends included), e.g. \
+                --range 0..99"
+        )
+    };
     let (a, b) = text.split_once("..").ok_or_else(bad)?;
-    let (a, b) = (a.trim().parse::<u64>().map_err(|_| bad())?, b.trim().parse::<u64>().map_err(|_| bad())?);
+    let (a, b) =
+        (a.trim().parse::<u64>().map_err(|_| bad())?, b.trim().parse::<u64>().map_err(|_| bad())?);
     if a > b {
         return Err(bad());
     }
@@ -88,14 +94,23 @@ fn span(table: &Table, range: Option<(u64, u64)>) -> Result<Span, String> {
     let (first, last) = range.unwrap_or((0, first_axis - 1));
     if last >= first_axis {
         let what = if rest.is_empty() { "indexes" } else { "first coordinates" };
-        return Err(format!("--range {first}..{last} is past {}: its {what} run from 0 to {}", table.spec, first_axis - 1));
+        return Err(format!(
+            "--range {first}..{last} is past {}: its {what} run from 0 to {}",
+            table.spec,
+            first_axis - 1
+        ));
     }
     Ok(Span { first, last, rest })
 }
 
 /// Writes `table`'s values (those of `range`, or all) to `out` in `format`; a range that does
 /// not fit the table is an `InvalidInput` error ([`check`] says so before any output).
-pub fn dump(table: &Table, format: Format, range: Option<(u64, u64)>, out: &mut dyn Write) -> io::Result<()> {
+pub fn dump(
+    table: &Table,
+    format: Format,
+    range: Option<(u64, u64)>,
+    out: &mut dyn Write,
+) -> io::Result<()> {
     let span = span(table, range).map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
     write(table, format, &span, out)
 }
@@ -175,13 +190,17 @@ fn json_string(text: &str) -> String {
 fn json(table: &Table, span: &Span, out: &mut dyn Write) -> io::Result<()> {
     let shape: Vec<String> = span.shape().iter().map(u64::to_string).collect();
     let rule = match &table.rule {
-        Some(r) => format!("{{\"pre\": {}, \"period\": {}, \"saltus\": {}, \"checked\": {}}}", r.pre, r.period, r.saltus, r.checked),
+        Some(r) => format!(
+            "{{\"pre\": {}, \"period\": {}, \"saltus\": {}, \"checked\": {}}}",
+            r.pre, r.period, r.saltus, r.checked
+        ),
         None => "null".to_string(),
     };
     let proven = table.rule.is_some_and(|r| r.proven);
     write!(
         out,
-        "{{\"spec\": {}, \"shape\": [{}], \"first\": {}, \"rule\": {rule}, \"proven\": {proven}, \"values\": [",
+        "{{\"spec\": {}, \"shape\": [{}], \"first\": {}, \"rule\": {rule}, \"proven\": {proven}, \
+            \"values\": [",
         json_string(&table.spec.to_string()),
         shape.join(", "),
         span.first
@@ -209,8 +228,12 @@ fn npy(table: &Table, span: &Span, out: &mut dyn Write) -> io::Result<()> {
     let shape = span.shape();
     let dims: Vec<String> = shape.iter().map(u64::to_string).collect();
     // A 1-D shape is written `(N,)`, as Python writes a one-element tuple.
-    let tuple = if dims.len() == 1 { format!("({},)", dims[0]) } else { format!("({})", dims.join(", ")) };
-    let mut header = format!("{{'descr': '{}u{width}', 'fortran_order': False, 'shape': {tuple}, }}", if width == 1 { '|' } else { '<' });
+    let tuple =
+        if dims.len() == 1 { format!("({},)", dims[0]) } else { format!("({})", dims.join(", ")) };
+    let mut header = format!(
+        "{{'descr': '{}u{width}', 'fortran_order': False, 'shape': {tuple}, }}",
+        if width == 1 { '|' } else { '<' }
+    );
     // Magic, version, header length, header: the whole a multiple of 64 bytes, ending in '\n'.
     let total = (10 + header.len() + 1).next_multiple_of(64);
     header.extend(std::iter::repeat_n(' ', total - 10 - header.len() - 1));

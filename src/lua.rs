@@ -73,12 +73,19 @@ impl crate::spec::Runtime for LuaRuntime {
         kind == LUA.name
     }
 
-    fn open(&self, origin: &Origin, _: Option<&str>) -> Result<std::sync::Arc<dyn Game>, crate::games::SpecError> {
+    fn open(
+        &self,
+        origin: &Origin,
+        _: Option<&str>,
+    ) -> Result<std::sync::Arc<dyn Game>, crate::games::SpecError> {
         match origin {
-            Origin::Script(script) => {
-                LuaGame::open(script.clone(), self.0).map(|g| std::sync::Arc::new(g) as std::sync::Arc<dyn Game>).map_err(|e| crate::games::SpecError(e.0))
-            }
-            other => Err(crate::games::SpecError(format!("{} is not a script's game", other.canonical()))),
+            Origin::Script(script) => LuaGame::open(script.clone(), self.0)
+                .map(|g| std::sync::Arc::new(g) as std::sync::Arc<dyn Game>)
+                .map_err(|e| crate::games::SpecError(e.0)),
+            other => Err(crate::games::SpecError(format!(
+                "{} is not a script's game",
+                other.canonical()
+            ))),
         }
     }
 }
@@ -105,7 +112,14 @@ impl LuaGame {
         if !state.has("moves")? {
             return Err(state.error("the script defines no function `moves`"));
         }
-        Ok(LuaGame { script, dims, ranked, limits, workers: AtomicU64::new(0), room: OnceLock::new() })
+        Ok(LuaGame {
+            script,
+            dims,
+            ranked,
+            limits,
+            workers: AtomicU64::new(0),
+            room: OnceLock::new(),
+        })
     }
 
     pub fn dims(&self) -> Dims {
@@ -126,10 +140,15 @@ impl LuaGame {
             Some(room) if n.saturating_mul(each) > room => {
                 self.workers.fetch_sub(1, Relaxed);
                 let fit = room / each.max(1);
-                let fewer =
-                    if fit >= 1 { format!("use --threads {fit} or fewer, or a smaller --lua-memory") } else { "give a smaller --lua-memory".to_string() };
+                let fewer = if fit >= 1 {
+                    format!("use --threads {fit} or fewer, or a smaller --lua-memory")
+                } else {
+                    "give a smaller --lua-memory".to_string()
+                };
                 Err(GameError(format!(
-                    "{}: {n} interpreters of up to {} MiB each (--lua-memory) could take {}, but this process may take only {} more (ulimit -v / cgroup memory.max / MemAvailable); {fewer}",
+                    "{}: {n} interpreters of up to {} MiB each (--lua-memory) could take {}, but \
+                        this process may take only {} more (ulimit -v / cgroup memory.max / \
+                            MemAvailable); {fewer}",
                     self.canonical(),
                     each >> 20,
                     crate::memory::size(n.saturating_mul(each)),
@@ -143,14 +162,20 @@ impl LuaGame {
 
 /// The script's `shape`: an integer, or a list of 1 to 8 integers.
 fn shape(state: &State) -> Result<Dims, GameError> {
-    let want = "`shape` must be a whole number N (positions 0..N-1) or a list of sizes {d1, ..., dk}";
+    let want =
+        "`shape` must be a whole number N (positions 0..N-1) or a list of sizes {d1, ..., dk}";
     let size = |v: &mlua::Value| match v {
         mlua::Value::Integer(n) if *n >= 1 => Ok(*n as u64),
         mlua::Value::Integer(n) => Err(state.error(format!("shape size {n} is below 1"))),
         mlua::Value::Number(x) if x.fract() == 0.0 && *x >= 1.0 && x.log2().fract() == 0.0 => {
-            Err(state.error(format!("{want}; a size is the float {x:?}: 2^k is a float in Lua, write 1 << {}", x.log2() as u32)))
+            Err(state.error(format!(
+                "{want}; a size is the float {x:?}: 2^k is a float in Lua, write 1 << {}",
+                x.log2() as u32
+            )))
         }
-        mlua::Value::Number(x) => Err(state.error(format!("{want}; a size is the float {x:?}: use an integer (// divides to one)"))),
+        mlua::Value::Number(x) => Err(state.error(format!(
+            "{want}; a size is the float {x:?}: use an integer (// divides to one)"
+        ))),
         other => Err(state.error(format!("{want}; a size is a {}", other.type_name()))),
     };
     let sizes = match state.global::<mlua::Value>("shape")? {
@@ -160,12 +185,17 @@ fn shape(state: &State) -> Result<Dims, GameError> {
             if n == 0 || n > MAX_AXES {
                 return Err(state.error(format!("`shape` lists {n} sizes; give 1 to {MAX_AXES}")));
             }
-            let get = |i| t.raw_get::<mlua::Value>(i).map_err(|e| state.error(state::lua_message(&e))).and_then(|v| size(&v));
+            let get = |i| {
+                t.raw_get::<mlua::Value>(i)
+                    .map_err(|e| state.error(state::lua_message(&e)))
+                    .and_then(|v| size(&v))
+            };
             (1..=n).map(get).collect::<Result<Vec<_>, _>>()?
         }
         v => vec![size(&v)?],
     };
-    Dims::new(&sizes, MAX_LEN).map_err(|e| state.error(format!("{e} (sgtab builds tables of up to 2^30 positions)")))
+    Dims::new(&sizes, MAX_LEN)
+        .map_err(|e| state.error(format!("{e} (sgtab builds tables of up to 2^30 positions)")))
 }
 
 impl Game for LuaGame {
@@ -211,7 +241,11 @@ impl Drop for Counted<'_> {
 }
 
 impl Worker for Counted<'_> {
-    fn options(&mut self, positions: &[u64], f: &mut dyn FnMut(u64, &[u64])) -> Result<(), GameError> {
+    fn options(
+        &mut self,
+        positions: &[u64],
+        f: &mut dyn FnMut(u64, &[u64]),
+    ) -> Result<(), GameError> {
         self.worker.options(positions, f)
     }
 
@@ -233,8 +267,16 @@ impl Source for LuaGame {
         self.admit()?;
         let made = State::new(&self.script, self.limits).and_then(|state| {
             let moves: mlua::Function = state.global("moves")?;
-            let rank: Option<mlua::Function> = if self.ranked { Some(state.global("rank")?) } else { None };
-            Ok(worker::LuaWorker { state, moves, rank, dims: self.dims, point: [0; MAX_AXES], parts: Vec::new() })
+            let rank: Option<mlua::Function> =
+                if self.ranked { Some(state.global("rank")?) } else { None };
+            Ok(worker::LuaWorker {
+                state,
+                moves,
+                rank,
+                dims: self.dims,
+                point: [0; MAX_AXES],
+                parts: Vec::new(),
+            })
         });
         match made {
             Ok(worker) => Ok(Box::new(Counted { worker, game: self })),

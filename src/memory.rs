@@ -40,15 +40,29 @@ fn rlimit_room() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     let limits = std::fs::read_to_string("/proc/self/limits").ok()?;
     // "Max address space   unlimited   unlimited   bytes": the soft limit is the first number.
-    let soft = |name: &str| -> Option<u64> { limits.lines().find(|l| l.starts_with(name))?[name.len()..].split_whitespace().next()?.parse().ok() };
-    let left = |limit: Option<u64>, used: Option<u64>| Some(limit?.saturating_sub(used.unwrap_or(0)));
-    [left(soft("Max address space"), kib_field(&status, "VmSize:")), left(soft("Max data size"), kib_field(&status, "VmData:"))].into_iter().flatten().min()
+    let soft = |name: &str| -> Option<u64> {
+        limits.lines().find(|l| l.starts_with(name))?[name.len()..]
+            .split_whitespace()
+            .next()?
+            .parse()
+            .ok()
+    };
+    let left =
+        |limit: Option<u64>, used: Option<u64>| Some(limit?.saturating_sub(used.unwrap_or(0)));
+    [
+        left(soft("Max address space"), kib_field(&status, "VmSize:")),
+        left(soft("Max data size"), kib_field(&status, "VmData:")),
+    ]
+    .into_iter()
+    .flatten()
+    .min()
 }
 
 /// What the memory cgroups of this process leave.
 fn cgroup_room() -> Option<u64> {
     let groups = std::fs::read_to_string("/proc/self/cgroup").ok()?;
-    let read = |path: String| -> Option<u64> { std::fs::read_to_string(path).ok()?.trim().parse().ok() };
+    let read =
+        |path: String| -> Option<u64> { std::fs::read_to_string(path).ok()?.trim().parse().ok() };
     let mut least: Option<u64> = None;
     let mut take = |limit: Option<u64>, used: Option<u64>| {
         if let Some(limit) = limit {
@@ -58,7 +72,10 @@ fn cgroup_room() -> Option<u64> {
     };
     for line in groups.lines() {
         let mut parts = line.splitn(3, ':');
-        let (Some(id), Some(controllers), Some(path)) = (parts.next(), parts.next(), parts.next()) else { continue };
+        let (Some(id), Some(controllers), Some(path)) = (parts.next(), parts.next(), parts.next())
+        else {
+            continue;
+        };
         let path = path.trim_end_matches('/');
         if id == "0" && controllers.is_empty() {
             // v2: the process's cgroup and each above it ("max" reads as no limit).
@@ -70,7 +87,8 @@ fn cgroup_room() -> Option<u64> {
             }
         } else if controllers.split(',').any(|c| c == "memory") {
             // v1: the group's directory, or the mount's root where the container shows only that.
-            for dir in [format!("/sys/fs/cgroup/memory{path}"), "/sys/fs/cgroup/memory".to_string()] {
+            for dir in [format!("/sys/fs/cgroup/memory{path}"), "/sys/fs/cgroup/memory".to_string()]
+            {
                 if let Some(limit) = read(format!("{dir}/memory.limit_in_bytes")) {
                     take(Some(limit), read(format!("{dir}/memory.usage_in_bytes")));
                     break;
@@ -83,7 +101,11 @@ fn cgroup_room() -> Option<u64> {
 
 /// Bytes in GiB with one decimal, or MiB below 1 GiB.
 pub fn size(bytes: u64) -> String {
-    if bytes >= 1 << 30 { format!("{:.1} GiB", bytes as f64 / (1u64 << 30) as f64) } else { format!("{:.1} MiB", bytes as f64 / (1u64 << 20) as f64) }
+    if bytes >= 1 << 30 {
+        format!("{:.1} GiB", bytes as f64 / (1u64 << 30) as f64)
+    } else {
+        format!("{:.1} MiB", bytes as f64 / (1u64 << 20) as f64)
+    }
 }
 
 /// The error for `need` bytes of `what` that do not fit in `room` (unknown: `None`); sgtab
@@ -93,7 +115,11 @@ pub fn short(what: &str, need: u64, room: Option<u64>) -> MemoryError {
         Some(r) => format!("only {} fits here", size(r)),
         None => "the allocation failed".to_string(),
     };
-    MemoryError(format!("needs about {} for {what}, but {fits} (ulimit -v / cgroup memory.max / MemAvailable); build a shorter table", size(need)))
+    MemoryError(format!(
+        "needs about {} for {what}, but {fits} (ulimit -v / cgroup memory.max / MemAvailable); \
+            build a shorter table",
+        size(need)
+    ))
 }
 
 /// Refuses, before any work, `need` bytes of `what` where they do not fit.
@@ -127,7 +153,12 @@ mod tests {
     #[test]
     fn a_huge_buffer_is_an_error_not_an_abort() {
         let e = filled(usize::MAX / 2, 0u8, "its values").unwrap_err();
-        assert!(e.0.starts_with("needs about ") && e.0.contains("for its values") && e.0.ends_with("build a shorter table"), "{e}");
+        assert!(
+            e.0.starts_with("needs about ")
+                && e.0.contains("for its values")
+                && e.0.ends_with("build a shorter table"),
+            "{e}"
+        );
         assert!(room().is_some_and(|r| r > 0), "Linux says MemAvailable");
         assert!(check("x", u64::MAX).is_err() && check("x", 1).is_ok());
     }

@@ -36,7 +36,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// name. A file that is replaced keeps its permission bits. There is no
 /// fsync: it would cost more than building chess:20, and a table torn by a power cut fails its
 /// checksum when read.
-pub fn write(path: &Path, mut fill: impl FnMut(&mut dyn Write) -> io::Result<()>) -> io::Result<()> {
+pub fn write(
+    path: &Path,
+    mut fill: impl FnMut(&mut dyn Write) -> io::Result<()>,
+) -> io::Result<()> {
     match target(path)? {
         Target::Replace { path, mode } => replace(&path, mode, &mut fill),
         Target::Through(file) => {
@@ -67,11 +70,16 @@ pub fn refuse_onto_input(output: Option<&Path>, inputs: &[&Path]) -> Result<(), 
         if same {
             return Err(match output {
                 Some(path) => format!(
-                    "the output {} is the input {} (the same file): writing it would destroy the input; choose another output file",
+                    "the output {} is the input {} (the same file): writing it would destroy the \
+                        input; choose another output file",
                     path.display(),
                     input.display()
                 ),
-                None => format!("standard output goes into the input {} (the same file), which this would damage; send the output elsewhere", input.display()),
+                None => format!(
+                    "standard output goes into the input {} (the same file), which this would \
+                        damage; send the output elsewhere",
+                    input.display()
+                ),
             });
         }
     }
@@ -99,7 +107,9 @@ fn canonical_beside(path: &Path) -> Option<PathBuf> {
 pub fn make_dir(dir: &Path) -> Result<(), String> {
     match fs::create_dir_all(dir) {
         Ok(()) => Ok(()),
-        Err(_) if fs::metadata(dir).is_ok_and(|m| !m.is_dir()) => Err(format!("cannot write into {}: it is not a directory", dir.display())),
+        Err(_) if fs::metadata(dir).is_ok_and(|m| !m.is_dir()) => {
+            Err(format!("cannot write into {}: it is not a directory", dir.display()))
+        }
         Err(e) => Err(format!("cannot create the directory {}: {e}", dir.display())),
     }
 }
@@ -114,7 +124,11 @@ pub fn open_regular(path: &Path) -> io::Result<(fs::File, u64)> {
     let file = options.open(path)?;
     let meta = file.metadata()?;
     if !meta.is_file() {
-        let kind = if meta.is_dir() { "a directory" } else { "not a regular file (a FIFO, socket or device)" };
+        let kind = if meta.is_dir() {
+            "a directory"
+        } else {
+            "not a regular file (a FIFO, socket or device)"
+        };
         return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("it is {kind}")));
     }
     Ok((file, meta.len()))
@@ -126,12 +140,18 @@ pub fn read_small(path: &Path, max: u64) -> io::Result<Vec<u8>> {
     use std::io::Read;
     let (file, len) = open_regular(path)?;
     if len > max {
-        return Err(io::Error::new(io::ErrorKind::InvalidData, format!("it is {len} bytes long, more than {max}")));
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("it is {len} bytes long, more than {max}"),
+        ));
     }
     let mut bytes = Vec::with_capacity(len as usize);
     file.take(max + 1).read_to_end(&mut bytes)?;
     if bytes.len() as u64 > max {
-        return Err(io::Error::new(io::ErrorKind::InvalidData, format!("it grew past {max} bytes while being read")));
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("it grew past {max} bytes while being read"),
+        ));
     }
     Ok(bytes)
 }
@@ -167,13 +187,17 @@ fn target(path: &Path) -> io::Result<Target> {
             // file resolves to a name that does not).
             let real = fs::canonicalize(path)?;
             if !fs::metadata(&real).is_ok_and(|m| same_file(&m, &meta)) {
-                return Err(refused("it is a link to a file that has no name to write beside (deleted?)"));
+                return Err(refused(
+                    "it is a link to a file that has no name to write beside (deleted?)",
+                ));
             }
             Ok(Target::Replace { path: real, mode })
         }
         Ok(meta) if meta.is_dir() => Err(refused("it is a directory")),
         Ok(_) => open_through(path).map(Target::Through),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(Target::Replace { path: dangling_end(path)?, mode: None }),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            Ok(Target::Replace { path: dangling_end(path)?, mode: None })
+        }
         Err(e) => Err(e),
     }
 }
@@ -214,10 +238,16 @@ fn same_file(a: &fs::Metadata, b: &fs::Metadata) -> bool {
 fn open_through(path: &Path) -> io::Result<File> {
     use std::os::fd::AsRawFd;
     use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
-    let file = fs::OpenOptions::new().write(true).custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY).open(path).map_err(|e| match e.raw_os_error() {
-        Some(libc::ENXIO) => refused("nothing is reading from it (a FIFO with no reader, or a socket)"),
-        _ => e,
-    })?;
+    let file = fs::OpenOptions::new()
+        .write(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path)
+        .map_err(|e| match e.raw_os_error() {
+            Some(libc::ENXIO) => {
+                refused("nothing is reading from it (a FIFO with no reader, or a socket)")
+            }
+            _ => e,
+        })?;
     let kind = file.metadata()?.file_type();
     if !(kind.is_char_device() || kind.is_fifo()) {
         // A block device, or the path changed under us: never write into those.
@@ -236,14 +266,22 @@ fn open_through(path: &Path) -> io::Result<File> {
 }
 
 /// Writes a regular file at `path` atomically (see [`write()`]).
-fn replace(path: &Path, mode: Option<u32>, fill: &mut dyn FnMut(&mut dyn Write) -> io::Result<()>) -> io::Result<()> {
+fn replace(
+    path: &Path,
+    mode: Option<u32>,
+    fill: &mut dyn FnMut(&mut dyn Write) -> io::Result<()>,
+) -> io::Result<()> {
     if path.file_name().is_none() {
         return Err(refused("it names no file"));
     }
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
     remove_stale_temporaries(dir);
     static SEQ: AtomicU64 = AtomicU64::new(0);
-    let tmp = dir.join(format!("{TEMPORARY_PREFIX}{}-{}{TEMPORARY_SUFFIX}", std::process::id(), SEQ.fetch_add(1, Ordering::Relaxed)));
+    let tmp = dir.join(format!(
+        "{TEMPORARY_PREFIX}{}-{}{TEMPORARY_SUFFIX}",
+        std::process::id(),
+        SEQ.fetch_add(1, Ordering::Relaxed)
+    ));
     #[cfg(target_os = "linux")]
     if let Some(file) = anonymous::create(dir) {
         // The lock is taken before the file has a name and held until it has its real one.
@@ -255,7 +293,9 @@ fn replace(path: &Path, mode: Option<u32>, fill: &mut dyn FnMut(&mut dyn Write) 
         return match placed {
             Ok(_held) => rename_or_remove(&tmp, path),
             // No /proc to link through: write it again under the name instead.
-            Err(e) if e.kind() == io::ErrorKind::NotFound && !tmp.exists() && dir.is_dir() => named(&tmp, path, mode, fill),
+            Err(e) if e.kind() == io::ErrorKind::NotFound && !tmp.exists() && dir.is_dir() => {
+                named(&tmp, path, mode, fill)
+            }
             Err(e) => Err(e),
         };
     }
@@ -263,7 +303,11 @@ fn replace(path: &Path, mode: Option<u32>, fill: &mut dyn FnMut(&mut dyn Write) 
 }
 
 /// `file` filled by `fill`, flushed, with permission bits `mode` where given.
-fn filled(file: File, mode: Option<u32>, fill: &mut dyn FnMut(&mut dyn Write) -> io::Result<()>) -> io::Result<File> {
+fn filled(
+    file: File,
+    mode: Option<u32>,
+    fill: &mut dyn FnMut(&mut dyn Write) -> io::Result<()>,
+) -> io::Result<File> {
     if let Some(mode) = mode {
         file.set_permissions(std::os::unix::fs::PermissionsExt::from_mode(mode))?;
     }
@@ -273,7 +317,12 @@ fn filled(file: File, mode: Option<u32>, fill: &mut dyn FnMut(&mut dyn Write) ->
 }
 
 /// The fallback: written under the temporary name (locked while it has that name), then renamed.
-fn named(tmp: &Path, path: &Path, mode: Option<u32>, fill: &mut dyn FnMut(&mut dyn Write) -> io::Result<()>) -> io::Result<()> {
+fn named(
+    tmp: &Path,
+    path: &Path,
+    mode: Option<u32>,
+    fill: &mut dyn FnMut(&mut dyn Write) -> io::Result<()>,
+) -> io::Result<()> {
     let written = File::create_new(tmp).and_then(|f| {
         lock(&f, false);
         filled(f, mode, fill)
@@ -335,7 +384,10 @@ fn remove_stale_temporaries(dir: &Path) -> Vec<PathBuf> {
     for entry in entries.flatten() {
         let name = entry.file_name();
         let Some(pid) = name.to_str().and_then(temporary_pid) else { continue };
-        if pid == std::process::id() || running(pid) || !entry.file_type().is_ok_and(|t| t.is_file()) {
+        if pid == std::process::id()
+            || running(pid)
+            || !entry.file_type().is_ok_and(|t| t.is_file())
+        {
             continue;
         }
         let path = entry.path();
@@ -350,14 +402,21 @@ fn remove_stale_temporaries(dir: &Path) -> Vec<PathBuf> {
 /// Where the file system has no locks, the PID's absence (checked by the caller) decides.
 fn remove_if_unlocked(path: &Path) -> bool {
     use std::os::unix::fs::OpenOptionsExt;
-    let opened = fs::OpenOptions::new().read(true).custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK).open(path);
+    let opened = fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path);
     let Ok(file) = opened else { return false };
     // Held while the file is removed, so a writer cannot take it in between.
     if !lock(&file, true) {
         return false;
     }
     // The name must still be the file that was locked (not renamed over meanwhile).
-    let same = file.metadata().ok().zip(fs::symlink_metadata(path).ok()).is_some_and(|(a, b)| a.is_file() && same_file(&a, &b));
+    let same = file
+        .metadata()
+        .ok()
+        .zip(fs::symlink_metadata(path).ok())
+        .is_some_and(|(a, b)| a.is_file() && same_file(&a, &b));
     same && fs::remove_file(path).is_ok()
 }
 
@@ -390,7 +449,14 @@ mod anonymous {
     pub fn create(dir: &Path) -> Option<io::Result<File>> {
         match OpenOptions::new().write(true).mode(0o666).custom_flags(libc::O_TMPFILE).open(dir) {
             Ok(file) => Some(Ok(file)),
-            Err(e) if matches!(e.raw_os_error(), Some(libc::EOPNOTSUPP | libc::EISDIR | libc::EINVAL | libc::ENOENT)) && dir.is_dir() => None,
+            Err(e)
+                if matches!(
+                    e.raw_os_error(),
+                    Some(libc::EOPNOTSUPP | libc::EISDIR | libc::EINVAL | libc::ENOENT)
+                ) && dir.is_dir() =>
+            {
+                None
+            }
             Err(e) => Some(Err(e)),
         }
     }
@@ -401,7 +467,15 @@ mod anonymous {
         let to = CString::new(to.as_os_str().as_bytes()).map_err(io::Error::other)?;
         // SAFETY: both are valid NUL-terminated paths; AT_SYMLINK_FOLLOW resolves the /proc link
         // to the open file itself, the documented way to link an O_TMPFILE file unprivileged.
-        let r = unsafe { libc::linkat(libc::AT_FDCWD, from.as_ptr(), libc::AT_FDCWD, to.as_ptr(), libc::AT_SYMLINK_FOLLOW) };
+        let r = unsafe {
+            libc::linkat(
+                libc::AT_FDCWD,
+                from.as_ptr(),
+                libc::AT_FDCWD,
+                to.as_ptr(),
+                libc::AT_SYMLINK_FOLLOW,
+            )
+        };
         if r == 0 { Ok(()) } else { Err(io::Error::last_os_error()) }
     }
 }
@@ -442,7 +516,10 @@ mod tests {
     }
 
     fn names(dir: &Path) -> Vec<String> {
-        let mut names: Vec<_> = fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        let mut names: Vec<_> = fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
         names.sort();
         names
     }
@@ -474,7 +551,11 @@ mod tests {
     fn a_locked_temporary_of_a_gone_pid_is_kept_and_an_unlocked_one_removed() {
         let dir = scratch("sweep");
         // A PID that is surely not running: past the kernel's largest (2^22).
-        let (held, stale, users) = (dir.join(".sgtab-4999999-1.tmp"), dir.join(".sgtab-4999999-2.tmp"), dir.join(".solution.cpp.tmp4999999"));
+        let (held, stale, users) = (
+            dir.join(".sgtab-4999999-1.tmp"),
+            dir.join(".sgtab-4999999-2.tmp"),
+            dir.join(".solution.cpp.tmp4999999"),
+        );
         for p in [&held, &stale, &users] {
             fs::write(p, b"partial").unwrap();
         }
@@ -517,7 +598,8 @@ mod tests {
             Err(io::Error::other("stopped"))
         });
         assert_eq!(err.unwrap_err().to_string(), "stopped");
-        let err = named(&dir.join(".sgtab-1-1.tmp"), &a, None, &mut |_| Err(io::Error::other("stopped")));
+        let err =
+            named(&dir.join(".sgtab-1-1.tmp"), &a, None, &mut |_| Err(io::Error::other("stopped")));
         assert!(err.is_err());
         assert_eq!(fs::read(&a).unwrap(), b"old");
         assert_eq!(names(&dir), ["a"]);
@@ -562,7 +644,9 @@ mod tests {
         assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
         let err = write_bytes(&fifo, b"x").unwrap_err();
         assert!(err.to_string().contains("nothing is reading from it"), "{err}");
-        assert!(std::os::unix::fs::FileTypeExt::is_fifo(&fs::symlink_metadata(&fifo).unwrap().file_type()));
+        assert!(std::os::unix::fs::FileTypeExt::is_fifo(
+            &fs::symlink_metadata(&fifo).unwrap().file_type()
+        ));
         let err = write_bytes(&dir, b"x").unwrap_err();
         assert_eq!(err.to_string(), "it is a directory");
         assert_eq!(names(&dir), ["fifo"]);

@@ -20,12 +20,22 @@ pub struct Progress {
 impl Progress {
     /// Progress for `label` that prints to stderr once the work has run a second.
     pub fn new(label: impl Into<String>) -> Progress {
-        Progress { label: Mutex::new(label.into()), enabled: true, start: Instant::now(), last: Mutex::new(None) }
+        Progress {
+            label: Mutex::new(label.into()),
+            enabled: true,
+            start: Instant::now(),
+            last: Mutex::new(None),
+        }
     }
 
     /// Progress that never prints (tests, library callers).
     pub fn silent() -> Progress {
-        Progress { label: Mutex::new(String::new()), enabled: false, start: Instant::now(), last: Mutex::new(None) }
+        Progress {
+            label: Mutex::new(String::new()),
+            enabled: false,
+            start: Instant::now(),
+            last: Mutex::new(None),
+        }
     }
 
     /// Says what is being done from now on (a build that grows its table in steps names the
@@ -55,16 +65,29 @@ impl Progress {
         let pct = if total == 0 { 100.0 } else { done as f64 * 100.0 / total as f64 };
         let elapsed = now.duration_since(self.start).as_secs_f64();
         // The time left at the rate so far, where there is a rate.
-        let left = if done > 0 && done < total { format!(", about {:.0}s left", elapsed * (total - done) as f64 / done as f64) } else { String::new() };
+        let left = if done > 0 && done < total {
+            format!(", about {:.0}s left", elapsed * (total - done) as f64 / done as f64)
+        } else {
+            String::new()
+        };
         // A line that cannot be printed (stderr full or closed) is dropped: progress is not
         // worth failing, let alone panicking, for.
-        let _ = writeln!(std::io::stderr().lock(), "{}: {pct:5.1}% ({done}/{total}) after {elapsed:.1}s{left}", self.label());
+        let _ = writeln!(
+            std::io::stderr().lock(),
+            "{}: {pct:5.1}% ({done}/{total}) after {elapsed:.1}s{left}",
+            self.label()
+        );
     }
 
     /// Prints the closing line, if anything was printed before.
     pub fn finish(&self) {
         if self.enabled && self.last.lock().map(|l| l.is_some()).unwrap_or(false) {
-            let _ = writeln!(std::io::stderr().lock(), "{}: done in {:.1}s", self.label(), self.start.elapsed().as_secs_f64());
+            let _ = writeln!(
+                std::io::stderr().lock(),
+                "{}: done in {:.1}s",
+                self.label(),
+                self.start.elapsed().as_secs_f64()
+            );
         }
     }
 }

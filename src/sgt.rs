@@ -242,7 +242,11 @@ struct Fixed {
 
 /// Reads the fixed part of the header into `crc` and checks every field that can be checked
 /// before the spec is read, the file's length among them.
-fn read_fixed(r: &mut impl Read, crc: &mut crc32fast::Hasher, file_len: u64) -> Result<Fixed, ReadError> {
+fn read_fixed(
+    r: &mut impl Read,
+    crc: &mut crc32fast::Hasher,
+    file_len: u64,
+) -> Result<Fixed, ReadError> {
     let mut fixed = [0u8; FIXED];
     let mut got = 0;
     while got < 8 {
@@ -260,11 +264,22 @@ fn read_fixed(r: &mut impl Read, crc: &mut crc32fast::Hasher, file_len: u64) -> 
     crc.update(&fixed);
     let version = u16_at(&fixed, 8);
     if !(OLDEST..=VERSION).contains(&version) {
-        return bad(format!("table format version {version} is not supported (this sgtab reads versions {OLDEST} to {VERSION})"));
+        return bad(format!(
+            "table format version {version} is not supported (this sgtab reads versions {OLDEST} \
+                to {VERSION})"
+        ));
     }
-    let (len, bits, rule_kind, spec_len, count) = (u16_at(&fixed, 10) as usize, fixed[12] as u32, fixed[13], u16_at(&fixed, 14) as usize, u64_at(&fixed, 16));
+    let (len, bits, rule_kind, spec_len, count) = (
+        u16_at(&fixed, 10) as usize,
+        fixed[12] as u32,
+        fixed[13],
+        u16_at(&fixed, 14) as usize,
+        u64_at(&fixed, 16),
+    );
     if len != (FIXED + spec_len).next_multiple_of(8) {
-        return bad(format!("damaged header: header length {len} does not match spec length {spec_len}"));
+        return bad(format!(
+            "damaged header: header length {len} does not match spec length {spec_len}"
+        ));
     }
     if !(1..=32).contains(&bits) {
         return bad(format!("damaged header: {bits} bits per value is outside 1 to 32"));
@@ -272,22 +287,44 @@ fn read_fixed(r: &mut impl Read, crc: &mut crc32fast::Hasher, file_len: u64) -> 
     if rule_kind > 1 {
         return bad(format!("damaged header: unknown rule kind {rule_kind}"));
     }
-    let (block_kind, block_len) = (fixed[57], u32::from_le_bytes(fixed[60..64].try_into().unwrap()) as u64);
-    if fixed[56] > 1 || fixed[58..60].iter().any(|&b| b != 0) || (version < 3 && fixed[57..].iter().any(|&b| b != 0)) {
+    let (block_kind, block_len) =
+        (fixed[57], u32::from_le_bytes(fixed[60..64].try_into().unwrap()) as u64);
+    if fixed[56] > 1
+        || fixed[58..60].iter().any(|&b| b != 0)
+        || (version < 3 && fixed[57..].iter().any(|&b| b != 0))
+    {
         return bad("damaged header: unknown flags (bytes 56..64)");
     }
     if block_kind > 2 || (block_kind == 0) != (block_len == 0) || block_len > MAX_BLOCK {
         return bad(format!("damaged header: game block kind {block_kind} of {block_len} bytes"));
     }
     if rule_kind == 0 && fixed[24..57].iter().any(|&b| b != 0) {
-        return bad("damaged header: no rule is stored, but the rule fields (bytes 24..57) are not zero");
+        return bad(
+            "damaged header: no rule is stored, but the rule fields (bytes 24..57) are not zero",
+        );
     }
     // count · bits cannot overflow in 128 bits; a payload past u64 cannot match any file.
     let payload = u64::try_from((count as u128 * bits as u128).div_ceil(8)).ok();
-    let expect = payload.and_then(|p| (len as u64).checked_add(p)).and_then(|n| n.checked_add(block_len + 4));
+    let expect = payload
+        .and_then(|p| (len as u64).checked_add(p))
+        .and_then(|n| n.checked_add(block_len + 4));
     match (expect, payload) {
-        (Some(e), Some(payload)) if e == file_len => Ok(Fixed { fixed, version, len, bits, rule_kind, spec_len, count, block_kind, block_len, payload }),
-        (Some(e), _) if file_len < e => bad(format!("file is truncated (or its header damaged): the header says {e} bytes, the file has {file_len}")),
+        (Some(e), Some(payload)) if e == file_len => Ok(Fixed {
+            fixed,
+            version,
+            len,
+            bits,
+            rule_kind,
+            spec_len,
+            count,
+            block_kind,
+            block_len,
+            payload,
+        }),
+        (Some(e), _) if file_len < e => bad(format!(
+            "file is truncated (or its header damaged): the header says {e} bytes, the file has \
+                {file_len}"
+        )),
         _ => bad(format!(
             "damaged header or trailing data: the header implies {} bytes, the file has {file_len}",
             expect.map_or("more than 2^64".to_string(), |e| e.to_string())
@@ -307,24 +344,46 @@ pub fn quoted(text: &str) -> String {
 /// needs of it, before anything is allocated for the values: a header that claims more entries
 /// than its game has is refused whatever the file's length. Memory taken is bounded by
 /// `file_len`, and only once the header agrees with it.
-pub fn read_from<T>(mut r: impl Read, file_len: u64, admit: impl FnOnce(&Header) -> Result<T, ReadError>) -> Result<(Sgt, T), ReadError> {
+pub fn read_from<T>(
+    mut r: impl Read,
+    file_len: u64,
+    admit: impl FnOnce(&Header) -> Result<T, ReadError>,
+) -> Result<(Sgt, T), ReadError> {
     let mut crc = crc32fast::Hasher::new();
     let head = read_fixed(&mut r, &mut crc, file_len)?;
     let mut spec_bytes = vec![0u8; head.len - FIXED];
     r.read_exact(&mut spec_bytes).map_err(|e| io_err(e, "header"))?;
     crc.update(&spec_bytes);
-    let text = std::str::from_utf8(&spec_bytes[..head.spec_len]).map_err(|_| ReadError::Bad("damaged header: the game spec is not UTF-8".into()))?;
+    let text = std::str::from_utf8(&spec_bytes[..head.spec_len])
+        .map_err(|_| ReadError::Bad("damaged header: the game spec is not UTF-8".into()))?;
     if spec_bytes[head.spec_len..].iter().any(|&b| b != 0) {
-        return bad(format!("damaged header: the game spec {} is not in canonical form", quoted(text)));
+        return bad(format!(
+            "damaged header: the game spec {} is not in canonical form",
+            quoted(text)
+        ));
     }
     let block_kind = BlockKind::from_byte(head.block_kind);
     if block_kind.is_some() && (head.count == 0 || head.count > MAX_LEN) {
-        return bad(format!("damaged header: {} entries, but a script's or an imported table has 1 to {MAX_LEN}", head.count));
+        return bad(format!(
+            "damaged header: {} entries, but a script's or an imported table has 1 to {MAX_LEN}",
+            head.count
+        ));
     }
     let f = &head.fixed;
-    let rule =
-        (head.rule_kind == 1).then(|| Rule { pre: u64_at(f, 24), period: u64_at(f, 32), saltus: u64_at(f, 40), checked: u64_at(f, 48), proven: f[56] == 1 });
-    let admitted = admit(&Header { version: head.version, spec: text, count: head.count, block: block_kind, rule })?;
+    let rule = (head.rule_kind == 1).then(|| Rule {
+        pre: u64_at(f, 24),
+        period: u64_at(f, 32),
+        saltus: u64_at(f, 40),
+        checked: u64_at(f, 48),
+        proven: f[56] == 1,
+    });
+    let admitted = admit(&Header {
+        version: head.version,
+        spec: text,
+        count: head.count,
+        block: block_kind,
+        rule,
+    })?;
     let values = read_bytes(&mut r, head.payload, "values")?;
     crc.update(&values);
     let block = read_bytes(&mut r, head.block_len, "game block")?;
@@ -336,17 +395,24 @@ pub fn read_from<T>(mut r: impl Read, file_len: u64, admit: impl FnOnce(&Header)
     }
     // The checksum matched, so what follows is what the writer wrote; still check it agrees.
     let block = block_kind.map(|kind| game_block(kind, &block, head.count)).transpose()?;
-    let values = Packed::from_payload(head.bits, head.count, values).map_err(|e| ReadError::Bad(format!("damaged values: {e}")))?;
+    let values = Packed::from_payload(head.bits, head.count, values)
+        .map_err(|e| ReadError::Bad(format!("damaged values: {e}")))?;
     if let Some(rule) = &rule {
-        check_rule(rule, head.count, |i| values.get(i) as u64)
-            .map_err(|why| ReadError::Bad(format!("the stored rule contradicts the stored values: {why}")))?;
+        check_rule(rule, head.count, |i| values.get(i) as u64).map_err(|why| {
+            ReadError::Bad(format!("the stored rule contradicts the stored values: {why}"))
+        })?;
     }
     Ok((Sgt { version: head.version, spec: text.to_string(), block, values, rule }, admitted))
 }
 
 /// `len` bytes of what follows, allocated only once they are known to fit.
 fn read_bytes(r: &mut impl Read, len: u64, what: &str) -> Result<Vec<u8>, ReadError> {
-    let too_big = || ReadError::Io(io::Error::new(io::ErrorKind::OutOfMemory, format!("its {len} bytes of {what} do not fit in memory here")));
+    let too_big = || {
+        ReadError::Io(io::Error::new(
+            io::ErrorKind::OutOfMemory,
+            format!("its {len} bytes of {what} do not fit in memory here"),
+        ))
+    };
     let want = usize::try_from(len).ok().and_then(|p| p.checked_add(8)).ok_or_else(too_big)?;
     let mut bytes = Vec::new();
     bytes.try_reserve_exact(want).map_err(|_| too_big())?;
@@ -362,18 +428,31 @@ fn read_bytes(r: &mut impl Read, len: u64, what: &str) -> Result<Vec<u8>, ReadEr
 fn game_block(kind: BlockKind, block: &[u8], count: u64) -> Result<GameBlock, ReadError> {
     let damaged = |why: String| ReadError::Bad(format!("damaged game block: {why}"));
     let k = block.first().copied().unwrap_or(0) as usize;
-    if !(1..=MAX_AXES).contains(&k) || block.len() < 8 + 8 * k || block[1..4].iter().any(|&b| b != 0) {
+    if !(1..=MAX_AXES).contains(&k)
+        || block.len() < 8 + 8 * k
+        || block[1..4].iter().any(|&b| b != 0)
+    {
         return Err(damaged(format!("{k} axes")));
     }
     let sizes: Vec<u64> = (0..k).map(|i| u64_at(block, 8 + 8 * i)).collect();
     let dims = Dims::new(&sizes, MAX_LEN).map_err(&damaged)?;
     if dims.len() != count {
-        return Err(damaged(format!("its shape {} has {} positions, the header says {count}", dims.text(), dims.len())));
+        return Err(damaged(format!(
+            "its shape {} has {} positions, the header says {count}",
+            dims.text(),
+            dims.len()
+        )));
     }
     let rest = &block[8 + 8 * k..];
     let source = match kind {
-        BlockKind::Script => Some(std::str::from_utf8(rest).map_err(|_| damaged("the script is not UTF-8".into()))?.to_string()),
-        BlockKind::Imported if !rest.is_empty() => return Err(damaged("bytes after the shape of an imported table".into())),
+        BlockKind::Script => Some(
+            std::str::from_utf8(rest)
+                .map_err(|_| damaged("the script is not UTF-8".into()))?
+                .to_string(),
+        ),
+        BlockKind::Imported if !rest.is_empty() => {
+            return Err(damaged("bytes after the shape of an imported table".into()));
+        }
         BlockKind::Imported => None,
     };
     let header = u32::from_le_bytes([block[4], block[5], block[6], block[7]]);
@@ -394,15 +473,22 @@ pub fn check_rule(rule: &Rule, len: u64, get: impl Fn(u64) -> u64) -> Result<(),
         return Err("its period is 0".into());
     }
     if checked > len {
-        return Err(format!("it claims to be checked up to {checked}, past the table's {len} entries"));
+        return Err(format!(
+            "it claims to be checked up to {checked}, past the table's {len} entries"
+        ));
     }
     if pre.checked_add(period).is_none_or(|e| e >= checked) {
-        return Err(format!("pre-period {pre} plus period {period} leaves nothing checked below {checked}"));
+        return Err(format!(
+            "pre-period {pre} plus period {period} leaves nothing checked below {checked}"
+        ));
     }
     for n in pre..checked - period {
         let (a, b) = (get(n), get(n + period));
         if a.checked_add(saltus) != Some(b) {
-            return Err(format!("g({}) = {b} is not g({n}) + {saltus} = {a} + {saltus}", n + period));
+            return Err(format!(
+                "g({}) = {b} is not g({n}) + {saltus} = {a} + {saltus}",
+                n + period
+            ));
         }
     }
     Ok(())
@@ -418,8 +504,15 @@ pub fn open_regular(path: &Path) -> Result<(File, u64), ReadError> {
     let file = options.open(path).map_err(ReadError::Io)?;
     let meta = file.metadata().map_err(ReadError::Io)?;
     if !meta.is_file() {
-        let kind = if meta.is_dir() { "a directory" } else { "not a regular file (a FIFO, socket or device)" };
-        return Err(ReadError::Io(io::Error::new(io::ErrorKind::InvalidInput, format!("it is {kind}, not a table file"))));
+        let kind = if meta.is_dir() {
+            "a directory"
+        } else {
+            "not a regular file (a FIFO, socket or device)"
+        };
+        return Err(ReadError::Io(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("it is {kind}, not a table file"),
+        )));
     }
     Ok((file, meta.len()))
 }
@@ -434,7 +527,10 @@ pub fn version_of(path: &Path) -> Option<u16> {
 }
 
 /// Reads and checks the table in `path`, admitted by `admit` as [`read_from`] says.
-pub fn read<T>(path: &Path, admit: impl FnOnce(&Header) -> Result<T, ReadError>) -> Result<(Sgt, T), ReadError> {
+pub fn read<T>(
+    path: &Path,
+    admit: impl FnOnce(&Header) -> Result<T, ReadError>,
+) -> Result<(Sgt, T), ReadError> {
     let (file, len) = open_regular(path)?;
     read_from(io::BufReader::with_capacity(1 << 16, file), len, admit)
 }
@@ -476,7 +572,9 @@ fn holds(path: &Path) -> Holds {
     let spec_len = u16_at(&fixed, 14) as u64;
     let mut spec = Vec::new();
     match file.take(spec_len).read_to_end(&mut spec) {
-        Ok(n) if n as u64 == spec_len => String::from_utf8(spec).map_or(Holds::Unknown, Holds::Game),
+        Ok(n) if n as u64 == spec_len => {
+            String::from_utf8(spec).map_or(Holds::Unknown, Holds::Game)
+        }
         _ => Holds::Unknown,
     }
 }
@@ -487,12 +585,19 @@ fn holds(path: &Path) -> Holds {
 /// an sgtab table, a table of another game (`import:chess-20` and `chess:20` share the file
 /// name `chess-20.sgt`), or a table whose header is too damaged to tell which game it holds.
 pub fn check_replaceable(path: &Path, spec: &str) -> Result<(), String> {
-    let keep = |what: String| Err(format!("{} {what}, so it is kept; move it away or write into another --dir", path.display()));
+    let keep = |what: String| {
+        Err(format!(
+            "{} {what}, so it is kept; move it away or write into another --dir",
+            path.display()
+        ))
+    };
     match holds(path) {
         Holds::Nothing => Ok(()),
         Holds::Game(text) if text == spec => Ok(()),
         Holds::Game(text) => keep(format!("holds the table of {}, not of {spec}", quoted(&text))),
-        Holds::Unknown => keep("is an sgtab table whose header is too damaged to tell its game".into()),
+        Holds::Unknown => {
+            keep("is an sgtab table whose header is too damaged to tell its game".into())
+        }
         Holds::Other(why) => keep(format!("is there and is not a table of {spec} ({why})")),
     }
 }
@@ -525,7 +630,8 @@ mod tests {
         assert_eq!(std::fs::read(&b).unwrap(), encode(&table()));
         // Over an existing file, too.
         write(&table(), &b).unwrap();
-        let mut names: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+        let mut names: Vec<_> =
+            std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
         names.sort();
         assert_eq!(names, ["a.sgt", "b.sgt"]);
         // A write into a directory that does not exist fails, leaving nothing.

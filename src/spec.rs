@@ -25,10 +25,16 @@ impl GameSpec {
     pub fn parse(spec: &str) -> Result<GameSpec, SpecError> {
         let text = spec.trim();
         if text.is_empty() {
-            return Err(SpecError(format!("bad game spec ``: empty spec (expected one of: {})", games::grammar())));
+            return Err(SpecError(format!(
+                "bad game spec ``: empty spec (expected one of: {})",
+                games::grammar()
+            )));
         }
         if text.len() > MAX_SPEC_LEN {
-            return Err(SpecError(format!("bad game spec: {} bytes long, more than {MAX_SPEC_LEN}", text.len())));
+            return Err(SpecError(format!(
+                "bad game spec: {} bytes long, more than {MAX_SPEC_LEN}",
+                text.len()
+            )));
         }
         for family in games::FAMILIES {
             if let Some(game) = (family.parse)(text) {
@@ -36,7 +42,11 @@ impl GameSpec {
             }
         }
         let word: String = text.chars().take_while(|c| c.is_alphanumeric()).take(32).collect();
-        Err(SpecError(format!("bad game spec `{}`: unknown game `{word}` (expected one of: {})", text.escape_debug(), games::grammar())))
+        Err(SpecError(format!(
+            "bad game spec `{}`: unknown game `{word}` (expected one of: {})",
+            text.escape_debug(),
+            games::grammar()
+        )))
     }
 
     /// Wraps a game built in code.
@@ -68,7 +78,10 @@ impl GameSpec {
 
     /// The tables `sgtab build` makes when it is given no spec: the ones `sgq` answers from.
     pub fn defaults() -> Vec<GameSpec> {
-        ["chess", "lasker", "sub:1,3,9", "funny"].iter().map(|s| GameSpec::parse(s).expect("default spec")).collect()
+        ["chess", "lasker", "sub:1,3,9", "funny"]
+            .iter()
+            .map(|s| GameSpec::parse(s).expect("default spec"))
+            .collect()
     }
 }
 
@@ -177,11 +190,23 @@ impl Resolver {
         match Origin::parse(text) {
             Some(origin) => {
                 let origin = origin?;
-                Ok(Named { canonical: origin.canonical(), file_name: origin.file_name(), spec: None, origin: Some(origin), given })
+                Ok(Named {
+                    canonical: origin.canonical(),
+                    file_name: origin.file_name(),
+                    spec: None,
+                    origin: Some(origin),
+                    given,
+                })
             }
             None => {
                 let spec = GameSpec::parse(text)?;
-                Ok(Named { canonical: spec.to_string(), file_name: spec.file_name(), spec: Some(spec), origin: None, given })
+                Ok(Named {
+                    canonical: spec.to_string(),
+                    file_name: spec.file_name(),
+                    spec: Some(spec),
+                    origin: None,
+                    given,
+                })
             }
         }
     }
@@ -203,12 +228,18 @@ impl Resolver {
     /// A table's game as one that can be computed again: a stored game runs through its
     /// runtime, which must give the table's shape; a family's game is itself.
     pub fn runnable(&self, spec: &GameSpec) -> Result<GameSpec, SpecError> {
-        let Some(stored) = spec.stored().filter(|_| spec.source().is_none()) else { return Ok(spec.clone()) };
+        let Some(stored) = spec.stored().filter(|_| spec.source().is_none()) else {
+            return Ok(spec.clone());
+        };
         let game = self.open(&stored.origin, None)?;
         let now = game.stored().map(|s| s.dims);
         if now != Some(stored.dims) {
             let shape = now.map_or("no shape".to_string(), |d| format!("the shape {}", d.text()));
-            return Err(SpecError(format!("its {} game now gives {shape}, the table has {}", stored.origin.kind(), stored.dims.text())));
+            return Err(SpecError(format!(
+                "its {} game now gives {shape}, the table has {}",
+                stored.origin.kind(),
+                stored.dims.text()
+            )));
         }
         Ok(game)
     }
@@ -216,12 +247,17 @@ impl Resolver {
     fn open(&self, origin: &Origin, given: Option<&str>) -> Result<GameSpec, SpecError> {
         if let Origin::Import(name) = origin {
             return Err(SpecError(format!(
-                "import:{name} holds values imported from another program; sgtab cannot compute them (make its table with `sgtab import FILE --name {name} --shape N`)"
+                "import:{name} holds values imported from another program; sgtab cannot compute \
+                    them (make its table with `sgtab import FILE --name {name} --shape N`)"
             )));
         }
         match self.runtimes.iter().find(|r| r.runs(origin.kind())) {
             Some(runtime) => runtime.open(origin, given).map(GameSpec),
-            None => Err(SpecError(format!("{}: this program cannot run {} games (sgtab can)", origin.canonical(), origin.kind()))),
+            None => Err(SpecError(format!(
+                "{}: this program cannot run {} games (sgtab can)",
+                origin.canonical(),
+                origin.kind()
+            ))),
         }
     }
 }
@@ -291,7 +327,11 @@ mod tests {
         let a = GameSpec::parse(&format!("sub:{}:100", moves.join(","))).unwrap();
         let b = GameSpec::parse(&format!("sub:{}:101", moves.join(","))).unwrap();
         let (na, nb) = (a.file_name(), b.file_name());
-        assert!(na.len() <= crate::games::MAX_FILE_STEM + 4 && nb.len() <= crate::games::MAX_FILE_STEM + 4, "{na}");
+        assert!(
+            na.len() <= crate::games::MAX_FILE_STEM + 4
+                && nb.len() <= crate::games::MAX_FILE_STEM + 4,
+            "{na}"
+        );
         assert!(na.starts_with("sub-1_2_3_4_5_"), "{na}");
         assert_ne!(na, nb);
     }
@@ -307,10 +347,17 @@ mod tests {
         let text = format!("lua:{}:N=3", path.display());
         let resolver = Resolver::new();
         let named: Named = resolver.name(&text).unwrap();
-        assert!(named.canonical.starts_with("lua:loop@") && named.canonical.ends_with(":N=3"), "{}", named.canonical);
+        assert!(
+            named.canonical.starts_with("lua:loop@") && named.canonical.ends_with(":N=3"),
+            "{}",
+            named.canonical
+        );
         assert_eq!(named.file_name, super::file_name_of(&named.canonical));
         assert!(named.spec.is_none());
-        assert!(named.make_command("t").starts_with("sgtab build lua:") && named.make_command("t").ends_with("--dir t"));
+        assert!(
+            named.make_command("t").starts_with("sgtab build lua:")
+                && named.make_command("t").ends_with("--dir t")
+        );
         // Without a runtime the game is refused in one line saying why.
         let e = resolver.game(&text).unwrap_err().0;
         assert!(e.contains("cannot run lua games") && !e.contains('\n'), "{e}");
@@ -318,11 +365,20 @@ mod tests {
         let kayles = resolver.name("0.77:100").unwrap();
         assert_eq!(kayles.spec.as_ref().map(|s| s.to_string()), Some(kayles.canonical.clone()));
         let import = resolver.name("import:mine").unwrap();
-        assert_eq!((import.canonical.as_str(), import.file_name.as_str()), ("import:mine", "mine.sgt"));
-        assert!(resolver.game("import:mine").unwrap_err().0.contains("sgtab import FILE --name mine"));
+        assert_eq!(
+            (import.canonical.as_str(), import.file_name.as_str()),
+            ("import:mine", "mine.sgt")
+        );
+        assert!(
+            resolver.game("import:mine").unwrap_err().0.contains("sgtab import FILE --name mine")
+        );
         // Refusals from the text alone: a stored kind waits for its table, a bad family spec not.
-        assert!(resolver.refusal("lua:missing.lua").is_none() && resolver.refusal("import:x").is_none());
-        assert!(resolver.refusal("nosuchgame:3").is_some() && resolver.name("import:../x").is_err());
+        assert!(
+            resolver.refusal("lua:missing.lua").is_none() && resolver.refusal("import:x").is_none()
+        );
+        assert!(
+            resolver.refusal("nosuchgame:3").is_some() && resolver.name("import:../x").is_err()
+        );
         std::fs::remove_dir_all(&dir).ok();
     }
 }

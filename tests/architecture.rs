@@ -51,9 +51,15 @@ fn named(text: &str) -> BTreeSet<String> {
                 rest = &rest[at + prefix.len()..];
                 if let Some(group) = rest.strip_prefix('{') {
                     let inner = group.split('}').next().unwrap_or("");
-                    out.extend(inner.split(',').map(|p| p.trim().split("::").next().unwrap_or("").to_string()));
+                    out.extend(
+                        inner
+                            .split(',')
+                            .map(|p| p.trim().split("::").next().unwrap_or("").to_string()),
+                    );
                 } else {
-                    out.insert(rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect());
+                    out.insert(
+                        rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect(),
+                    );
                 }
             }
         }
@@ -79,7 +85,12 @@ fn imports() -> BTreeMap<String, BTreeMap<String, Vec<String>>> {
         let text = std::fs::read_to_string(&file).unwrap();
         for target in named(&text) {
             if target != module {
-                graph.entry(module.clone()).or_default().entry(target).or_default().push(rel.clone());
+                graph
+                    .entry(module.clone())
+                    .or_default()
+                    .entry(target)
+                    .or_default()
+                    .push(rel.clone());
             }
         }
         graph.entry(module).or_default();
@@ -97,15 +108,22 @@ fn every_import_runs_down_the_layers() {
             continue;
         }
         let Some(r) = rank(module) else {
-            wrong.push(format!("module `{module}` is in no layer: add it to LAYERS (and to docs/architecture.md)"));
+            wrong.push(format!(
+                "module `{module}` is in no layer: add it to LAYERS (and to docs/architecture.md)"
+            ));
             continue;
         };
         for (target, files) in targets {
             match rank(target) {
                 Some(t) if t < r => {}
-                Some(_) => wrong.push(format!("`{module}` imports `{target}`, which is not below it ({})", files.join(", "))),
+                Some(_) => wrong.push(format!(
+                    "`{module}` imports `{target}`, which is not below it ({})",
+                    files.join(", ")
+                )),
                 // Macros and the like (`line_error!`) and names that are not modules.
-                None if graph.contains_key(target.as_str()) => wrong.push(format!("`{module}` imports `{target}`, which is in no layer")),
+                None if graph.contains_key(target.as_str()) => {
+                    wrong.push(format!("`{module}` imports `{target}`, which is in no layer"))
+                }
                 None => {}
             }
         }
@@ -127,12 +145,16 @@ fn sgq_reaches_no_gpu_lua_native_build_or_plot_code() {
     }
     let bad: Vec<&&str> = NOT_IN_SGQ.iter().filter(|m| reached.contains(**m)).collect();
     assert!(bad.is_empty(), "sgq reaches {bad:?} (it reaches {reached:?})");
-    assert!(reached.contains("judge") && reached.contains("table"), "the import reader finds nothing: {reached:?}");
+    assert!(
+        reached.contains("judge") && reached.contains("table"),
+        "the import reader finds nothing: {reached:?}"
+    );
 }
 
 #[test]
 fn the_reader_sees_imports_and_skips_comments() {
-    let text = "use crate::{values::Packed, games};\n// crate::engine in a comment\nlet x = crate::sgt::read(p); sgtab::table::Table";
+    let text = "use crate::{values::Packed, games};\n// crate::engine in a comment\nlet x = \
+        crate::sgt::read(p); sgtab::table::Table";
     let names: Vec<String> = named(text).into_iter().collect();
     assert_eq!(names, ["games", "sgt", "table", "values"]);
 }

@@ -21,16 +21,27 @@ fn refused(args: &[&str], code: i32, needles: &[&str]) {
 
 #[test]
 fn bad_options_are_one_line_with_the_pointer_to_help() {
-    refused(&["build", "--backend", "cuda"], 2, &["invalid value 'cuda'", "possible values: auto, scalar, simd, gpu", "sgtab --help"]);
+    refused(
+        &["build", "--backend", "cuda"],
+        2,
+        &["invalid value 'cuda'", "possible values: auto, scalar, simd, gpu", "sgtab --help"],
+    );
     refused(&["build", "0.07", "--prove", "--max", "0"], 2, &["'0'", "--max", "sgtab --help"]);
-    refused(&["plot", "t.sgt", "-o", "t.png", "--size", "1000x"], 2, &["`1000x` is not WIDTHxHEIGHT", "sgtab --help"]);
+    refused(
+        &["plot", "t.sgt", "-o", "t.png", "--size", "1000x"],
+        2,
+        &["`1000x` is not WIDTHxHEIGHT", "sgtab --help"],
+    );
     refused(&["show"], 2, &["required", "sgtab --help"]);
     refused(&["frobnicate"], 2, &["frobnicate", "sgtab --help"]);
     refused(&["build", "--bogus"], 2, &["--bogus", "sgtab --help"]);
     // Help and version still print in full, with success.
     for args in [&["--help"][..], &["build", "--help"], &["--version"]] {
         let run = sgtab(args);
-        assert!(run.status.success() && !run.stdout.is_empty() && run.stderr.is_empty(), "{args:?}");
+        assert!(
+            run.status.success() && !run.stdout.is_empty() && run.stderr.is_empty(),
+            "{args:?}"
+        );
     }
 }
 
@@ -39,13 +50,20 @@ fn gen_refuses_sizes_outside_their_range() {
     refused(&["gen", "chess", "--chips", "25"], 1, &["--chips 25 is outside 0 to 20 for chess"]);
     refused(&["gen", "lasker", "--cases", "0"], 1, &["--cases 0 is outside 1 to 100 for lasker"]);
     refused(&["gen", "lasker", "--cases", "101"], 1, &["--cases 101 is outside 1 to 100"]);
-    refused(&["gen", "lasker", "--per-case", "2000000"], 1, &["--per-case 2000000 is outside 1 to 1000000 for lasker"]);
+    refused(
+        &["gen", "lasker", "--per-case", "2000000"],
+        1,
+        &["--per-case 2000000 is outside 1 to 1000000 for lasker"],
+    );
     refused(&["gen", "funny", "--per-case", "24"], 1, &["outside 1 to 23"]);
     refused(&["gen", "snim", "--per-case", "0"], 1, &["outside 1 to 100"]);
     refused(&["gen", "stones", "--per-case", "3"], 1, &["--per-case does not apply to stones"]);
     refused(&["gen", "lasker", "--chips", "3"], 1, &["--chips does not apply to lasker"]);
     // The edges of the ranges are legal.
-    for args in [&["gen", "chess", "--chips", "20", "--cases", "1", "--per-case", "1"][..], &["gen", "funny", "--cases", "1", "--per-case", "23"]] {
+    for args in [
+        &["gen", "chess", "--chips", "20", "--cases", "1", "--per-case", "1"][..],
+        &["gen", "funny", "--cases", "1", "--per-case", "23"],
+    ] {
         let run = sgtab(args);
         assert!(run.status.success(), "{args:?}: {}", text(&run.stderr));
     }
@@ -54,7 +72,11 @@ fn gen_refuses_sizes_outside_their_range() {
 #[test]
 fn show_rows_on_a_heap_table_is_refused_before_anything_is_printed() {
     let file = tables_dir().join("lasker-1024.sgt");
-    refused(&["show", file.to_str().unwrap(), "--rows", "2"], 1, &["--rows is for boards and games of several axes", "lasker:1024 is not one"]);
+    refused(
+        &["show", file.to_str().unwrap(), "--rows", "2"],
+        1,
+        &["--rows is for boards and games of several axes", "lasker:1024 is not one"],
+    );
 }
 
 #[test]
@@ -78,7 +100,10 @@ fn a_wgpu_backend_variable_that_names_nothing_says_so() {
         .unwrap();
     let err = text(&run.stderr);
     assert_eq!(run.status.code(), Some(1), "{err}");
-    assert!(err.contains("WGPU_BACKEND=`bogus` names no wgpu backend") && !err.contains("tried: none"), "{err}");
+    assert!(
+        err.contains("WGPU_BACKEND=`bogus` names no wgpu backend") && !err.contains("tried: none"),
+        "{err}"
+    );
     assert_eq!(err.lines().count(), 1, "{err}");
 }
 
@@ -100,15 +125,23 @@ fn show_gives_a_board_as_a_grid_and_how_often_each_value_occurs() {
     let dir = common::scratch("cli", "show-board");
     let built = sgtab(&["build", "queen:8", "--dir", dir.to_str().unwrap()]);
     assert!(built.status.success(), "{}", text(&built.stderr));
-    let shown = text(&sgtab(&["show", dir.join("queen-8.sgt").to_str().unwrap(), "--values", "3"]).stdout);
+    let shown =
+        text(&sgtab(&["show", dir.join("queen-8.sgt").to_str().unwrap(), "--values", "3"]).stdout);
     // Wythoff's game: g(x, y) = x xor y below 3.
     assert!(shown.contains("values:   the corner 3×3 of 8×8: x down, y across\n"), "{shown}");
-    assert!(shown.contains("          0 | 0 1 2\n          1 | 1 2 0\n          2 | 2 0 1\n"), "{shown}");
+    assert!(
+        shown.contains("          0 | 0 1 2\n          1 | 1 2 0\n          2 | 2 0 1\n"),
+        "{shown}"
+    );
     // Every value of the 8×8 board with its count and last position: the zeros are Wythoff's
     // P-positions (0, 0), (1, 2), (2, 1), (3, 5), (5, 3), (4, 7), (7, 4).
     assert!(shown.contains("counts:   11 values: 0 ×7 (last at (7, 4)), "), "{shown}");
     let counts = shown.lines().find(|l| l.starts_with("counts:")).unwrap();
-    let total: u64 = counts.split('×').skip(1).map(|s| s.split_whitespace().next().unwrap().parse::<u64>().unwrap()).sum();
+    let total: u64 = counts
+        .split('×')
+        .skip(1)
+        .map(|s| s.split_whitespace().next().unwrap().parse::<u64>().unwrap())
+        .sum();
     assert_eq!(total, 64, "{counts}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -119,7 +152,10 @@ fn timings_label_each_step_of_a_growing_build() {
     let built = sgtab(&["build", "0.16:20000", "--timings", "--dir", dir.to_str().unwrap()]);
     assert!(built.status.success(), "{}", text(&built.stderr));
     let out = text(&built.stdout);
-    let steps: Vec<&str> = out.lines().filter(|l| l.starts_with("  kernel") || l.starts_with("  rule search")).collect();
+    let steps: Vec<&str> = out
+        .lines()
+        .filter(|l| l.starts_with("  kernel") || l.starts_with("  rule search"))
+        .collect();
     // 256, 1024, 4096 (a quarter of the length at most), then the whole table.
     for (k, (from, to)) in [(0, 256), (256, 1024), (1024, 4096), (4096, 20000)].iter().enumerate() {
         assert!(steps[2 * k].starts_with(&format!("  kernel, heaps {from} to {to} ")), "{out}");
@@ -145,14 +181,32 @@ fn dir_names_the_directory_and_out_a_file_with_the_old_spelling_noted() {
         assert!(run.status.success(), "{flag}: {err}");
         assert!(dir.join(format!("old{flag}")).join("lasker-16.sgt").is_file(), "{flag}");
         assert_eq!(err.lines().count(), 1, "{flag}: {err}");
-        assert!(err.starts_with("sgtab: note: `build -o/--out DIR` is spelled `-d/--dir DIR` now"), "{flag}: {err}");
-        let run = common::run(env!("CARGO_BIN_EXE_sgtab"), &["import", "-", "--name", "x", flag, &d(&format!("import{flag}"))], b"0\n1\n");
+        assert!(
+            err.starts_with("sgtab: note: `build -o/--out DIR` is spelled `-d/--dir DIR` now"),
+            "{flag}: {err}"
+        );
+        let run = common::run(
+            env!("CARGO_BIN_EXE_sgtab"),
+            &["import", "-", "--name", "x", flag, &d(&format!("import{flag}"))],
+            b"0\n1\n",
+        );
         let err = text(&run.stderr);
-        assert!(run.status.success() && dir.join(format!("import{flag}/x.sgt")).is_file(), "{flag}: {err}");
-        assert!(err.lines().count() == 1 && err.contains("`import -o/--out DIR` is spelled `-d/--dir DIR` now"), "{flag}: {err}");
+        assert!(
+            run.status.success() && dir.join(format!("import{flag}/x.sgt")).is_file(),
+            "{flag}: {err}"
+        );
+        assert!(
+            err.lines().count() == 1
+                && err.contains("`import -o/--out DIR` is spelled `-d/--dir DIR` now"),
+            "{flag}: {err}"
+        );
     }
     // Both at once is a usage error, not a guess.
-    refused(&["build", "lasker:16", "-d", &d("a"), "-o", &d("b")], 2, &["cannot be used with", "sgtab --help"]);
+    refused(
+        &["build", "lasker:16", "-d", &d("a"), "-o", &d("b")],
+        2,
+        &["cannot be used with", "sgtab --help"],
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -176,10 +230,17 @@ fn help_says_what_each_flag_and_argument_is() {
     }
     // Every argument is described.
     let verify = help("verify");
-    assert!(verify.contains("[FILE]...") && verify.contains("The .sgt table files to check"), "{verify}");
+    assert!(
+        verify.contains("[FILE]...") && verify.contains("The .sgt table files to check"),
+        "{verify}"
+    );
     assert!(verify.contains("An imported table"), "{verify}");
     for command in ["show", "dump", "export", "plot"] {
-        assert!(help(command).contains("<FILE>  The .sgt table file"), "{command}: {}", help(command));
+        assert!(
+            help(command).contains("<FILE>  The .sgt table file"),
+            "{command}: {}",
+            help(command)
+        );
     }
     // --rows works on any board or k-D table, and says so.
     let show = help("show");
@@ -191,8 +252,11 @@ fn help_says_what_each_flag_and_argument_is() {
     // And what it says holds: --rows on a 3-D imported table gives each row's rule.
     let dir = common::scratch("cli", "rows-3d");
     let values: String = (0..2 * 3 * 8).map(|i| format!("{}\n", i % 8 % 3)).collect();
-    let run =
-        common::run(env!("CARGO_BIN_EXE_sgtab"), &["import", "-", "--name", "box", "--shape", "2x3x8", "--dir", dir.to_str().unwrap()], values.as_bytes());
+    let run = common::run(
+        env!("CARGO_BIN_EXE_sgtab"),
+        &["import", "-", "--name", "box", "--shape", "2x3x8", "--dir", dir.to_str().unwrap()],
+        values.as_bytes(),
+    );
     assert!(run.status.success(), "{}", text(&run.stderr));
     let run = sgtab(&["show", dir.join("box.sgt").to_str().unwrap(), "--rows", "2"]);
     assert!(run.status.success(), "{}", text(&run.stderr));

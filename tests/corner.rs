@@ -30,7 +30,11 @@ fn reference_matches_board_search_for_one_piece() {
         for x in 0..n {
             for y in 0..n {
                 let board = CornerPieces { kind: kind(piece), pieces: vec![(x, y)] };
-                assert_eq!(table.get((x * n + y) as u64), search.value(&board), "{piece:?} at ({x}, {y})");
+                assert_eq!(
+                    table.get((x * n + y) as u64),
+                    search.value(&board),
+                    "{piece:?} at ({x}, {y})"
+                );
             }
         }
     }
@@ -52,7 +56,9 @@ fn sums_of_pieces_are_won_by_the_xor_of_the_table() {
                 assert_eq!(search.wins(&board), g(a) ^ g(b) != 0, "{piece:?} {a:?} {b:?}");
             }
         }
-        for (a, b, c) in [((5, 4), (3, 3), (2, 5)), ((1, 2), (4, 4), (5, 0)), ((5, 5), (5, 5), (0, 3))] {
+        for (a, b, c) in
+            [((5, 4), (3, 3), (2, 5)), ((1, 2), (4, 4), (5, 0)), ((5, 5), (5, 5), (0, 3))]
+        {
             let board = CornerPieces { kind: kind(piece), pieces: vec![a, b, c] };
             assert_eq!(search.wins(&board), g(a) ^ g(b) ^ g(c) != 0, "{piece:?} {a:?} {b:?} {c:?}");
         }
@@ -98,7 +104,8 @@ fn engine_matches_the_reference_at_300_and_1000() {
 fn rook_is_two_heap_nim_at_1024() {
     let n = 1024u32;
     let from_reference = reference_table(Piece::Rook, n);
-    let from_engine = corner::corner(Piece::Rook, n, corner::threads(), &Progress::silent()).unwrap().shrink();
+    let from_engine =
+        corner::corner(Piece::Rook, n, corner::threads(), &Progress::silent()).unwrap().shrink();
     for table in [from_reference, from_engine] {
         assert_eq!(table.bits(), 10);
         for x in 0..n {
@@ -115,7 +122,9 @@ fn rook_is_two_heap_nim_at_1024() {
 #[test]
 fn queen_rows_are_additively_periodic() {
     let n = 1024u64;
-    let table = corner::corner(Piece::Queen, n as u32, corner::threads(), &Progress::silent()).unwrap().shrink();
+    let table = corner::corner(Piece::Queen, n as u32, corner::threads(), &Progress::silent())
+        .unwrap()
+        .shrink();
     let g = |x: u64, y: u64| table.get(x * n + y) as u64;
     let rules = row_rules(&table, n, 5);
     assert_eq!(rules.len(), 5);
@@ -127,7 +136,8 @@ fn queen_rows_are_additively_periodic() {
             assert_eq!(g(r.x, y + rule.period), g(r.x, y) + rule.saltus, "row {} at {y}", r.x);
         }
     }
-    let first: Vec<(u64, u64)> = rules[..3].iter().map(|r| r.rule.map(|r| (r.pre, r.period)).unwrap()).collect();
+    let first: Vec<(u64, u64)> =
+        rules[..3].iter().map(|r| r.rule.map(|r| (r.pre, r.period)).unwrap()).collect();
     assert_eq!(first, vec![(0, 1), (0, 3), (0, 3)]);
     assert_eq!((0..6).map(|y| g(1, y)).collect::<Vec<_>>(), vec![1, 2, 0, 4, 5, 3]);
 }
@@ -141,7 +151,11 @@ fn a_board_too_large_for_memory_is_refused_with_the_widest_that_fits() {
     match corner::check_memory(Piece::Queen, 65536) {
         Ok(()) => {}
         Err(e) => {
-            assert!(e.line.contains("queen:65536 needs") && e.line.contains("the widest queen board that fits is"), "{e}");
+            assert!(
+                e.line.contains("queen:65536 needs")
+                    && e.line.contains("the widest queen board that fits is"),
+                "{e}"
+            );
             assert!(!e.line.contains('\n'));
         }
     }
@@ -152,13 +166,16 @@ fn a_board_too_large_for_memory_is_refused_with_the_widest_that_fits() {
 fn sgtab_builds_and_shows_rows() {
     let out = std::env::temp_dir().join(format!("sgtab-corner-cli-{}", std::process::id()));
     let dir = out.to_str().unwrap();
-    let built = common::sgtab(&["build", "queen:200", "king:50", "--backend", "simd", "--dir", dir]);
+    let built =
+        common::sgtab(&["build", "queen:200", "king:50", "--backend", "simd", "--dir", dir]);
     assert!(built.status.success(), "{}", common::text(&built.stderr));
     let file = out.join("queen-200.sgt");
     let shown = common::sgtab(&["show", file.to_str().unwrap(), "--rows", "3"]);
     assert!(shown.status.success(), "{}", common::text(&shown.stderr));
     let text = common::text(&shown.stdout);
-    for line in ["  row 0: pre-period 0, period 1, saltus 1", "  row 1: pre-period 0, period 3, saltus 3"] {
+    for line in
+        ["  row 0: pre-period 0, period 1, saltus 1", "  row 1: pre-period 0, period 3, saltus 3"]
+    {
         assert!(text.lines().any(|l| l == line), "no `{line}` in:\n{text}");
     }
     let king = common::sgtab(&["show", out.join("king-50.sgt").to_str().unwrap(), "--rows", "60"]);
@@ -166,10 +183,16 @@ fn sgtab_builds_and_shows_rows() {
     let verified = common::sgtab(&["verify", "--backend", "scalar", file.to_str().unwrap()]);
     assert!(verified.status.success(), "{}", common::text(&verified.stderr));
     std::fs::remove_dir_all(&out).unwrap();
-    for (spec, want) in [("queen:65537", "board side 65537 is outside 1 to 65536"), ("rook:0", "board side 0 is outside")] {
+    for (spec, want) in [
+        ("queen:65537", "board side 65537 is outside 1 to 65536"),
+        ("rook:0", "board side 0 is outside"),
+    ] {
         let run = common::sgtab(&["build", spec, "--dir", dir]);
         let err = common::text(&run.stderr);
-        assert!(!run.status.success() && err.contains(want) && err.lines().count() == 1, "{spec}: {err}");
+        assert!(
+            !run.status.success() && err.contains(want) && err.lines().count() == 1,
+            "{spec}: {err}"
+        );
     }
     assert!(!out.exists(), "a refused spec left files");
 }

@@ -16,9 +16,14 @@ fn scratch(name: &str) -> PathBuf {
 /// A Python that imports NumPy: the PATH's, or the system's (where a pyenv one hides Debian's
 /// python3-numpy); `None` where there is none, said loudly.
 fn numpy_python() -> Option<&'static str> {
-    let found = ["python3", "/usr/bin/python3"].into_iter().find(|py| Command::new(py).args(["-c", "import numpy"]).output().is_ok_and(|o| o.status.success()));
+    let found = ["python3", "/usr/bin/python3"].into_iter().find(|py| {
+        Command::new(py).args(["-c", "import numpy"]).output().is_ok_and(|o| o.status.success())
+    });
     if found.is_none() {
-        eprintln!("SKIPPED: no python3 with numpy (scripts/test.sh installs python3-numpy): the .npy round trip is not checked");
+        eprintln!(
+            "SKIPPED: no python3 with numpy (scripts/test.sh installs python3-numpy): the .npy \
+                round trip is not checked"
+        );
     }
     found
 }
@@ -41,7 +46,11 @@ fn dump(file: &Path, dir: &Path, format: &str, range: Option<&str>) -> Vec<u8> {
     assert!(piped.status.success(), "{args:?}: {}", text(&piped.stderr));
     args.extend(["-o", out.to_str().unwrap()]);
     let written = sgtab(&args);
-    assert!(written.status.success() && written.stdout.is_empty(), "{args:?}: {}", text(&written.stderr));
+    assert!(
+        written.status.success() && written.stdout.is_empty(),
+        "{args:?}: {}",
+        text(&written.stderr)
+    );
     let bytes = std::fs::read(&out).unwrap();
     assert_eq!(bytes, piped.stdout, "{args:?}: -o and stdout differ");
     bytes
@@ -54,7 +63,10 @@ fn python(py: &str, script: &str, file: &Path) -> String {
 }
 
 fn numbers(text: &str) -> Vec<u64> {
-    text.split(|c: char| !c.is_ascii_digit()).filter(|t| !t.is_empty()).map(|t| t.parse().unwrap()).collect()
+    text.split(|c: char| !c.is_ascii_digit())
+        .filter(|t| !t.is_empty())
+        .map(|t| t.parse().unwrap())
+        .collect()
 }
 
 /// Every format of `file` for the range `first..=last` of its first axis (`None`: the whole
@@ -72,11 +84,18 @@ fn check(file: &Path, name: &str, range: Option<(u64, u64)>, axes: &[u64], heade
     let label = format!("{name} {range:?}");
 
     let lines = text(&dump(file, &dir, "text", range));
-    assert_eq!(lines.lines().map(|l| l.parse().unwrap()).collect::<Vec<u64>>(), want, "{label} text");
+    assert_eq!(
+        lines.lines().map(|l| l.parse().unwrap()).collect::<Vec<u64>>(),
+        want,
+        "{label} text"
+    );
 
     let bfile = text(&dump(file, &dir, "bfile", range));
     let rows: Vec<Vec<u64>> = bfile.lines().map(numbers).collect();
-    assert!(rows.iter().enumerate().all(|(k, r)| r.len() == 2 && r[0] == first * stride + k as u64), "{label} bfile indexes");
+    assert!(
+        rows.iter().enumerate().all(|(k, r)| r.len() == 2 && r[0] == first * stride + k as u64),
+        "{label} bfile indexes"
+    );
     assert_eq!(rows.iter().map(|r| r[1]).collect::<Vec<_>>(), want, "{label} bfile values");
 
     let csv = text(&dump(file, &dir, "csv", range));
@@ -104,17 +123,27 @@ fn check(file: &Path, name: &str, range: Option<(u64, u64)>, axes: &[u64], heade
         dump(file, &dir, "json", range);
         let read = python(
             py,
-            "import json, sys\nd = json.load(open(sys.argv[1]))\nprint(d['spec'], d['shape'], d['first'], d['proven'])\nprint(' '.join(map(str, d['values'])))",
+            "import json, sys\nd = json.load(open(sys.argv[1]))\nprint(d['spec'], d['shape'], \
+                d['first'], d['proven'])\nprint(' '.join(map(str, d['values'])))",
             &json,
         );
         let (head, values) = read.split_once('\n').unwrap();
         assert_eq!(numbers(values), want, "{label} json values");
-        let shape_text = format!("[{}]", shape.iter().map(u64::to_string).collect::<Vec<_>>().join(", "));
-        assert!(head.starts_with(&format!("{} {shape_text} {first} ", table.spec)), "{label} json head: {head}");
+        let shape_text =
+            format!("[{}]", shape.iter().map(u64::to_string).collect::<Vec<_>>().join(", "));
+        assert!(
+            head.starts_with(&format!("{} {shape_text} {first} ", table.spec)),
+            "{label} json head: {head}"
+        );
 
         let npy = dir.join("out.npy");
         dump(file, &dir, "npy", range);
-        let read = python(py, "import numpy, sys\na = numpy.load(sys.argv[1])\nprint(a.dtype, a.shape)\nprint(' '.join(map(str, a.flatten().tolist())))", &npy);
+        let read = python(
+            py,
+            "import numpy, sys\na = numpy.load(sys.argv[1])\nprint(a.dtype, a.shape)\nprint(' \
+                '.join(map(str, a.flatten().tolist())))",
+            &npy,
+        );
         let (head, values) = read.split_once('\n').unwrap();
         assert_eq!(numbers(values), want, "{label} npy values");
         let max = want.iter().copied().max().unwrap_or(0);
@@ -125,8 +154,11 @@ fn check(file: &Path, name: &str, range: Option<(u64, u64)>, axes: &[u64], heade
         } else {
             "uint32"
         };
-        let tuple =
-            if shape.len() == 1 { format!("({},)", shape[0]) } else { format!("({})", shape.iter().map(u64::to_string).collect::<Vec<_>>().join(", ")) };
+        let tuple = if shape.len() == 1 {
+            format!("({},)", shape[0])
+        } else {
+            format!("({})", shape.iter().map(u64::to_string).collect::<Vec<_>>().join(", "))
+        };
         assert_eq!(head, format!("{dtype} {tuple}"), "{label} npy dtype and shape");
     }
     std::fs::remove_dir_all(&dir).unwrap();
@@ -148,7 +180,11 @@ fn every_format_gives_the_values_back() {
     check(&dir.join("queen-12.sgt"), "queen", None, &[12], "x,y,g");
     check(&dir.join("queen-12.sgt"), "queen-range", Some((3, 5)), &[12], "x,y,g");
     let values: String = (0..2 * 3 * 4u64).map(|i| format!("{}\n", i * 97 % 1000)).collect();
-    let imported = run(env!("CARGO_BIN_EXE_sgtab"), &["import", "-", "--name", "box", "--shape", "2x3x4", "--dir", d], values.as_bytes());
+    let imported = run(
+        env!("CARGO_BIN_EXE_sgtab"),
+        &["import", "-", "--name", "box", "--shape", "2x3x4", "--dir", d],
+        values.as_bytes(),
+    );
     assert!(imported.status.success(), "{}", text(&imported.stderr));
     check(&dir.join("box.sgt"), "box", None, &[3, 4], "p1,p2,p3,g");
     check(&dir.join("box.sgt"), "box-range", Some((1, 1)), &[3, 4], "p1,p2,p3,g");
@@ -171,7 +207,10 @@ fn bad_ranges_and_formats_are_one_line_and_write_nothing() {
         all.extend(args.iter().copied());
         let ran = sgtab(&all);
         let err = text(&ran.stderr);
-        assert!(!ran.status.success() && err.contains(needle) && ran.stdout.is_empty(), "{args:?}: {err}");
+        assert!(
+            !ran.status.success() && err.contains(needle) && ran.stdout.is_empty(),
+            "{args:?}: {err}"
+        );
         assert!(!out.exists(), "{args:?} wrote a file");
     }
     std::fs::remove_dir_all(&dir).unwrap();
@@ -198,13 +237,21 @@ fn dump_and_dir_against_every_kind_of_path() {
     let dumped = sgtab(&["dump", lasker.to_str().unwrap()]).stdout;
     let dump_to = |out: &Path| {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_sgtab"));
-        cmd.args(["dump", lasker.to_str().unwrap(), "-o", out.to_str().unwrap()]).stdin(std::process::Stdio::null());
-        let child = cmd.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped()).spawn().unwrap();
+        cmd.args(["dump", lasker.to_str().unwrap(), "-o", out.to_str().unwrap()])
+            .stdin(std::process::Stdio::null());
+        let child = cmd
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
         child.wait_with_output().unwrap()
     };
     let refused = |out: &std::process::Output, needle: &str| {
         let err = text(&out.stderr);
-        assert!(out.status.code() == Some(1) && err.lines().count() == 1 && err.contains(needle), "{needle}: {err}");
+        assert!(
+            out.status.code() == Some(1) && err.lines().count() == 1 && err.contains(needle),
+            "{needle}: {err}"
+        );
     };
     std::fs::write(dir.join("real.txt"), b"old").unwrap();
     std::os::unix::fs::symlink("real.txt", dir.join("link.txt")).unwrap();
@@ -221,15 +268,26 @@ fn dump_and_dir_against_every_kind_of_path() {
     std::fs::create_dir(dir.join("sub")).unwrap();
     refused(&dump_to(&dir.join("sub")), "it is a directory");
     let kind = |name: &str| std::fs::symlink_metadata(dir.join(name)).unwrap().file_type();
-    assert!(kind("null").is_char_device() && kind("full").is_char_device() && kind("fifo").is_fifo(), "a node was replaced");
+    assert!(
+        kind("null").is_char_device() && kind("full").is_char_device() && kind("fifo").is_fifo(),
+        "a node was replaced"
+    );
     // --dir: a link to a directory is followed; a device or a file is one line.
     std::os::unix::fs::symlink("sub", dir.join("sublink")).unwrap();
     let built = sgtab(&["build", "lasker:16", "--dir", dir.join("sublink").to_str().unwrap()]);
-    assert!(built.status.success() && dir.join("sub/lasker-16.sgt").is_file(), "{}", text(&built.stderr));
+    assert!(
+        built.status.success() && dir.join("sub/lasker-16.sgt").is_file(),
+        "{}",
+        text(&built.stderr)
+    );
     for target in ["null", "real.txt"] {
         let built = sgtab(&["build", "lasker:16", "--dir", dir.join(target).to_str().unwrap()]);
         refused(&built, "it is not a directory");
-        let imported = run(env!("CARGO_BIN_EXE_sgtab"), &["import", "-", "--name", "x", "--dir", dir.join(target).to_str().unwrap()], b"1\n");
+        let imported = run(
+            env!("CARGO_BIN_EXE_sgtab"),
+            &["import", "-", "--name", "x", "--dir", dir.join(target).to_str().unwrap()],
+            b"1\n",
+        );
         refused(&imported, "it is not a directory");
     }
     assert_eq!(std::fs::read(dir.join("real.txt")).unwrap(), dumped);

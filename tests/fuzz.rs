@@ -74,7 +74,8 @@ fn largest_allocation<T>(f: impl FnOnce() -> T) -> (T, usize) {
 
 /// Cases for a property: `base`, times `SGTAB_FUZZ_SCALE` (default 1).
 fn config(base: u32) -> ProptestConfig {
-    let scale: u32 = std::env::var("SGTAB_FUZZ_SCALE").ok().and_then(|s| s.parse().ok()).unwrap_or(1);
+    let scale: u32 =
+        std::env::var("SGTAB_FUZZ_SCALE").ok().and_then(|s| s.parse().ok()).unwrap_or(1);
     ProptestConfig { cases: base.saturating_mul(scale.max(1)), ..ProptestConfig::default() }
 }
 
@@ -92,7 +93,12 @@ fn tables() -> &'static Tables {
     static TABLES: OnceLock<Tables> = OnceLock::new();
     TABLES.get_or_init(|| {
         let read = |name: &str| format::read(&common::tables_dir().join(name)).unwrap();
-        Tables { chess: read("chess-20.sgt"), lasker: read("lasker-1024.sgt"), stones: read("sub-1_3_9-1024.sgt"), funny: read("funny-32.sgt") }
+        Tables {
+            chess: read("chess-20.sgt"),
+            lasker: read("lasker-1024.sgt"),
+            stones: read("sub-1_3_9-1024.sgt"),
+            funny: read("funny-32.sgt"),
+        }
     })
 }
 
@@ -144,7 +150,9 @@ impl<'a> Plain<'a> {
     fn num_or_end(&mut self, min: u64, max: u64) -> Result<Option<u64>, Stop> {
         match self.token() {
             None => Ok(None),
-            Some(t) => Plain::parse(t).filter(|v| (min..=max).contains(v)).map(Some).ok_or(self.last),
+            Some(t) => {
+                Plain::parse(t).filter(|v| (min..=max).contains(v)).map(Some).ok_or(self.last)
+            }
         }
     }
 
@@ -200,7 +208,11 @@ fn plain(problem: &str, input: &[u8]) -> (String, Result<(), Stop>) {
             "stones" => {
                 while let Some(a) = p.num_or_end(1, 100)? {
                     let b = p.num(1, 100)?;
-                    out += if t.stones.value(a).unwrap() ^ t.stones.value(b).unwrap() != 0 { "win\n" } else { "lose\n" };
+                    out += if t.stones.value(a).unwrap() ^ t.stones.value(b).unwrap() != 0 {
+                        "win\n"
+                    } else {
+                        "lose\n"
+                    };
                 }
                 Ok(())
             }
@@ -211,7 +223,8 @@ fn plain(problem: &str, input: &[u8]) -> (String, Result<(), Stop>) {
                     if n == 0 {
                         return p.end();
                     }
-                    let counts = (0..n).map(|_| p.num(0, 1000)).collect::<Result<Vec<u64>, Stop>>()?;
+                    let counts =
+                        (0..n).map(|_| p.num(0, 1000)).collect::<Result<Vec<u64>, Stop>>()?;
                     out += &match judge::funny::winning_move(&counts, &g) {
                         Some((i, j, k)) => format!("Game {game}: {i} {j} {k}\n"),
                         None => format!("Game {game}: -1 -1 -1\n"),
@@ -224,7 +237,9 @@ fn plain(problem: &str, input: &[u8]) -> (String, Result<(), Stop>) {
                 if k == 0 {
                     return p.end();
                 }
-                let mut moves = (0..k).map(|_| p.num(1, 10_000).map(|m| m as u32)).collect::<Result<Vec<u32>, Stop>>()?;
+                let mut moves = (0..k)
+                    .map(|_| p.num(1, 10_000).map(|m| m as u32))
+                    .collect::<Result<Vec<u32>, Stop>>()?;
                 moves.sort_unstable();
                 moves.dedup();
                 let g = sub::reference(&moves, 10_001);
@@ -263,7 +278,12 @@ impl Read for Chunked<'_> {
 }
 
 /// sgq's answer, through the library, with a read buffer of `capacity` and reads of `chunk`.
-fn real(problem: &str, input: &[u8], capacity: usize, chunk: usize) -> (String, Result<(), JudgeError>) {
+fn real(
+    problem: &str,
+    input: &[u8],
+    capacity: usize,
+    chunk: usize,
+) -> (String, Result<(), JudgeError>) {
     let t = tables();
     let mut scanner = Scanner::with_capacity(Chunked { data: input, chunk }, capacity);
     let mut out = Vec::new();
@@ -297,7 +317,13 @@ fn agree(problem: &str, input: &[u8], capacity: usize, chunk: usize) -> Result<(
         (Err(at), Err(JudgeError::Input(e @ InputError::Format { .. }))) => {
             let InputError::Format { at: pos, .. } = &e else { unreachable!() };
             let (line, column) = line_column(input, at);
-            prop_assert_eq!((pos.line, pos.column, pos.offset), (line, column, at as u64), "{}: {}", problem, e);
+            prop_assert_eq!(
+                (pos.line, pos.column, pos.offset),
+                (line, column, at as u64),
+                "{}: {}",
+                problem,
+                e
+            );
             let text = JudgeError::Input(e).to_string();
             prop_assert!(!text.contains('\n') && text.starts_with("bad input: line "), "{}", text);
         }
@@ -322,11 +348,8 @@ const SEPS: [&[u8]; 8] = [b" ", b"\n", b"\t", b"\r\n", b"  ", b"\x0b", b"\x0c", 
 
 fn spacing() -> impl Strategy<Value = Spacing> {
     let zeros = prop_oneof![12 => Just(0u16), 3 => 1..4u16, 1 => 14..40u16, 1 => 4090..4200u16];
-    (prop::collection::vec(0..SEPS.len() as u8, 1..8), prop::collection::vec(zeros, 1..8), 0..3u8).prop_map(|(seps, zeros, trailing)| Spacing {
-        seps,
-        zeros,
-        trailing,
-    })
+    (prop::collection::vec(0..SEPS.len() as u8, 1..8), prop::collection::vec(zeros, 1..8), 0..3u8)
+        .prop_map(|(seps, zeros, trailing)| Spacing { seps, zeros, trailing })
 }
 
 fn write_numbers(numbers: &[u64], layout: &Spacing) -> Vec<u8> {
@@ -350,7 +373,8 @@ fn write_numbers(numbers: &[u64], layout: &Spacing) -> Vec<u8> {
 fn numbers(problem: &'static str) -> BoxedStrategy<Vec<u64>> {
     match problem {
         "chess" => {
-            let row = prop::collection::btree_set(1u64..=20, 0..=20).prop_map(|s| s.into_iter().rev().collect::<Vec<u64>>());
+            let row = prop::collection::btree_set(1u64..=20, 0..=20)
+                .prop_map(|s| s.into_iter().rev().collect::<Vec<u64>>());
             prop::collection::vec(prop::collection::vec(row, 1..5), 0..4)
                 .prop_map(|cases| {
                     let mut v = vec![cases.len() as u64];
@@ -367,7 +391,10 @@ fn numbers(problem: &'static str) -> BoxedStrategy<Vec<u64>> {
         }
         "lasker" => {
             let heap = prop_oneof![1u64..=2000, 1u64..=(1 << 31) - 1, Just((1 << 31) - 1)];
-            let heaps = prop_oneof![3 => prop::collection::vec(heap.clone(), 1..12), 1 => prop::collection::vec(heap, 100..400)];
+            let heaps = prop_oneof![
+                3 => prop::collection::vec(heap.clone(), 1..12),
+                1 => prop::collection::vec(heap, 100..400)
+            ];
             prop::collection::vec(heaps, 1..4)
                 .prop_map(|cases| {
                     let mut v = vec![cases.len() as u64];
@@ -379,7 +406,9 @@ fn numbers(problem: &'static str) -> BoxedStrategy<Vec<u64>> {
                 })
                 .boxed()
         }
-        "stones" => prop::collection::vec(1u64..=100, 0..20).prop_map(|v| if v.len() % 2 == 1 { v[1..].to_vec() } else { v }).boxed(),
+        "stones" => prop::collection::vec(1u64..=100, 0..20)
+            .prop_map(|v| if v.len() % 2 == 1 { v[1..].to_vec() } else { v })
+            .boxed(),
         "funny" => prop::collection::vec(prop::collection::vec(0u64..=1000, 1..=23), 0..4)
             .prop_map(|games| {
                 let mut v = Vec::new();
@@ -393,7 +422,8 @@ fn numbers(problem: &'static str) -> BoxedStrategy<Vec<u64>> {
             .boxed(),
         "snim" => {
             let position = prop::collection::vec(0u64..=10_000, 1..6);
-            let case = (prop::collection::vec(1u64..=10_000, 1..5), prop::collection::vec(position, 1..4));
+            let case =
+                (prop::collection::vec(1u64..=10_000, 1..5), prop::collection::vec(position, 1..4));
             prop::collection::vec(case, 0..3)
                 .prop_map(|cases| {
                     let mut v = Vec::new();
@@ -441,7 +471,17 @@ enum Damage {
 }
 
 fn interesting_byte() -> impl Strategy<Value = u8> {
-    prop_oneof![Just(b'0'), b'0'..=b'9', Just(b' '), Just(b'\n'), Just(b'-'), Just(b'+'), Just(0xff), Just(0), any::<u8>(),]
+    prop_oneof![
+        Just(b'0'),
+        b'0'..=b'9',
+        Just(b' '),
+        Just(b'\n'),
+        Just(b'-'),
+        Just(b'+'),
+        Just(0xff),
+        Just(0),
+        any::<u8>(),
+    ]
 }
 
 fn damage() -> impl Strategy<Value = Damage> {
@@ -455,7 +495,8 @@ fn damage() -> impl Strategy<Value = Damage> {
     prop_oneof![
         (any::<Index>(), 0..8u8).prop_map(|(i, b)| Damage::FlipBit(i, b)),
         (any::<Index>(), interesting_byte()).prop_map(|(i, b)| Damage::Insert(i, b)),
-        (any::<Index>(), interesting_byte(), 1usize..5000).prop_map(|(i, b, n)| Damage::InsertRun(i, b, n)),
+        (any::<Index>(), interesting_byte(), 1usize..5000)
+            .prop_map(|(i, b, n)| Damage::InsertRun(i, b, n)),
         (any::<Index>(), 1usize..20).prop_map(|(i, n)| Damage::Delete(i, n)),
         any::<Index>().prop_map(Damage::Truncate),
         (any::<Index>(), huge).prop_map(|(i, s)| Damage::Huge(i, s)),
@@ -499,9 +540,13 @@ proptest! {
 
     /// Valid input: the answers equal the plain reference's, whatever the buffer and chunking.
     #[test]
-    fn judge_valid_input_agrees_with_the_plain_reference((problem, input) in valid_input(), (capacity, chunk) in reading()) {
+    fn judge_valid_input_agrees_with_the_plain_reference(
+        (problem, input) in valid_input(),
+        (capacity, chunk) in reading(),
+    ) {
         let (_, verdict) = plain(problem, &input);
-        prop_assert!(verdict.is_ok(), "the generator made invalid {} input: {:?}", problem, verdict);
+        prop_assert!(verdict.is_ok(), "the generator made invalid {} input: \
+            {:?}", problem, verdict);
         agree(problem, &input, capacity, chunk)?;
     }
 }
@@ -548,7 +593,8 @@ proptest! {
                 prop_assert_eq!(out.status.code(), Some(1));
                 prop_assert_eq!(err.lines().count(), 1, "{}", err);
                 let place = format!("line {line}, column {column} (byte {at})");
-                prop_assert!(err.starts_with(&format!("sgq {problem}: error: bad input: {place}: ")), "{}", err);
+                prop_assert!(err.starts_with(&format!("sgq {problem}: error: bad input: \
+                    {place}: ")), "{}", err);
             }
         }
     }
@@ -562,9 +608,19 @@ proptest! {
 fn valid_tables() -> &'static Vec<Vec<u8>> {
     static FILES: OnceLock<Vec<Vec<u8>>> = OnceLock::new();
     FILES.get_or_init(|| {
-        let mut files: Vec<Vec<u8>> =
-            ["lasker-1024.sgt", "sub-1_3_9-1024.sgt", "funny-32.sgt"].iter().map(|name| std::fs::read(common::tables_dir().join(name)).unwrap()).collect();
-        for spec in ["chess:5", "chess:9", "sub:2,5:300", "sub:1:1", "lasker:64", "funny:23", "sub:3,7,11,19:500"] {
+        let mut files: Vec<Vec<u8>> = ["lasker-1024.sgt", "sub-1_3_9-1024.sgt", "funny-32.sgt"]
+            .iter()
+            .map(|name| std::fs::read(common::tables_dir().join(name)).unwrap())
+            .collect();
+        for spec in [
+            "chess:5",
+            "chess:9",
+            "sub:2,5:300",
+            "sub:1:1",
+            "lasker:64",
+            "funny:23",
+            "sub:3,7,11,19:500",
+        ] {
             let spec = GameSpec::parse(spec).unwrap();
             let values = spec.reference(&Progress::silent()).unwrap();
             files.push(format::encode(&Table::new(spec, values)));
@@ -575,11 +631,15 @@ fn valid_tables() -> &'static Vec<Vec<u8>> {
         let dims = Dims::new(&[6, 6], 36).unwrap();
         let values: Vec<u32> = (0..36).map(|i| i % 7).collect();
         let stored = Stored { origin: Origin::Script(script), dims };
-        files.push(format::encode(&Table::new(GameSpec::new(stored), Packed::from_values(&values))));
+        files
+            .push(format::encode(&Table::new(GameSpec::new(stored), Packed::from_values(&values))));
         let dims = Dims::new(&[3, 5, 2], 30).unwrap();
         let values: Vec<u32> = (0..30).map(|i| i * 3 % 11).collect();
         let imported = Stored::imported("mine", dims).unwrap();
-        files.push(format::encode(&Table::new(GameSpec::new(imported), Packed::from_values(&values))));
+        files.push(format::encode(&Table::new(
+            GameSpec::new(imported),
+            Packed::from_values(&values),
+        )));
         files
     })
 }
@@ -593,8 +653,23 @@ fn fix_crc(bytes: &mut [u8]) {
 }
 
 /// Header fields: (offset, size).
-const FIELDS: [(usize, usize); 15] =
-    [(8, 2), (10, 2), (12, 1), (13, 1), (14, 2), (16, 8), (24, 8), (32, 8), (40, 8), (48, 8), (56, 1), (57, 1), (58, 2), (60, 4), (0, 8)];
+const FIELDS: [(usize, usize); 15] = [
+    (8, 2),
+    (10, 2),
+    (12, 1),
+    (13, 1),
+    (14, 2),
+    (16, 8),
+    (24, 8),
+    (32, 8),
+    (40, 8),
+    (48, 8),
+    (56, 1),
+    (57, 1),
+    (58, 2),
+    (60, 4),
+    (0, 8),
+];
 
 #[derive(Clone, Debug)]
 enum Forgery {
@@ -703,7 +778,9 @@ fn check_table(bytes: &[u8]) -> Result<(), TestCaseError> {
     // A version 1 file's rule is found again: the search's window, 8 bytes a value of at most
     // 2^22 values, is the one allocation that may pass the file's length.
     let bound = match (&result, bytes.get(8..10)) {
-        (Ok(table), Some([1, 0])) => bytes.len() + 4096 + 8 * table.values.len().min(1 << 22) as usize,
+        (Ok(table), Some([1, 0])) => {
+            bytes.len() + 4096 + 8 * table.values.len().min(1 << 22) as usize
+        }
         _ => bytes.len() + 4096,
     };
     prop_assert!(largest <= bound, "decoding {} bytes allocated {} at once", bytes.len(), largest);
@@ -712,13 +789,26 @@ fn check_table(bytes: &[u8]) -> Result<(), TestCaseError> {
             // A version 1 file: exactly the bytes that writer made, with a rule that held, and
             // the rule found again from its values.
             let field = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap());
-            let stored = (bytes[13] == 1).then(|| Rule { pre: field(24), period: field(32), saltus: field(40), checked: field(48), proven: bytes[56] == 1 });
+            let stored = (bytes[13] == 1).then(|| Rule {
+                pre: field(24),
+                period: field(32),
+                saltus: field(40),
+                checked: field(48),
+                proven: bytes[56] == 1,
+            });
             let mut old = format::encode(&Table { rule: stored, ..table.clone() });
             old[8] = 1;
             fix_crc(&mut old);
-            prop_assert!(old == bytes, "accepted version 1 bytes that writer would not write: {:?}", table);
+            prop_assert!(
+                old == bytes,
+                "accepted version 1 bytes that writer would not write: {:?}",
+                table
+            );
             if let Some(rule) = stored {
-                prop_assert!(format::check_rule(&rule, table.values.len(), |i| table.values.get(i) as u64).is_ok());
+                prop_assert!(
+                    format::check_rule(&rule, table.values.len(), |i| table.values.get(i) as u64)
+                        .is_ok()
+                );
             }
             prop_assert_eq!(table.rule, find_rule(&table.spec, &table.values));
         }
@@ -730,9 +820,16 @@ fn check_table(bytes: &[u8]) -> Result<(), TestCaseError> {
                 written[8] = 2;
                 fix_crc(&mut written);
             }
-            prop_assert!(written == bytes, "accepted bytes the writer would not write: {:?}", table);
+            prop_assert!(
+                written == bytes,
+                "accepted bytes the writer would not write: {:?}",
+                table
+            );
             if let Some(rule) = table.rule {
-                prop_assert!(format::check_rule(&rule, table.values.len(), |i| table.values.get(i) as u64).is_ok());
+                prop_assert!(
+                    format::check_rule(&rule, table.values.len(), |i| table.values.get(i) as u64)
+                        .is_ok()
+                );
             }
         }
         Err(e) => {
@@ -775,7 +872,8 @@ proptest! {
     /// `sgtab show` the same; neither hangs or panics.
     #[test]
     fn damaged_tables_through_the_binaries(forgeries in prop::collection::vec(forgery(), 1..3)) {
-        let dir = std::env::temp_dir().join(format!("sgtab-fuzz-{}-{}", std::process::id(), std::thread::current().name().unwrap_or("t").replace(':', "_")));
+        let thread = std::thread::current().name().unwrap_or("t").replace(':', "_");
+        let dir = std::env::temp_dir().join(format!("sgtab-fuzz-{}-{thread}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         let mut bytes = std::fs::read(common::tables_dir().join("lasker-1024.sgt")).unwrap();
@@ -784,15 +882,19 @@ proptest! {
         }
         let file = dir.join("lasker-1024.sgt");
         std::fs::write(&file, &bytes).unwrap();
-        let accepted = format::decode(&bytes).is_ok_and(|t| t.spec == GameSpec::parse("lasker").unwrap());
-        let out = common::run(env!("CARGO_BIN_EXE_sgq"), &["lasker", "--tables", dir.to_str().unwrap()], b"1\n3\n5 4 6\n");
+        let lasker = GameSpec::parse("lasker").unwrap();
+        let accepted = format::decode(&bytes).is_ok_and(|t| t.spec == lasker);
+        let tables = dir.to_str().unwrap();
+        let input = b"1\n3\n5 4 6\n";
+        let out = common::run(env!("CARGO_BIN_EXE_sgq"), &["lasker", "--tables", tables], input);
         let err = common::text(&out.stderr);
         if accepted {
             prop_assert!(out.status.success(), "{}", err);
         } else {
             prop_assert_eq!(out.status.code(), Some(1));
             prop_assert!(out.stdout.is_empty());
-            prop_assert!(err.lines().count() == 1 && err.contains("build it with `sgtab build lasker:1024"), "{}", err);
+            prop_assert!(err.lines().count() == 1 && err.contains("build it with `sgtab build \
+                lasker:1024"), "{}", err);
         }
         let out = common::sgtab(&["show", file.to_str().unwrap()]);
         let err = common::text(&out.stderr);
@@ -812,13 +914,19 @@ fn truncation_at_every_length_is_refused() {
         let lengths: Vec<usize> = if bytes.len() < 4096 {
             (0..bytes.len()).collect()
         } else {
-            (0..200).chain((200..bytes.len()).step_by(4099)).chain(bytes.len() - 200..bytes.len()).collect()
+            (0..200)
+                .chain((200..bytes.len()).step_by(4099))
+                .chain(bytes.len() - 200..bytes.len())
+                .collect()
         };
         for len in lengths {
             let cut = &bytes[..len];
             let (result, largest) = largest_allocation(|| format::decode(cut));
             let e = result.map(|_| ()).unwrap_err().to_string();
-            assert!(!e.contains('\n') && (e.contains("truncated") || e.contains("magic")), "cut at {len}: {e}");
+            assert!(
+                !e.contains('\n') && (e.contains("truncated") || e.contains("magic")),
+                "cut at {len}: {e}"
+            );
             assert!(largest <= len + 4096, "cut at {len}: allocated {largest}");
         }
         assert!(format::decode(bytes).is_ok());

@@ -10,7 +10,8 @@ fn agree(spec: &str) {
     let moves = spec.moves().unwrap_or_else(|| panic!("{spec} is not given by its options"));
     let want: Vec<u32> = spec.reference(&Progress::silent()).unwrap().iter().collect();
     for threads in 1..=3 {
-        let got = generic::compute(moves, threads, &Progress::silent()).unwrap_or_else(|e| panic!("{spec}: {e}"));
+        let got = generic::compute(moves, threads, &Progress::silent())
+            .unwrap_or_else(|e| panic!("{spec}: {e}"));
         assert_eq!(got, want, "{spec} on {threads} threads");
     }
 }
@@ -31,7 +32,17 @@ fn heap_families() {
 
 #[test]
 fn take_and_break_codes() {
-    for spec in ["0.07:3000", "0.77:3000", "4.[3]:800", "0.F:300", "C.1:250", "0.8:200", "4.333:2000", "0.137:2500", "0.[3]:500"] {
+    for spec in [
+        "0.07:3000",
+        "0.77:3000",
+        "4.[3]:800",
+        "0.F:300",
+        "C.1:250",
+        "0.8:200",
+        "4.333:2000",
+        "0.137:2500",
+        "0.[3]:500",
+    ] {
         agree(spec);
     }
 }

@@ -96,11 +96,18 @@ fn hidden_driver_gives_one_line_error() {
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success() && !stderr.contains("panicked"), "child failed:\n{stdout}\n{stderr}");
-    let line = stdout.lines().find(|l| l.starts_with("probe")).unwrap_or_else(|| panic!("no probe line:\n{stdout}"));
+    assert!(
+        out.status.success() && !stderr.contains("panicked"),
+        "child failed:\n{stdout}\n{stderr}"
+    );
+    let line = stdout
+        .lines()
+        .find(|l| l.starts_with("probe"))
+        .unwrap_or_else(|| panic!("no probe line:\n{stdout}"));
     assert_eq!(
         line,
-        "probe error: no GPU adapter found (tried wgpu backends: vulkan); install a GPU driver, or Mesa's software one: \
+        "probe error: no GPU adapter found (tried wgpu backends: vulkan); install a GPU driver, or \
+            Mesa's software one: \
          apt-get install mesa-vulkan-drivers; or use --backend simd"
     );
 }
@@ -113,12 +120,20 @@ fn the_gpu_backend_reproduces_the_committed_tables() {
     }
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let out = std::env::temp_dir().join(format!("sgtab-gpu-tables-{}", std::process::id()));
-    let run = Command::new(env!("CARGO_BIN_EXE_sgtab")).args(["build", "--backend", "gpu", "--out"]).arg(&out).output().unwrap();
+    let run = Command::new(env!("CARGO_BIN_EXE_sgtab"))
+        .args(["build", "--backend", "gpu", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
     assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
     for entry in std::fs::read_dir(root.join("tables")).unwrap() {
         let path = entry.unwrap().path();
         let fresh = std::fs::read(out.join(path.file_name().unwrap())).unwrap();
-        assert!(fresh == std::fs::read(&path).unwrap(), "{} differs from a gpu build", path.display());
+        assert!(
+            fresh == std::fs::read(&path).unwrap(),
+            "{} differs from a gpu build",
+            path.display()
+        );
     }
     std::fs::remove_dir_all(&out).unwrap();
 }

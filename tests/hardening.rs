@@ -57,7 +57,8 @@ fn assert_refused(out: &std::process::Output, needle: &str) {
 
 /// Runs a command, killing it if it outlives `limit` (a hang is a failure, not a stuck test).
 fn run_with_limit(cmd: &mut Command, limit: Duration) -> std::process::Output {
-    let mut child = cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let mut child =
+        cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
     let start = Instant::now();
     while child.try_wait().unwrap().is_none() {
         if start.elapsed() > limit {
@@ -77,7 +78,8 @@ fn defect_1_a_long_token_gets_one_verdict_wherever_it_falls() {
     let plain = [b"1\n1\n".to_vec(), token.clone(), b"\n".to_vec()].concat();
     let spaced = [b"1\n1\n".to_vec(), vec![b' '; 258_000], token.clone(), b"\n".to_vec()].concat();
     // Straddling the 256 KiB buffer's first refill.
-    let straddling = [b"1\n1\n".to_vec(), vec![b' '; (1 << 18) - 2500], token.clone(), b"\n".to_vec()].concat();
+    let straddling =
+        [b"1\n1\n".to_vec(), vec![b' '; (1 << 18) - 2500], token.clone(), b"\n".to_vec()].concat();
     for input in [&plain, &spaced, &straddling] {
         let out = common::sgq("lasker", input);
         assert!(out.status.success(), "{}", text(&out.stderr));
@@ -103,7 +105,14 @@ fn defect_1_a_long_token_gets_one_verdict_wherever_it_falls() {
     assert_eq!(text(&out.stdout), "Alice\n");
     // More than 20 significant digits is out of range, wherever it is.
     for lead in [0, 258_000] {
-        let input = [b"1\n1\n".to_vec(), vec![b' '; lead], b"0".repeat(5000), b"1".repeat(21), b"\n".to_vec()].concat();
+        let input = [
+            b"1\n1\n".to_vec(),
+            vec![b' '; lead],
+            b"0".repeat(5000),
+            b"1".repeat(21),
+            b"\n".to_vec(),
+        ]
+        .concat();
         assert_refused(&common::sgq("lasker", &input), "is out of range 1 to 2147483647");
     }
     // A check after the range (a repeated chess column) still names the token's own place when
@@ -111,10 +120,15 @@ fn defect_1_a_long_token_gets_one_verdict_wherever_it_falls() {
     let lead = (1 << 18) - 16;
     let input = format!("1\n1\n2 19{}0000000000000019\n", " ".repeat(lead));
     let mut out = Vec::new();
-    let e = judge::answer(Problem::Chess, &tables_dir(), input.as_bytes(), &mut out).unwrap_err().to_string();
+    let e = judge::answer(Problem::Chess, &tables_dir(), input.as_bytes(), &mut out)
+        .unwrap_err()
+        .to_string();
     let at = 8 + lead;
     assert!(at < 1 << 18 && at + 16 > 1 << 18, "the token straddles the buffer's end");
-    assert!(e.contains(&format!("line 3, column {} (byte {at}): column 19 is given twice", at - 4 + 1)), "{e}");
+    assert!(
+        e.contains(&format!("line 3, column {} (byte {at}): column 19 is given twice", at - 4 + 1)),
+        "{e}"
+    );
 }
 
 fn lasker_bytes() -> Vec<u8> {
@@ -186,7 +200,10 @@ fn defect_3_rule_fields_must_be_zero_without_a_rule() {
         bytes[at] = 1;
         fix_crc(&mut bytes);
         let e = format::decode(&bytes).map(|_| ()).unwrap_err().to_string();
-        assert!(e.contains("no rule is stored, but the rule fields (bytes 24..57) are not zero"), "byte {at}: {e}");
+        assert!(
+            e.contains("no rule is stored, but the rule fields (bytes 24..57) are not zero"),
+            "byte {at}: {e}"
+        );
     }
     let dir = scratch("rule-fields");
     let mut bytes = chess.clone();
@@ -236,9 +253,18 @@ fn defect_4_a_forged_header_cannot_force_an_allocation() {
     let len = sparse_table(&chess, "chess:20", 1 << 40, 1);
     assert_eq!(len, 72 + (1 << 37) + 4);
     let start = Instant::now();
-    let out = run_with_limit(Command::new(SGQ).args(["chess", "--tables", dir.to_str().unwrap()]), Duration::from_secs(60));
-    assert_refused(&out, "damaged header: chess:20 has 1048576 entries, the header says 1099511627776");
-    let out = run_with_limit(Command::new(SGTAB).args(["show", chess.to_str().unwrap()]), Duration::from_secs(60));
+    let out = run_with_limit(
+        Command::new(SGQ).args(["chess", "--tables", dir.to_str().unwrap()]),
+        Duration::from_secs(60),
+    );
+    assert_refused(
+        &out,
+        "damaged header: chess:20 has 1048576 entries, the header says 1099511627776",
+    );
+    let out = run_with_limit(
+        Command::new(SGTAB).args(["show", chess.to_str().unwrap()]),
+        Duration::from_secs(60),
+    );
     assert_refused(&out, "chess:20 has 1048576 entries, the header says 1099511627776");
     // Reading 128 GiB would take minutes; being refused takes milliseconds.
     assert!(start.elapsed() < Duration::from_secs(20), "took {:?}", start.elapsed());
@@ -246,9 +272,14 @@ fn defect_4_a_forged_header_cannot_force_an_allocation() {
     // A sound header for a game sgq does not want (chess:31, 1.25 GiB): refused before any value
     // is read or any memory is taken for them.
     sparse_table(&chess, "chess:31", 1 << 31, 5);
-    let out = run_with_limit(Command::new(SGQ).args(["chess", "--tables", dir.to_str().unwrap()]), Duration::from_secs(60));
+    let out = run_with_limit(
+        Command::new(SGQ).args(["chess", "--tables", dir.to_str().unwrap()]),
+        Duration::from_secs(60),
+    );
     assert_refused(&out, "holds chess:31, not chess:20");
-    let e = format::read_expecting(&chess, &GameSpec::parse("chess").unwrap().canonical()).map(|_| ()).unwrap_err();
+    let e = format::read_expecting(&chess, &GameSpec::parse("chess").unwrap().canonical())
+        .map(|_| ())
+        .unwrap_err();
     assert!(matches!(e, format::ReadError::OtherGame(_)), "{e}");
     fs::remove_dir_all(&dir).unwrap();
 
@@ -268,7 +299,8 @@ fn defect_5_a_fifo_or_directory_is_refused_without_blocking() {
     let status = Command::new("mkfifo").arg(&chess).status().expect("mkfifo (coreutils)");
     assert!(status.success());
     let limit = Duration::from_secs(20);
-    let out = run_with_limit(Command::new(SGQ).args(["chess", "--tables", dir.to_str().unwrap()]), limit);
+    let out =
+        run_with_limit(Command::new(SGQ).args(["chess", "--tables", dir.to_str().unwrap()]), limit);
     assert_refused(&out, "is not a regular file (a FIFO, socket or device)");
     let out = run_with_limit(Command::new(SGTAB).args(["show", chess.to_str().unwrap()]), limit);
     assert_refused(&out, "is not a regular file");
@@ -276,7 +308,8 @@ fn defect_5_a_fifo_or_directory_is_refused_without_blocking() {
     assert_refused(&out, "is not a regular file");
     fs::remove_file(&chess).unwrap();
     fs::create_dir(&chess).unwrap();
-    let out = run_with_limit(Command::new(SGQ).args(["chess", "--tables", dir.to_str().unwrap()]), limit);
+    let out =
+        run_with_limit(Command::new(SGQ).args(["chess", "--tables", dir.to_str().unwrap()]), limit);
     assert_refused(&out, "it is a directory, not a table file");
     fs::remove_dir_all(&dir).unwrap();
 }
@@ -299,7 +332,10 @@ fn defect_6_long_specs_and_long_names_are_written() {
     let spec = format!("sub:{}:100", moves.join(","));
     let out = sgtab(&["build", &spec, "--backend", "scalar", "--dir", dir.to_str().unwrap()]);
     assert!(out.status.success(), "{}", text(&out.stderr));
-    let names: Vec<String> = fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    let names: Vec<String> = fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
     assert_eq!(names.len(), 1, "{names:?}");
     assert!(names[0].len() <= 100 && names[0].starts_with("sub-1_2_3_"), "{names:?}");
     let out = sgtab(&["verify", dir.join(&names[0]).to_str().unwrap()]);
@@ -327,14 +363,19 @@ fn defect_7_a_killed_build_leaves_nothing_behind() {
     let dir = scratch("killed");
     let out_dir = dir.to_str().unwrap();
     for delay_ms in [5u64, 20, 50, 100, 200, 400] {
-        let mut child =
-            Command::new(SGTAB).args(["build", "chess:26", "--backend", "simd", "--dir", out_dir]).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
+        let mut child = Command::new(SGTAB)
+            .args(["build", "chess:26", "--backend", "simd", "--dir", out_dir])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
         std::thread::sleep(Duration::from_millis(delay_ms));
         child.kill().unwrap(); // SIGKILL
         child.wait().unwrap();
         // Nothing the killed build wrote is left under a temporary name once any later write
         // into the directory has run (and, with O_TMPFILE, nothing even before).
-        let table = Table::new(GameSpec::parse("lasker:40").unwrap(), Packed::from_values(&[1u32; 40]));
+        let table =
+            Table::new(GameSpec::parse("lasker:40").unwrap(), Packed::from_values(&[1u32; 40]));
         format::write(&table, &dir.join("probe.sgt")).unwrap();
         assert!(leftovers(&dir).is_empty(), "after a kill at {delay_ms} ms: {:?}", leftovers(&dir));
     }
@@ -358,7 +399,12 @@ fn defect_7_a_killed_build_leaves_nothing_behind() {
 fn a_users_temporaries_are_never_swept() {
     let dir = scratch("users-temporaries");
     let dead = dead_pid();
-    let users = [".solution.cpp.tmp3999999".to_string(), format!(".chess-20.sgt.tmp{dead}"), format!(".x.py.tmp{dead}"), format!(".notes.txt.tmp{dead}")];
+    let users = [
+        ".solution.cpp.tmp3999999".to_string(),
+        format!(".chess-20.sgt.tmp{dead}"),
+        format!(".x.py.tmp{dead}"),
+        format!(".notes.txt.tmp{dead}"),
+    ];
     for name in &users {
         fs::write(dir.join(name), b"a user's work").unwrap();
     }
@@ -367,7 +413,14 @@ fn a_users_temporaries_are_never_swept() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     let table = dir.join("sub-1_2-50.sgt");
     for lang in ["c", "cpp", "python"] {
-        let out = sgtab(&["export", table.to_str().unwrap(), "--lang", lang, "-o", dir.join(format!("solution.{lang}")).to_str().unwrap()]);
+        let out = sgtab(&[
+            "export",
+            table.to_str().unwrap(),
+            "--lang",
+            lang,
+            "-o",
+            dir.join(format!("solution.{lang}")).to_str().unwrap(),
+        ]);
         assert!(out.status.success(), "{}", text(&out.stderr));
     }
     for name in &users {
@@ -382,7 +435,16 @@ fn a_users_temporaries_are_never_swept() {
 fn defect_8_auto_builds_of_cpu_games_print_no_driver_noise() {
     let dir = scratch("xdg");
     let out = Command::new(SGTAB)
-        .args(["build", "sub:1,3,9", "lasker", "funny", "--backend", "auto", "--dir", dir.to_str().unwrap()])
+        .args([
+            "build",
+            "sub:1,3,9",
+            "lasker",
+            "funny",
+            "--backend",
+            "auto",
+            "--dir",
+            dir.to_str().unwrap(),
+        ])
         .env_remove("XDG_RUNTIME_DIR")
         .output()
         .unwrap();
@@ -409,7 +471,9 @@ fn defect_9_a_closed_or_failing_stdout_is_an_error() {
             .unwrap()
     };
     // The problems, and the generic modes, which once wrote into /dev/null and exited 0.
-    for (mode, body) in [("chess", "1\n1\n1 20\n"), ("sum lasker", "1\n2\n1 2\n"), ("value lasker", "1 2\n")] {
+    for (mode, body) in
+        [("chess", "1\n1\n1 20\n"), ("sum lasker", "1\n2\n1 2\n"), ("value lasker", "1 2\n")]
+    {
         fs::write(&input, body).unwrap();
         let out = shell(mode, ">&-");
         assert_refused(&out, "standard output is closed");
@@ -427,9 +491,19 @@ fn defect_9_a_closed_or_failing_stdout_is_an_error() {
 fn a_reader_that_goes_away_fails_quietly() {
     let heaps: String = (0..400_000).map(|i| format!("{}\n", i % 1000 + 1)).collect();
     let lasker = format!("1\n400000\n{heaps}");
-    for (args, input) in [(&["lasker"][..], lasker.as_bytes()), (&["value", "lasker"][..], heaps.as_bytes()), (&["sum", "lasker"][..], lasker.as_bytes())] {
-        let mut child =
-            Command::new(SGQ).args(args).env("SGTAB_TABLES", tables_dir()).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    for (args, input) in [
+        (&["lasker"][..], lasker.as_bytes()),
+        (&["value", "lasker"][..], heaps.as_bytes()),
+        (&["sum", "lasker"][..], lasker.as_bytes()),
+    ] {
+        let mut child = Command::new(SGQ)
+            .args(args)
+            .env("SGTAB_TABLES", tables_dir())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
         let mut stdin = child.stdin.take().unwrap();
         let data = input.to_vec();
         let writer = std::thread::spawn(move || {
@@ -443,7 +517,11 @@ fn a_reader_that_goes_away_fails_quietly() {
         writer.join().unwrap();
         if args == ["lasker"] || args == ["sum", "lasker"] {
             // One line for the one case: it may all be written before the reader goes.
-            assert!(out.status.code().is_some() && out.stderr.is_empty(), "{args:?}: {}", text(&out.stderr));
+            assert!(
+                out.status.code().is_some() && out.stderr.is_empty(),
+                "{args:?}: {}",
+                text(&out.stderr)
+            );
             continue;
         }
         assert_eq!(out.status.code(), Some(1), "{args:?}: {}", text(&out.stderr));
@@ -459,10 +537,24 @@ fn a_huge_sparse_input_is_refused_without_reading_it() {
     let dir = scratch("sparse");
     let file = dir.join("sparse");
     fs::File::create(&file).unwrap().set_len(1 << 30).unwrap();
-    for args in [&["lasker"][..], &["sum", "lasker"], &["value", "lasker"], &["chess"], &["snim"], &["stones"], &["funny"]] {
-        let (code, err, peak_kb) = sgq_peak(&[args, &["--input", file.to_str().unwrap()]].concat(), &dir);
+    for args in [
+        &["lasker"][..],
+        &["sum", "lasker"],
+        &["value", "lasker"],
+        &["chess"],
+        &["snim"],
+        &["stones"],
+        &["funny"],
+    ] {
+        let (code, err, peak_kb) =
+            sgq_peak(&[args, &["--input", file.to_str().unwrap()]].concat(), &dir);
         assert_eq!(code, Some(1), "{args:?}: {err}");
-        assert!(err.lines().count() == 1 && err.contains("line 1, column 1 (byte 0)") && err.contains("found `\\0\\0"), "{args:?}: {err}");
+        assert!(
+            err.lines().count() == 1
+                && err.contains("line 1, column 1 (byte 0)")
+                && err.contains("found `\\0\\0"),
+            "{args:?}: {err}"
+        );
         assert!(peak_kb < 100_000, "{args:?}: {peak_kb} KB resident");
     }
     fs::remove_dir_all(&dir).unwrap();
@@ -500,7 +592,13 @@ fn sgq_peak(args: &[&str], dir: &Path) -> (Option<i32>, String, i64) {
 fn an_input_truncated_while_mapped_is_an_error_not_a_signal() {
     let dir = scratch("truncated");
     let mut input = Vec::new();
-    judge::generate::generate(Problem::Lasker, 3, judge::generate::Size { cases: Some(3), ..Default::default() }, &mut input).unwrap();
+    judge::generate::generate(
+        Problem::Lasker,
+        3,
+        judge::generate::Size { cases: Some(3), ..Default::default() },
+        &mut input,
+    )
+    .unwrap();
     let mut signalled = 0;
     let mut cut_short = 0;
     for (i, delay_ms) in [1u64, 2, 4, 8, 16].into_iter().enumerate() {
@@ -540,16 +638,28 @@ fn defect_10_messages_say_it_once_and_plainly() {
     // Stones counts pairs (which may span lines), and the position says the line.
     let out = common::sgq("stones", b"1 1 2\n1\n3");
     let err = text(&out.stderr);
-    assert_eq!((out.status.code(), text(&out.stdout)), (Some(1), "lose\nwin\n".to_string()), "{err}");
+    assert_eq!(
+        (out.status.code(), text(&out.stdout)),
+        (Some(1), "lose\nwin\n".to_string()),
+        "{err}"
+    );
     assert_eq!(err.lines().count(), 1);
-    assert!(err.contains("line 3, column 2 (byte 9): input ends where the second heap n2 of pair 3 was expected"), "{err}");
+    assert!(
+        err.contains(
+            "line 3, column 2 (byte 9): input ends where the second heap n2 of pair 3 was expected"
+        ),
+        "{err}"
+    );
 
     let out = common::sgq("chess", b"1\n1\n1 \xff\n");
     assert_refused(&out, "found `\\xff`");
     assert!(!text(&out.stderr).contains('\u{fffd}'));
 
     let out = common::sgq("chess", b"1\n1\n1 21\n");
-    assert_refused(&out, "line 3, column 3 (byte 6): a chip column in row 1 of case 1 `21` is out of range 1 to 20");
+    assert_refused(
+        &out,
+        "line 3, column 3 (byte 6): a chip column in row 1 of case 1 `21` is out of range 1 to 20",
+    );
     let err = text(&out.stderr);
     assert_eq!(err.matches("20").count(), 1, "the range once: {err}");
     assert!(!err.contains("..="), "{err}");
@@ -563,7 +673,10 @@ fn defect_10_messages_say_it_once_and_plainly() {
     bytes[1000] ^= 1;
     fs::write(&chess, &bytes).unwrap();
     let out = sgq_in(&dir, "chess", b"1\n1\n1 20\n");
-    assert_refused(&out, "checksum mismatch: the file is damaged; build it with `sgtab build chess:20 --dir ");
+    assert_refused(
+        &out,
+        "checksum mismatch: the file is damaged; build it with `sgtab build chess:20 --dir ",
+    );
     assert_eq!(text(&out.stderr).matches("sgtab build").count(), 1, "{}", text(&out.stderr));
     let out = sgtab(&["show", chess.to_str().unwrap()]);
     assert_refused(&out, "checksum mismatch: the file is damaged; rebuild it with `sgtab build`");
@@ -631,9 +744,22 @@ impl std::io::Read for Sparse {
 fn a_stored_tables_forged_count_is_refused_from_its_header() {
     // In memory, 2^31 one-bit entries (256 MiB): refused having read no more than the header.
     for (spec, kind, count, bits, want) in [
-        ("import:big", 2, 1u64 << 31, 1, "damaged header: 2147483648 entries, but a script's or an imported table has 1 to 1073741824"),
+        (
+            "import:big",
+            2,
+            1u64 << 31,
+            1,
+            "damaged header: 2147483648 entries, but a script's or an imported table has 1 to \
+                1073741824",
+        ),
         ("lua:big@0123abcd", 1, 1 << 33, 12, "damaged header: 8589934592 entries"),
-        ("lua:big@0123abcd", 2, 1 << 20, 8, "damaged header: a game block of kind 2 for the spec `lua:big@0123abcd`"),
+        (
+            "lua:big@0123abcd",
+            2,
+            1 << 20,
+            8,
+            "damaged header: a game block of kind 2 for the spec `lua:big@0123abcd`",
+        ),
     ] {
         let (header, len) = stored_header(spec, kind, count, bits);
         let mut r = Sparse { header, len, at: 0 };
@@ -657,9 +783,16 @@ fn a_stored_tables_forged_count_is_refused_from_its_header() {
         run_with_limit(&mut cmd, Duration::from_secs(60))
     };
     let out = limited(&format!("'{SGTAB}' show '{}'", file.display()));
-    assert_refused(&out, "damaged header: 8589934592 entries, but a script's or an imported table has 1 to 1073741824");
+    assert_refused(
+        &out,
+        "damaged header: 8589934592 entries, but a script's or an imported table has 1 to \
+            1073741824",
+    );
     let mut sgq = Command::new("bash");
-    sgq.arg("-c").arg(format!("ulimit -v 2000000 && echo 1 | exec '{SGQ}' value import:big --tables '{}'", dir.display()));
+    sgq.arg("-c").arg(format!(
+        "ulimit -v 2000000 && echo 1 | exec '{SGQ}' value import:big --tables '{}'",
+        dir.display()
+    ));
     let out = sgq.output().unwrap();
     assert_refused(&out, "damaged header: 8589934592 entries");
     fs::remove_dir_all(&dir).unwrap();
@@ -706,7 +839,10 @@ fn an_output_onto_its_own_input_is_refused() {
         let err = text(&out.stderr);
         assert_eq!(out.status.code(), Some(1), "{line}: {err}");
         assert_eq!(err.lines().count(), 1, "{line}: one line: {err}");
-        assert!(err.contains("is the input") || err.contains("goes into the input"), "{line}: {err}");
+        assert!(
+            err.contains("is the input") || err.contains("goes into the input"),
+            "{line}: {err}"
+        );
         assert_eq!(fs::read(&t).unwrap(), table, "{line}: the table was changed");
         assert_eq!(fs::read(dir.join("font.png")).unwrap(), b"not a font", "{line}");
     }
@@ -717,7 +853,11 @@ fn an_output_onto_its_own_input_is_refused() {
     assert_eq!(fs::read(&t).unwrap(), table);
     // Other outputs are written; `build --from` may rewrite the table it read (the same game,
     // the same bytes).
-    for line in ["dump T.sgt -o sub/T.txt", "plot T.sgt -o sub/T.svg --size 300x200", "export T.sgt --lang c >> sub/T.c"] {
+    for line in [
+        "dump T.sgt -o sub/T.txt",
+        "plot T.sgt -o sub/T.svg --size 300x200",
+        "export T.sgt --lang c >> sub/T.c",
+    ] {
         let out = sgtab_in(&dir, line);
         assert!(out.status.success(), "{line}: {}", text(&out.stderr));
     }
@@ -737,15 +877,24 @@ fn build_and_import_replace_only_a_table_of_the_same_game() {
     let d = dir.to_str().unwrap();
     let file = dir.join("chess-6.sgt");
     let build = || sgtab(&["build", "chess:6", "--backend", "scalar", "--dir", d]);
-    let import = |name: &str| run(SGTAB, &["import", "-", "--name", name, "--dir", d], b"0\n1\n1\n0\n");
+    let import =
+        |name: &str| run(SGTAB, &["import", "-", "--name", name, "--dir", d], b"0\n1\n1\n0\n");
     let kept = |what: &str, out: &std::process::Output, needle: &str| {
         assert_refused(out, needle);
-        assert!(text(&out.stderr).contains("so it is kept; move it away or write into another --dir"), "{what}: {}", text(&out.stderr));
+        assert!(
+            text(&out.stderr).contains("so it is kept; move it away or write into another --dir"),
+            "{what}: {}",
+            text(&out.stderr)
+        );
     };
 
     // A user's file of that name.
     fs::write(&file, b"my notes").unwrap();
-    kept("text", &build(), "chess-6.sgt is there and is not a table of chess:6 (it is not an sgtab table)");
+    kept(
+        "text",
+        &build(),
+        "chess-6.sgt is there and is not a table of chess:6 (it is not an sgtab table)",
+    );
     kept("text", &import("chess-6"), "is not a table of import:chess-6");
     assert_eq!(fs::read(&file).unwrap(), b"my notes");
     // Another game's table.
@@ -764,7 +913,14 @@ fn build_and_import_replace_only_a_table_of_the_same_game() {
     // A FIFO (refused without waiting on it), a directory, a device.
     fs::remove_file(&file).unwrap();
     assert!(Command::new("mkfifo").arg(&file).status().unwrap().success());
-    kept("fifo", &run_with_limit(Command::new(SGTAB).args(["build", "chess:6", "--dir", d]), Duration::from_secs(20)), "it is a FIFO, socket or device");
+    kept(
+        "fifo",
+        &run_with_limit(
+            Command::new(SGTAB).args(["build", "chess:6", "--dir", d]),
+            Duration::from_secs(20),
+        ),
+        "it is a FIFO, socket or device",
+    );
     fs::remove_file(&file).unwrap();
     fs::create_dir(&file).unwrap();
     kept("directory", &build(), "it is a directory");

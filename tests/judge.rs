@@ -13,7 +13,8 @@ fn answer(problem: &str, input: &str) -> String {
 
 #[test]
 fn sample_snim() {
-    let input = "2 2 5\n3\n2 5 12\n3 2 4 7\n4 2 3 7 12\n5 1 2 3 4 5\n3\n2 5 12\n3 2 4 7\n4 2 3 7 12\n0\n";
+    let input =
+        "2 2 5\n3\n2 5 12\n3 2 4 7\n4 2 3 7 12\n5 1 2 3 4 5\n3\n2 5 12\n3 2 4 7\n4 2 3 7 12\n0\n";
     assert_eq!(answer("snim", input), "LWW\nWWL\n");
 }
 
@@ -45,7 +46,8 @@ fn stones_agree_with_search_on_every_small_pair() {
     for a in 1..=30u32 {
         for b in 1..=30u32 {
             input += &format!("{a} {b}\n");
-            let won = search.wins(&SubHeaps { moves: vec![1, 3, 9], heaps: vec![a.min(b), a.max(b)] });
+            let won =
+                search.wins(&SubHeaps { moves: vec![1, 3, 9], heaps: vec![a.min(b), a.max(b)] });
             want += if won { "win\n" } else { "lose\n" };
         }
     }
@@ -58,16 +60,29 @@ fn snim_agrees_with_search() {
     let (mut input, mut want) = (String::new(), String::new());
     for _ in 0..12 {
         let mut moves: Vec<u32> = (0..rng.range(1, 3)).map(|_| rng.range(1, 6) as u32).collect();
-        input += &format!("{} {}\n", moves.len(), moves.iter().map(|m| m.to_string()).collect::<Vec<_>>().join(" "));
+        input += &format!(
+            "{} {}\n",
+            moves.len(),
+            moves.iter().map(|m| m.to_string()).collect::<Vec<_>>().join(" ")
+        );
         moves.sort_unstable();
         moves.dedup();
         let mut search = Search::new();
         input += "6\n";
         for _ in 0..6 {
-            let mut heaps: Vec<u32> = (0..rng.range(1, 3)).map(|_| rng.range(0, 12) as u32).collect();
-            input += &format!("{} {}\n", heaps.len(), heaps.iter().map(|h| h.to_string()).collect::<Vec<_>>().join(" "));
+            let mut heaps: Vec<u32> =
+                (0..rng.range(1, 3)).map(|_| rng.range(0, 12) as u32).collect();
+            input += &format!(
+                "{} {}\n",
+                heaps.len(),
+                heaps.iter().map(|h| h.to_string()).collect::<Vec<_>>().join(" ")
+            );
             heaps.sort_unstable();
-            want.push(if search.wins(&SubHeaps { moves: moves.clone(), heaps }) { 'W' } else { 'L' });
+            want.push(if search.wins(&SubHeaps { moves: moves.clone(), heaps }) {
+                'W'
+            } else {
+                'L'
+            });
         }
         want.push('\n');
     }
@@ -88,7 +103,11 @@ fn chess_agrees_with_board_search() {
         let mut rows = Vec::new();
         for _ in 0..n {
             let cols: Vec<u32> = (14..=20).filter(|_| rng.next().is_multiple_of(2)).collect();
-            input += &format!("{} {}\n", cols.len(), cols.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(" "));
+            input += &format!(
+                "{} {}\n",
+                cols.len(),
+                cols.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(" ")
+            );
             rows.push((1..=20).map(|p| cols.contains(&p)).collect::<Vec<bool>>());
         }
         want += if search.wins(&Board(rows)) { "YES\n" } else { "NO\n" };
@@ -104,7 +123,11 @@ fn lasker_agrees_with_heap_search() {
     let (mut input, mut want) = (format!("{cases}\n"), String::new());
     for _ in 0..cases {
         let mut heaps: Vec<u32> = (0..rng.range(1, 3)).map(|_| rng.range(1, 7) as u32).collect();
-        input += &format!("{}\n{}\n", heaps.len(), heaps.iter().map(|h| h.to_string()).collect::<Vec<_>>().join(" "));
+        input += &format!(
+            "{}\n{}\n",
+            heaps.len(),
+            heaps.iter().map(|h| h.to_string()).collect::<Vec<_>>().join(" ")
+        );
         heaps.sort_unstable();
         want += if search.wins(&LaskerHeaps(heaps)) { "Alice\n" } else { "Bob\n" };
     }
@@ -139,7 +162,10 @@ fn funny_agrees_with_pile_search() {
     for game in 1..=40 {
         let n = rng.range(1, 4) as usize;
         let piles: Vec<u32> = (0..n).map(|_| rng.range(0, 2) as u32).collect();
-        input += &format!("{n}\n{}\n", piles.iter().map(|p| p.to_string()).collect::<Vec<_>>().join(" "));
+        input += &format!(
+            "{n}\n{}\n",
+            piles.iter().map(|p| p.to_string()).collect::<Vec<_>>().join(" ")
+        );
         let p = Piles(piles);
         let first = p.moves_in_order().into_iter().find(|(_, q)| !search.wins(q)).map(|(m, _)| m);
         want += &match first {
@@ -168,15 +194,35 @@ fn bad_input_gets_one_clear_line() {
     rejects("chess", "1\n1\n2 19 19\n", "", "line 3, column 6 (byte 9): column 19 is given twice");
     rejects("chess", "1\n1\n1 21\n", "", "`21` is out of range 1 to 20");
     rejects("chess", "1\n1\n1 0\n", "", "`0` is out of range 1 to 20");
-    rejects("chess", "2\n1\n1 20\n1\n1 x9\n", "NO\n", "line 5, column 3 (byte 13): expected a chip column");
+    rejects(
+        "chess",
+        "2\n1\n1 20\n1\n1 x9\n",
+        "NO\n",
+        "line 5, column 3 (byte 13): expected a chip column",
+    );
     rejects("chess", "1\n1\n1 20\n5", "NO\n", "extra input `5` after the 1 cases");
-    rejects("chess", "1\n2\n1 20\n", "", "input ends where the chip count of row 2 in case 1 was expected");
+    rejects(
+        "chess",
+        "1\n2\n1 20\n",
+        "",
+        "input ends where the chip count of row 2 in case 1 was expected",
+    );
     rejects("lasker", "1\n2\n5 -3\n", "", "found `-3`");
     rejects("lasker", "1\n1\n+5\n", "", "found `+5`");
-    rejects("lasker", "1\n2\n2147483647 2147483648\n", "", "`2147483648` is out of range 1 to 2147483647");
+    rejects(
+        "lasker",
+        "1\n2\n2147483647 2147483648\n",
+        "",
+        "`2147483648` is out of range 1 to 2147483647",
+    );
     rejects("lasker", "1\n1\n99999999999999999999999\n", "", "out of range");
     rejects("lasker", "101\n", "", "`101` is out of range 1 to 100");
-    rejects("stones", "1 1\n1", "lose\n", "input ends where the second heap n2 of pair 2 was expected");
+    rejects(
+        "stones",
+        "1 1\n1",
+        "lose\n",
+        "input ends where the second heap n2 of pair 2 was expected",
+    );
     rejects("stones", "1 101\n", "", "out of range 1 to 100");
     rejects("snim", "2 2 5\n1\n1 3\n", "W\n", "input ends where the set size k of case 2");
     rejects("snim", "2 2 5\n1\n2 3\n", "", "input ends where a heap size in position 1 of case 1");
@@ -200,14 +246,31 @@ fn usage_errors() {
     assert_eq!(text(&out.stderr), "sgq: unknown problem `go`; see `sgq --help`\n");
     let out = common::run(env!("CARGO_BIN_EXE_sgq"), &["--help"], b"");
     assert!(out.status.success() && text(&out.stdout).contains("SGTAB_TABLES"));
-    let out = common::run(env!("CARGO_BIN_EXE_sgq"), &["chess", "--tables", "/nonexistent"], b"1\n");
+    let out =
+        common::run(env!("CARGO_BIN_EXE_sgq"), &["chess", "--tables", "/nonexistent"], b"1\n");
     assert_eq!(out.status.code(), Some(1));
     let err = text(&out.stderr);
-    assert!(err.contains("table /nonexistent/chess-20.sgt not found; build it with `sgtab build chess:20 --dir /nonexistent`"), "{err}");
-    assert!(err.contains("sgq looked in /nonexistent (--tables); it looks in --tables DIR, then $SGTAB_TABLES (not set)"), "{err}");
+    assert!(
+        err.contains(
+            "table /nonexistent/chess-20.sgt not found; build it with `sgtab build \
+        chess:20 --dir /nonexistent`"
+        ),
+        "{err}"
+    );
+    assert!(
+        err.contains(
+            "sgq looked in /nonexistent (--tables); it looks in --tables DIR, then \
+        $SGTAB_TABLES (not set)"
+        ),
+        "{err}"
+    );
     assert_eq!(err.lines().count(), 1, "{err}");
     let out = common::run(env!("CARGO_BIN_EXE_sgq"), &["--version"], b"");
-    assert!(out.status.success() && text(&out.stdout) == format!("sgq {}\n", env!("CARGO_PKG_VERSION")), "{}", text(&out.stdout));
+    assert!(
+        out.status.success() && text(&out.stdout) == format!("sgq {}\n", env!("CARGO_PKG_VERSION")),
+        "{}",
+        text(&out.stdout)
+    );
 }
 
 #[test]
@@ -219,7 +282,10 @@ fn a_table_not_found_says_where_sgq_looked_and_where_to_build_it() {
     std::fs::create_dir_all(&empty).unwrap();
     let sgq = |env: Option<&std::path::Path>, args: &[&str]| {
         let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_sgq"));
-        cmd.args(args).current_dir(&dir).env_remove("SGTAB_TABLES").stdin(std::process::Stdio::null());
+        cmd.args(args)
+            .current_dir(&dir)
+            .env_remove("SGTAB_TABLES")
+            .stdin(std::process::Stdio::null());
         if let Some(e) = env {
             cmd.env("SGTAB_TABLES", e);
         }
@@ -227,18 +293,27 @@ fn a_table_not_found_says_where_sgq_looked_and_where_to_build_it() {
     };
     let out = sgq(Some(&empty), &["value", "queen:5"]);
     let err = text(&out.stderr);
-    assert!(err.contains(&format!("build it with `sgtab build queen:5 --dir {}`", empty.display())), "{err}");
+    assert!(
+        err.contains(&format!("build it with `sgtab build queen:5 --dir {}`", empty.display())),
+        "{err}"
+    );
     assert!(err.contains(&format!("sgq looked in {} ($SGTAB_TABLES)", empty.display())), "{err}");
     let out = sgq(None, &["value", "queen:5"]);
     let err = text(&out.stderr);
-    assert!(err.contains("build it with `sgtab build queen:5 --dir tables`") && err.contains("./tables (none here)"), "{err}");
+    assert!(
+        err.contains("build it with `sgtab build queen:5 --dir tables`")
+            && err.contains("./tables (none here)"),
+        "{err}"
+    );
     assert!(err.contains("(where sgq was built)"), "{err}");
 }
 
 #[test]
 fn sgq_is_small_and_links_no_gpu_code() {
     if cfg!(debug_assertions) {
-        eprintln!("SKIPPED: sgq's size is only meaningful in a release build (cargo test --release)");
+        eprintln!(
+            "SKIPPED: sgq's size is only meaningful in a release build (cargo test --release)"
+        );
         return;
     }
     let bin = env!("CARGO_BIN_EXE_sgq");

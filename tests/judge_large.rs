@@ -23,10 +23,14 @@ fn table(spec: &str) -> sgtab::table::Table {
 
 #[test]
 fn lasker_matches_a_simple_reference() {
-    let data = input(Problem::Lasker, 7, Size { cases: Some(5), per_case: Some(300_000), chips: None });
+    let data =
+        input(Problem::Lasker, 7, Size { cases: Some(5), per_case: Some(300_000), chips: None });
     assert!(data.len() > 15_000_000);
     let t = table("lasker");
-    let mut tokens = std::str::from_utf8(&data).unwrap().split_ascii_whitespace().map(|s| s.parse::<u64>().unwrap());
+    let mut tokens = std::str::from_utf8(&data)
+        .unwrap()
+        .split_ascii_whitespace()
+        .map(|s| s.parse::<u64>().unwrap());
     let mut want = String::new();
     for _ in 0..tokens.next().unwrap() {
         let n = tokens.next().unwrap();
@@ -42,7 +46,10 @@ fn lasker_matches_a_simple_reference() {
 fn chess_matches_a_simple_reference() {
     let data = input(Problem::Chess, 3, Size { cases: Some(100), per_case: None, chips: None });
     let t = table("chess");
-    let mut tokens = std::str::from_utf8(&data).unwrap().split_ascii_whitespace().map(|s| s.parse::<u32>().unwrap());
+    let mut tokens = std::str::from_utf8(&data)
+        .unwrap()
+        .split_ascii_whitespace()
+        .map(|s| s.parse::<u32>().unwrap());
     let mut want = String::new();
     for _ in 0..tokens.next().unwrap() {
         let mut x = 0;
@@ -61,7 +68,10 @@ fn chess_matches_a_simple_reference() {
 #[test]
 fn snim_matches_a_simple_reference() {
     let data = input(Problem::Snim, 11, Size { cases: Some(10), per_case: None, chips: None });
-    let mut tokens = std::str::from_utf8(&data).unwrap().split_ascii_whitespace().map(|s| s.parse::<u64>().unwrap());
+    let mut tokens = std::str::from_utf8(&data)
+        .unwrap()
+        .split_ascii_whitespace()
+        .map(|s| s.parse::<u64>().unwrap());
     let mut want = String::new();
     loop {
         let k = tokens.next().unwrap();
@@ -86,7 +96,8 @@ fn snim_matches_a_simple_reference() {
 
 #[test]
 fn an_error_deep_in_a_large_input_names_its_line() {
-    let mut data = input(Problem::Lasker, 9, Size { cases: Some(2), per_case: Some(200_000), chips: None });
+    let mut data =
+        input(Problem::Lasker, 9, Size { cases: Some(2), per_case: Some(200_000), chips: None });
     // Replace the last heap of the input with a letter.
     let end = data.len() - 1;
     let start = data[..end].iter().rposition(|&b| b == b' ' || b == b'\n').unwrap() + 1;
@@ -96,7 +107,12 @@ fn an_error_deep_in_a_large_input_names_its_line() {
     let out = sgq("lasker", &data);
     assert_eq!(out.status.code(), Some(1));
     let err = text(&out.stderr);
-    assert!(err.contains(&format!("line {lines}, column {column} (byte {start}): expected a heap size in case 2")), "{err}");
+    assert!(
+        err.contains(&format!(
+            "line {lines}, column {column} (byte {start}): expected a heap size in case 2"
+        )),
+        "{err}"
+    );
     assert_eq!(text(&out.stdout).lines().count(), 1, "case 1 answered, the broken case 2 not");
 }
 
@@ -115,12 +131,25 @@ fn generated_inputs_are_modest_and_test_both_verdicts() {
                 let chars: Vec<char> = answers.chars().filter(|c| *c == 'W' || *c == 'L').collect();
                 (chars.iter().filter(|&&c| c == 'L').count(), chars.len())
             }
-            Problem::Funny => (answers.lines().filter(|l| l.ends_with("-1 -1 -1")).count(), answers.lines().count()),
-            Problem::Chess => (answers.lines().filter(|&l| l == "NO").count(), answers.lines().count()),
-            Problem::Lasker => (answers.lines().filter(|&l| l == "Bob").count(), answers.lines().count()),
-            Problem::Stones => (answers.lines().filter(|&l| l == "lose").count(), answers.lines().count()),
+            Problem::Funny => (
+                answers.lines().filter(|l| l.ends_with("-1 -1 -1")).count(),
+                answers.lines().count(),
+            ),
+            Problem::Chess => {
+                (answers.lines().filter(|&l| l == "NO").count(), answers.lines().count())
+            }
+            Problem::Lasker => {
+                (answers.lines().filter(|&l| l == "Bob").count(), answers.lines().count())
+            }
+            Problem::Stones => {
+                (answers.lines().filter(|&l| l == "lose").count(), answers.lines().count())
+            }
         };
         let share = second as f64 / all as f64;
-        assert!(all >= 10 && (0.3..=0.7).contains(&share), "{}: {second} of {all} answers are the second player's", problem.name());
+        assert!(
+            all >= 10 && (0.3..=0.7).contains(&share),
+            "{}: {second} of {all} answers are the second player's",
+            problem.name()
+        );
     }
 }

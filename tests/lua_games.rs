@@ -144,7 +144,11 @@ fn other_scripts_equal_a_game_tree_search_in_1d_2d_and_on_bitmasks() {
     let mut search = Search::new();
     for x in 0..8 {
         for y in 0..8 {
-            assert_eq!(knight.values.get(x * 8 + y), search.value(&Knight(x as i64, y as i64)), "knight ({x}, {y})");
+            assert_eq!(
+                knight.values.get(x * 8 + y),
+                search.value(&Knight(x as i64, y as i64)),
+                "knight ({x}, {y})"
+            );
         }
     }
 
@@ -153,7 +157,13 @@ fn other_scripts_equal_a_game_tree_search_in_1d_2d_and_on_bitmasks() {
     let mut search = Search::new();
     for i in 0..12u32 {
         for j in 0..12u32 {
-            assert_eq!(ed.values.get((i * 12 + j) as u64), search.value(&EatDivide(i + 1, j + 1)), "E&D ({}, {})", i + 1, j + 1);
+            assert_eq!(
+                ed.values.get((i * 12 + j) as u64),
+                search.value(&EatDivide(i + 1, j + 1)),
+                "E&D ({}, {})",
+                i + 1,
+                j + 1
+            );
         }
     }
 
@@ -193,20 +203,45 @@ fn bad_scripts_are_one_line_each() {
         refused(&args, want)
     };
     let moves = "shape = 10\nfunction moves(n)\n";
-    refuse("cycle", "shape = 4\nfunction moves(n) return {(n + 1) % 4} end\n", &[], &["cycle", "lua:cycle@"]);
+    refuse(
+        "cycle",
+        "shape = 4\nfunction moves(n) return {(n + 1) % 4} end\n",
+        &[],
+        &["cycle", "lua:cycle@"],
+    );
     refuse("syntax", "shape = 4\nfunction moves(n) return {n - } end\n", &[], &["syntax.lua:2:"]);
-    refuse("runtime", &format!("{moves}  if n == 7 then error('no') end\n  return {{}}\nend\n"), &[], &["runtime.lua:3:", "no", "position 7"]);
-    refuse("outside", &format!("{moves}  return {{n + 20}}\nend\n"), &[], &["outside.lua at position 0", "position 20, outside the shape"]);
+    refuse(
+        "runtime",
+        &format!("{moves}  if n == 7 then error('no') end\n  return {{}}\nend\n"),
+        &[],
+        &["runtime.lua:3:", "no", "position 7"],
+    );
+    refuse(
+        "outside",
+        &format!("{moves}  return {{n + 20}}\nend\n"),
+        &[],
+        &["outside.lua at position 0", "position 20, outside the shape"],
+    );
     refuse("float", &format!("{moves}  return {{n / 2}}\nend\n"), &[], &["float.lua", "position"]);
     refuse("noshape", "function moves(n) return {} end\n", &[], &["shape"]);
     refuse("nomoves", "shape = 5\n", &[], &["moves"]);
     // An endless loop, in moves and at the top level, stopped by --lua-seconds.
     let start = std::time::Instant::now();
-    refuse("endless", &format!("{moves}  if n == 3 then while true do end end\n  return {{}}\nend\n"), &["--lua-seconds", "1"], &["position 3", "1 s"]);
+    refuse(
+        "endless",
+        &format!("{moves}  if n == 3 then while true do end end\n  return {{}}\nend\n"),
+        &["--lua-seconds", "1"],
+        &["position 3", "1 s"],
+    );
     refuse("endless_top", "while true do end\n", &["--lua-seconds", "1"], &["endless_top.lua"]);
     assert!(start.elapsed() < std::time::Duration::from_secs(30), "{:?}", start.elapsed());
     // Memory: a script that fills a table without end is stopped by --lua-memory.
-    refuse("hog", "local t = {}\nfor i = 1, 1e9 do t[i] = i end\nshape = 1\n", &["--lua-memory", "16"], &["hog.lua", "memory"]);
+    refuse(
+        "hog",
+        "local t = {}\nfor i = 1, 1e9 do t[i] = i end\nshape = 1\n",
+        &["--lua-memory", "16"],
+        &["hog.lua", "memory"],
+    );
     // Escapes: nothing that reads files, runs programs or loads code is there.
     for (name, line) in [
         ("io", "io.open('/etc/passwd')"),
@@ -223,7 +258,12 @@ fn bad_scripts_are_one_line_each() {
         // A coroutine's hook is its own: the watchdog could not stop one.
         ("coroutine", "coroutine.wrap(function() end)()"),
     ] {
-        refuse(name, &format!("{line}\nshape = 1\nfunction moves(n) return {{}} end\n"), &[], &[&format!("{name}.lua:1:")]);
+        refuse(
+            name,
+            &format!("{line}\nshape = 1\nfunction moves(n) return {{}} end\n"),
+            &[],
+            &[&format!("{name}.lua:1:")],
+        );
     }
     // Nothing of the refused builds was written.
     assert!(fs::read_dir(out).map_or(true, |d| d.count() == 0));
@@ -249,7 +289,11 @@ fn script_tables_work_with_every_tool() {
     let out = run(SGQ, &["value", "--table", file], b"3 4\n");
     assert_eq!(text(&out.stdout).trim(), want[0]);
     let out = run(SGQ, &["value", "--table", file], b"3 10\n");
-    assert!(!out.status.success() && text(&out.stderr).lines().count() == 1, "{}", text(&out.stderr));
+    assert!(
+        !out.status.success() && text(&out.stderr).lines().count() == 1,
+        "{}",
+        text(&out.stderr)
+    );
     // A sum of two knights.
     let out = run(SGQ, &["sum", "--table", file], b"1\n2\n3 4\n3 4\n");
     assert_eq!(text(&out.stdout).trim(), "Second");
@@ -266,11 +310,20 @@ fn script_tables_work_with_every_tool() {
 
     // show names the script and the shape; export takes the point, sg(p1, p2); plot draws it.
     let shown = text(&run(SGTAB, &["show", file, "--rows", "2"], b"").stdout);
-    for want in ["script:   knight.lua, hash", "parameters: N=10", "shape:    10×10", "index p1*10 + p2", "row (1, y)"] {
+    for want in [
+        "script:   knight.lua, hash",
+        "parameters: N=10",
+        "shape:    10×10",
+        "index p1*10 + p2",
+        "row (1, y)",
+    ] {
         assert!(shown.contains(want), "show lacks `{want}`:\n{shown}");
     }
     let source = text(&run(SGTAB, &["export", file, "--lang", "python"], b"").stdout);
-    assert!(source.contains("def sg(p1, p2):") && source.contains("return _sg_stored(p1 * 10 + p2)"), "{source}");
+    assert!(
+        source.contains("def sg(p1, p2):") && source.contains("return _sg_stored(p1 * 10 + p2)"),
+        "{source}"
+    );
     let svg = dir.join("k.svg");
     assert!(run(SGTAB, &["plot", file, "-o", svg.to_str().unwrap()], b"").status.success());
 
@@ -299,8 +352,13 @@ fn import_round_trips_dumped_values() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     let dumped_text = text(&dumped.stdout);
     let lines: Vec<&str> = dumped_text.lines().collect();
-    let indexed: String = lines.iter().enumerate().rev().map(|(i, v)| format!("{i} {v}\n")).collect();
-    let out = run(SGTAB, &["import", "-", "--name", "mine2", "--dir", d, "--shape", "32x32"], indexed.as_bytes());
+    let indexed: String =
+        lines.iter().enumerate().rev().map(|(i, v)| format!("{i} {v}\n")).collect();
+    let out = run(
+        SGTAB,
+        &["import", "-", "--name", "mine2", "--dir", d, "--shape", "32x32"],
+        indexed.as_bytes(),
+    );
     assert!(out.status.success(), "{}", text(&out.stderr));
     for name in ["mine", "mine2"] {
         let table = dir.join(format!("{name}.sgt"));
@@ -308,14 +366,23 @@ fn import_round_trips_dumped_values() {
         assert_eq!(again.stdout, dumped.stdout, "{name}");
     }
     let mine = format::read(&dir.join("mine.sgt")).unwrap();
-    assert_eq!(mine.rule, format::read(&lasker).unwrap().rule, "the rule finder runs on imported values");
+    assert_eq!(
+        mine.rule,
+        format::read(&lasker).unwrap().rule,
+        "the rule finder runs on imported values"
+    );
     // sgq finds import:NAME; a 2-D import reads positions as pairs.
     let out = run(SGQ, &["value", "import:mine2", "--tables", d], b"3 4\n");
     assert_eq!(text(&out.stdout).trim(), mine.values.get(3 * 32 + 4).to_string());
     // verify cannot recompute it, says so, and passes it on its checksum, header and rule.
     let out = run(SGTAB, &["verify", dir.join("mine.sgt").to_str().unwrap()], b"");
     assert!(out.status.success() && out.stderr.is_empty(), "{}", text(&out.stderr));
-    assert!(text(&out.stdout).contains("OK as stored") && text(&out.stdout).contains("cannot recompute"), "{}", text(&out.stdout));
+    assert!(
+        text(&out.stdout).contains("OK as stored")
+            && text(&out.stdout).contains("cannot recompute"),
+        "{}",
+        text(&out.stdout)
+    );
     // Bad lines, by number; nothing written.
     refused(&["import", "-", "--name", "bad", "--dir", d], &[]);
     let out = run(SGTAB, &["import", "-", "--name", "bad", "--dir", d], b"0\n1\n2x\n");

@@ -56,7 +56,12 @@ fn least_limit(works: impl Fn(u64) -> bool) -> u64 {
 /// The smallest `ulimit -v` under which `sgq value SPEC` answers one heap of the table in `dir`.
 fn sgq_needs(dir: &Path, spec: &str) -> u64 {
     least_limit(|kib| {
-        let out = limited(kib, SGQ, &["value", spec, "--tables", dir.to_str().unwrap(), "--threads", "1"], b"5\n");
+        let out = limited(
+            kib,
+            SGQ,
+            &["value", spec, "--tables", dir.to_str().unwrap(), "--threads", "1"],
+            b"5\n",
+        );
         out.status.success() && text(&out.stdout) == "1\n"
     })
 }
@@ -67,11 +72,16 @@ fn sgq_needs(dir: &Path, spec: &str) -> u64 {
 fn forged(dir: &Path, k: u32) -> String {
     let len = 1u64 << k;
     let period = len - 2;
-    let mut values: Vec<u8> = (0..period).map(|i| (i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 63) as u8).collect();
+    let mut values: Vec<u8> =
+        (0..period).map(|i| (i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 63) as u8).collect();
     values[5] = 1;
     values.extend_from_within(..2);
     let spec = GameSpec::parse(&format!("sub:1:{len}")).unwrap();
-    let table = Table { spec: spec.clone(), values: Packed::from_values(&values), rule: Some(Rule { pre: 0, period, saltus: 0, checked: len, proven: false }) };
+    let table = Table {
+        spec: spec.clone(),
+        values: Packed::from_values(&values),
+        rule: Some(Rule { pre: 0, period, saltus: 0, checked: len, proven: false }),
+    };
     format::write(&table, &dir.join(spec.file_name())).unwrap();
     spec.to_string()
 }
@@ -84,10 +94,16 @@ fn sgq_value_takes_about_its_tables_size_whatever_its_rule() {
     let dir = scratch("memory", "sgq-value");
     let big = forged(&dir, 24);
     let small = forged(&dir, 10);
-    let file = std::fs::metadata(dir.join(GameSpec::parse(&big).unwrap().file_name())).unwrap().len();
+    let file =
+        std::fs::metadata(dir.join(GameSpec::parse(&big).unwrap().file_name())).unwrap().len();
     let (need_big, need_small) = (sgq_needs(&dir, &big), sgq_needs(&dir, &small));
-    eprintln!("sgq value: ulimit -v {need_big} KiB for {big} ({file} bytes), {need_small} KiB for {small}");
-    assert!(need_big <= need_small + 4 * file / 1024 + 2048, "{big} ({file} bytes) needs ulimit -v {need_big} KiB, {small} {need_small} KiB");
+    eprintln!(
+        "sgq value: ulimit -v {need_big} KiB for {big} ({file} bytes), {need_small} KiB for {small}"
+    );
+    assert!(
+        need_big <= need_small + 4 * file / 1024 + 2048,
+        "{big} ({file} bytes) needs ulimit -v {need_big} KiB, {small} {need_small} KiB"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -99,15 +115,26 @@ fn export_sizes_its_source_before_copying_the_table() {
     let big = dir.join(GameSpec::parse(&forged(&dir, 24)).unwrap().file_name());
     let small = dir.join(GameSpec::parse(&forged(&dir, 10)).unwrap().file_name());
     let file = std::fs::metadata(&big).unwrap().len();
-    let export = |kib: u64, path: &Path| limited(kib, SGTAB, &["export", path.to_str().unwrap(), "--lang", "c"], b"");
+    let export = |kib: u64, path: &Path| {
+        limited(kib, SGTAB, &["export", path.to_str().unwrap(), "--lang", "c"], b"")
+    };
     let need_small = least_limit(|kib| export(kib, &small).status.success());
     let need_big = least_limit(|kib| {
         let out = export(kib, &big);
         let err = text(&out.stderr);
-        out.status.code() == Some(1) && err.lines().count() == 1 && err.contains("more than --max-bytes 65536")
+        out.status.code() == Some(1)
+            && err.lines().count() == 1
+            && err.contains("more than --max-bytes 65536")
     });
-    eprintln!("sgtab export: ulimit -v {need_big} KiB for {} ({file} bytes), {need_small} KiB for the 1024-entry table", big.display());
-    assert!(need_big <= need_small + 2 * file / 1024 + 2048, "refusing {file} bytes needs ulimit -v {need_big} KiB, a small export {need_small} KiB");
+    eprintln!(
+        "sgtab export: ulimit -v {need_big} KiB for {} ({file} bytes), {need_small} KiB for the \
+            1024-entry table",
+        big.display()
+    );
+    assert!(
+        need_big <= need_small + 2 * file / 1024 + 2048,
+        "refusing {file} bytes needs ulimit -v {need_big} KiB, a small export {need_small} KiB"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -116,7 +143,12 @@ fn export_sizes_its_source_before_copying_the_table() {
 fn refused(kib: u64, spec: &str, backend: &str) -> String {
     let dir = scratch("memory", &format!("build-{}", spec.replace([':', '.', ','], "_")));
     let start = std::time::Instant::now();
-    let out = limited(kib, SGTAB, &["build", spec, "--backend", backend, "--dir", dir.to_str().unwrap()], b"");
+    let out = limited(
+        kib,
+        SGTAB,
+        &["build", spec, "--backend", backend, "--dir", dir.to_str().unwrap()],
+        b"",
+    );
     let took = start.elapsed();
     let err = text(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{spec} under ulimit -v {kib}: {out:?}");
@@ -136,7 +168,10 @@ fn a_filled_table_that_does_not_fit_is_refused() {
     // Dawson's Kayles: the rule is proven on the first 4096 heaps and the rest filled from it,
     // 512 MiB packed at 4 bits (through a Vec<u32> of 4 GiB before: an abort).
     let line = refused(300_000, "0.07:1073741824", "simd");
-    assert!(line.contains("0.07:1073741824") && line.contains("needs about 512.0 MiB for its values"), "{line}");
+    assert!(
+        line.contains("0.07:1073741824") && line.contains("needs about 512.0 MiB for its values"),
+        "{line}"
+    );
 }
 
 #[test]
@@ -160,7 +195,8 @@ fn a_table_of_a_proven_rule_is_filled_in_about_its_own_size() {
     // sub:1 to 2^28 heaps: proven on 4096, 32 MiB packed at one bit. Filled through a
     // Vec<u32> (1 GiB) it needed far more than this limit.
     let dir = scratch("memory", "filled");
-    let out = limited(400_000, SGTAB, &["build", "sub:1:268435456", "--dir", dir.to_str().unwrap()], b"");
+    let out =
+        limited(400_000, SGTAB, &["build", "sub:1:268435456", "--dir", dir.to_str().unwrap()], b"");
     assert!(out.status.success(), "{}", text(&out.stderr));
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -172,19 +208,31 @@ fn export_of_a_table_without_a_rule_reads_it_in_place() {
     // besides (queen:8192 aborted under ulimit -v 200000 that way).
     let dir = scratch("memory", "export-queen");
     let spec = GameSpec::parse("queen:4096").unwrap();
-    let values = Packed::try_from_fn(spec.len(), 14, |i| (i.wrapping_mul(0x9E37_79B9) >> 7) as u32 & 0x3FFF).unwrap();
+    let values =
+        Packed::try_from_fn(spec.len(), 14, |i| (i.wrapping_mul(0x9E37_79B9) >> 7) as u32 & 0x3FFF)
+            .unwrap();
     let big = dir.join(spec.file_name());
     format::write(&Table { spec, values, rule: None }, &big).unwrap();
     let small = dir.join(GameSpec::parse(&forged(&dir, 10)).unwrap().file_name());
     let file = std::fs::metadata(&big).unwrap().len();
-    let export = |kib: u64, path: &Path| limited(kib, SGTAB, &["export", path.to_str().unwrap(), "--lang", "rust"], b"");
+    let export = |kib: u64, path: &Path| {
+        limited(kib, SGTAB, &["export", path.to_str().unwrap(), "--lang", "rust"], b"")
+    };
     let need_small = least_limit(|kib| export(kib, &small).status.success());
     let need_big = least_limit(|kib| {
         let out = export(kib, &big);
         let err = text(&out.stderr);
-        out.status.code() == Some(1) && err.lines().count() == 1 && err.contains("more than --max-bytes 65536")
+        out.status.code() == Some(1)
+            && err.lines().count() == 1
+            && err.contains("more than --max-bytes 65536")
     });
-    eprintln!("sgtab export: ulimit -v {need_big} KiB for queen:4096 ({file} bytes), {need_small} KiB for a 1024-entry table");
-    assert!(need_big <= need_small + file / 1024 * 5 / 4 + 2048, "refusing {file} bytes needs ulimit -v {need_big} KiB, a small export {need_small} KiB");
+    eprintln!(
+        "sgtab export: ulimit -v {need_big} KiB for queen:4096 ({file} bytes), {need_small} KiB \
+            for a 1024-entry table"
+    );
+    assert!(
+        need_big <= need_small + file / 1024 * 5 / 4 + 2048,
+        "refusing {file} bytes needs ulimit -v {need_big} KiB, a small export {need_small} KiB"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -31,7 +31,11 @@ fn cache() -> PathBuf {
 /// Runs `bin` with `args`, the shared cache and `env`.
 fn run_env(bin: &str, args: &[&str], env: &[(&str, &str)]) -> Output {
     let mut cmd = Command::new(bin);
-    cmd.args(args).env("XDG_CACHE_HOME", cache()).env_remove("CXX").env_remove("SGTAB_TABLES").stdin(Stdio::null());
+    cmd.args(args)
+        .env("XDG_CACHE_HOME", cache())
+        .env_remove("CXX")
+        .env_remove("SGTAB_TABLES")
+        .stdin(Stdio::null());
     for (k, v) in env {
         cmd.env(k, v);
     }
@@ -67,7 +71,9 @@ fn refused(out: &Output, dir: &Path, want: &[&str]) -> String {
     for w in want {
         assert!(last.contains(w), "`{w}` not in: {last}");
     }
-    let written: Vec<_> = fs::read_dir(dir).map(|d| d.filter_map(Result::ok).map(|e| e.path()).collect()).unwrap_or_default();
+    let written: Vec<_> = fs::read_dir(dir)
+        .map(|d| d.filter_map(Result::ok).map(|e| e.path()).collect())
+        .unwrap_or_default();
     assert!(written.is_empty(), "{written:?}");
     last
 }
@@ -87,15 +93,31 @@ fn every_example_equals_its_script_and_its_family() {
         ("turtles", "W=10", None),
     ];
     for (name, params, builtin) in family {
-        let cpp = build(&dir.join("cpp"), &format!("cpp:{}:{params}", example(&format!("{name}.cpp"))), &["--threads", "2"]);
-        let lua = build(&dir.join("lua"), &format!("lua:{}:{params}", example(&format!("{name}.lua"))), &[]);
+        let cpp = build(
+            &dir.join("cpp"),
+            &format!("cpp:{}:{params}", example(&format!("{name}.cpp"))),
+            &["--threads", "2"],
+        );
+        let lua = build(
+            &dir.join("lua"),
+            &format!("lua:{}:{params}", example(&format!("{name}.lua"))),
+            &[],
+        );
         let values = dump(&cpp);
         assert_eq!(values, dump(&lua), "{name}");
         if let Some(spec) = builtin {
-            assert_eq!(values, dump(&build(&dir.join("family"), spec, &[])), "{name} against {spec}");
+            assert_eq!(
+                values,
+                dump(&build(&dir.join("family"), spec, &[])),
+                "{name} against {spec}"
+            );
         }
         // One thread gives the same bytes.
-        let one = build(&dir.join("one"), &format!("cpp:{}:{params}", example(&format!("{name}.cpp"))), &["--threads", "1"]);
+        let one = build(
+            &dir.join("one"),
+            &format!("cpp:{}:{params}", example(&format!("{name}.cpp"))),
+            &["--threads", "1"],
+        );
         assert_eq!(fs::read(&one).unwrap(), fs::read(&cpp).unwrap(), "{name}");
     }
 }
@@ -106,7 +128,13 @@ fn list_parameters_reach_cpp_and_lua() {
     let cpp = build(&dir, &format!("cpp:{}:S={{2,5,7}},N=500", example("subtraction.cpp")), &[]);
     assert!(cpp.to_str().unwrap().contains("S=~2_5_7~"), "{}", cpp.display());
     let lua_file = dir.join("sublist.lua");
-    fs::write(&lua_file, "N = N or 10\nshape = N\nfunction moves(n)\n  local out = {}\n  for _, s in ipairs(S) do if s <= n then out[#out + 1] = n - s end end\n  return out\nend\n").unwrap();
+    fs::write(
+        &lua_file,
+        "N = N or 10\nshape = N\nfunction moves(n)\n  local out = {}\n  for _, s \
+        in ipairs(S) do if s <= n then out[#out + 1] = n - s end end\n  return \
+            out\nend\n",
+    )
+    .unwrap();
     let lua = build(&dir, &format!("lua:{}:S={{2,5,7}},N=500", lua_file.display()), &[]);
     let family = build(&dir, "sub:2,5,7:500", &[]);
     assert_eq!(dump(&cpp), dump(&family));
@@ -117,7 +145,8 @@ fn list_parameters_reach_cpp_and_lua() {
 fn logging_compiler(dir: &Path) -> (PathBuf, PathBuf) {
     let log = dir.join("cxx.log");
     let cxx = dir.join("cxx.sh");
-    fs::write(&cxx, format!("#!/bin/sh\necho \"$@\" >> {}\nexec c++ \"$@\"\n", log.display())).unwrap();
+    fs::write(&cxx, format!("#!/bin/sh\necho \"$@\" >> {}\nexec c++ \"$@\"\n", log.display()))
+        .unwrap();
     let mut perm = fs::metadata(&cxx).unwrap().permissions();
     std::os::unix::fs::PermissionsExt::set_mode(&mut perm, 0o755);
     fs::set_permissions(&cxx, perm).unwrap();
@@ -131,7 +160,13 @@ fn a_game_is_compiled_once_and_found_in_the_cache() {
     let own_cache = dir.join("cache");
     let env = [("CXX", cxx.to_str().unwrap()), ("XDG_CACHE_HOME", own_cache.to_str().unwrap())];
     let spec = format!("cpp:{}:N=300", example("lasker.cpp"));
-    let compiles = || fs::read_to_string(&log).unwrap_or_default().lines().filter(|l| l.contains("-shared")).count();
+    let compiles = || {
+        fs::read_to_string(&log)
+            .unwrap_or_default()
+            .lines()
+            .filter(|l| l.contains("-shared"))
+            .count()
+    };
     let out_dir = dir.join("t");
     for round in 0..2 {
         let out = run_env(SGTAB, &["build", &spec, "--dir", out_dir.to_str().unwrap()], &env);
@@ -141,10 +176,23 @@ fn a_game_is_compiled_once_and_found_in_the_cache() {
     let line = fs::read_to_string(&log).unwrap();
     assert!(line.contains("-O2 -std=c++17 -shared -fPIC") && line.contains("-DN=300"), "{line}");
     // Another parameter, another library; a cached one is a complete file (renamed into place).
-    let out = run_env(SGTAB, &["build", &format!("cpp:{}:N=301", example("lasker.cpp")), "--dir", out_dir.to_str().unwrap()], &env);
+    let out = run_env(
+        SGTAB,
+        &[
+            "build",
+            &format!("cpp:{}:N=301", example("lasker.cpp")),
+            "--dir",
+            out_dir.to_str().unwrap(),
+        ],
+        &env,
+    );
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert_eq!(compiles(), 2);
-    let libs: Vec<_> = fs::read_dir(own_cache.join("sgtab/native")).unwrap().filter_map(Result::ok).map(|e| e.file_name()).collect();
+    let libs: Vec<_> = fs::read_dir(own_cache.join("sgtab/native"))
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|e| e.file_name())
+        .collect();
     assert_eq!(libs.len(), 2, "{libs:?}: no compile directory left behind");
 }
 
@@ -152,22 +200,36 @@ fn a_game_is_compiled_once_and_found_in_the_cache() {
 fn compile_errors_and_a_missing_compiler_are_one_line_after_the_diagnostics() {
     let dir = scratch("native", "compile");
     let src = dir.join("broken.cpp");
-    fs::write(&src, "#include <sgtab.h>\nsgtab::Shape shape() { return 10; }\nvoid moves(sgtab::Pos p, sgtab::Options &o) { o.add(p - 1) }\n").unwrap();
+    fs::write(
+        &src,
+        "#include <sgtab.h>\nsgtab::Shape shape() { return 10; }\nvoid \
+        moves(sgtab::Pos p, sgtab::Options &o) { o.add(p - 1) }\n",
+    )
+    .unwrap();
     let out_dir = dir.join("t");
     let spec = format!("cpp:{}", src.display());
     let out = run_env(SGTAB, &["build", &spec, "--dir", out_dir.to_str().unwrap()], &[]);
-    let last = refused(&out, &out_dir, &["broken.cpp did not compile", "its diagnostics are above"]);
+    let last =
+        refused(&out, &out_dir, &["broken.cpp did not compile", "its diagnostics are above"]);
     let err = text(&out.stderr);
     assert!(err.contains("broken.cpp:3:") && err.contains("error: expected"), "{err}");
     assert!(last.starts_with("sgtab: error: cpp:broken@"), "{last}");
-    let out = run_env(SGTAB, &["build", &spec, "--dir", out_dir.to_str().unwrap()], &[("CXX", "/nonexistent/c++")]);
+    let out = run_env(
+        SGTAB,
+        &["build", &spec, "--dir", out_dir.to_str().unwrap()],
+        &[("CXX", "/nonexistent/c++")],
+    );
     let last = refused(&out, &out_dir, &["no C++ compiler", "apt-get install g++", "set CXX"]);
     assert_eq!(text(&out.stderr).lines().count(), 1, "{last}");
     // No `moves` at all: a link error naming it.
     fs::write(&src, "#include <sgtab.h>\nsgtab::Shape shape() { return 10; }\n").unwrap();
     let out = run_env(SGTAB, &["build", &spec, "--dir", out_dir.to_str().unwrap()], &[]);
     refused(&out, &out_dir, &["did not compile"]);
-    assert!(text(&out.stderr).contains("moves(sgtab::Pos, sgtab::Options&)"), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("moves(sgtab::Pos, sgtab::Options&)"),
+        "{}",
+        text(&out.stderr)
+    );
 }
 
 /// Builds a C++ game of `body` (after the include) and expects a refusal holding `want`.
@@ -176,7 +238,11 @@ fn fails(name: &str, body: &str, params: &str, extra: &[&str], want: &[&str]) ->
     let src = dir.join(format!("{name}.cpp"));
     fs::write(&src, format!("#include <sgtab.h>\n{body}")).unwrap();
     let out_dir = dir.join("t");
-    let spec = if params.is_empty() { format!("cpp:{}", src.display()) } else { format!("cpp:{}:{params}", src.display()) };
+    let spec = if params.is_empty() {
+        format!("cpp:{}", src.display())
+    } else {
+        format!("cpp:{}:{params}", src.display())
+    };
     let mut args = vec!["build", spec.as_str(), "--dir", out_dir.to_str().unwrap()];
     args.extend_from_slice(extra);
     let out = run_env(SGTAB, &args, &[]);
@@ -187,40 +253,87 @@ fn fails(name: &str, body: &str, params: &str, extra: &[&str], want: &[&str]) ->
 
 #[test]
 fn a_crash_is_one_line_naming_the_position() {
-    let segv = "sgtab::Shape shape() { return 100; }\nvoid moves(sgtab::Pos p, sgtab::Options &o) {\n  if (p == 57) { volatile int *x = nullptr; *x = 1; }\n  if (p > 0) o.add(p - 1);\n}\n";
+    let segv = "sgtab::Shape shape() { return 100; }\nvoid moves(sgtab::Pos p, sgtab::Options &o) \
+        {\n  if (p == 57) { volatile int *x = nullptr; *x = 1; }\n  if (p > 0) o.add(p - 1);\n}\n";
     for threads in ["1", "2"] {
-        let last = fails("segv", segv, "", &["--threads", threads], &["segv.cpp at position 57", "SIGSEGV", "nothing was written"]);
+        let last = fails(
+            "segv",
+            segv,
+            "",
+            &["--threads", threads],
+            &["segv.cpp at position 57", "SIGSEGV", "nothing was written"],
+        );
         assert!(last.starts_with("sgtab: error: cpp:segv@"), "{last}");
     }
-    let fpe = "sgtab::Shape shape() { return {10, 10}; }\nvolatile long long zero = 0;\nvoid moves(sgtab::Pos p, sgtab::Options &o) {\n  if (p[0] == 3 && p[1] == 4) o.add(p[0] / zero, 0LL);\n}\n";
+    let fpe = "sgtab::Shape shape() { return {10, 10}; }\nvolatile long long zero = 0;\nvoid \
+        moves(sgtab::Pos p, sgtab::Options &o) {\n  if (p[0] == 3 && p[1] == 4) o.add(p[0] / zero, \
+            0LL);\n}\n";
     fails("fpe", fpe, "", &[], &["fpe.cpp at position (3, 4)", "SIGFPE"]);
-    let abort = "#include <cstdlib>\nsgtab::Shape shape() { return 50; }\nvoid moves(sgtab::Pos p, sgtab::Options &o) { if (p == 9) abort(); }\n";
+    let abort = "#include <cstdlib>\nsgtab::Shape shape() { return 50; }\nvoid moves(sgtab::Pos p, \
+        sgtab::Options &o) { if (p == 9) abort(); }\n";
     fails("abort", abort, "", &[], &["abort.cpp at position 9", "SIGABRT"]);
-    let deep = "sgtab::Shape shape() { return 50; }\nlong long f(long long x) { volatile char pad[256]; pad[0] = (char)x; return f(x + 1) + pad[0]; }\nvoid moves(sgtab::Pos p, sgtab::Options &o) { if (p == 20) o.add(f(0)); }\n";
+    let deep = "sgtab::Shape shape() { return 50; }\nlong long f(long long x) { volatile char \
+        pad[256]; pad[0] = (char)x; return f(x + 1) + pad[0]; }\nvoid moves(sgtab::Pos p, \
+            sgtab::Options &o) { if (p == 20) o.add(f(0)); }\n";
     fails("deep", deep, "", &[], &["deep.cpp at position 20", "SIGSEGV"]);
-    let throws = "#include <stdexcept>\nsgtab::Shape shape() { return 50; }\nvoid moves(sgtab::Pos p, sgtab::Options &o) { if (p == 11) throw std::runtime_error(\"bad move\"); }\n";
-    fails("throws", throws, "", &[], &["throws.cpp at position 11", "threw an exception: bad move"]);
+    let throws = "#include <stdexcept>\nsgtab::Shape shape() { return 50; }\nvoid moves(sgtab::Pos \
+        p, sgtab::Options &o) { if (p == 11) throw std::runtime_error(\"bad move\"); }\n";
+    fails(
+        "throws",
+        throws,
+        "",
+        &[],
+        &["throws.cpp at position 11", "threw an exception: bad move"],
+    );
 }
 
 #[test]
 fn an_endless_loop_is_stopped_past_the_time_bound() {
-    let body = "sgtab::Shape shape() { return 30; }\nvoid moves(sgtab::Pos p, sgtab::Options &o) {\n  volatile long long n = p;\n  while (n == 13) {}\n  if (p > 0) o.add(p - 1);\n}\n";
-    fails("endless", body, "", &["--lua-seconds", "1"], &["endless.cpp at position 13", "ran longer than 1 s", "--lua-seconds"]);
+    let body = "sgtab::Shape shape() { return 30; }\nvoid moves(sgtab::Pos p, sgtab::Options &o) \
+        {\n  volatile long long n = p;\n  while (n == 13) {}\n  if (p > 0) o.add(p - 1);\n}\n";
+    fails(
+        "endless",
+        body,
+        "",
+        &["--lua-seconds", "1"],
+        &["endless.cpp at position 13", "ran longer than 1 s", "--lua-seconds"],
+    );
 }
 
 #[test]
 fn options_off_the_shape_and_bad_sums_are_one_line() {
-    let outside = "sgtab::Shape shape() { return {8, 8}; }\nvoid moves(sgtab::Pos p, sgtab::Options &o) { if (p[0] == 2) o.add(p[0] + 7, p[1]); }\n";
-    fails("outside", outside, "", &[], &["outside.cpp at position (2, 0)", "an option is the position (9, 0), outside the shape 8x8"]);
-    let arity = "sgtab::Shape shape() { return {8, 8}; }\nvoid moves(sgtab::Pos p, sgtab::Options &o) { if (p[0] == 1) o.add(p[0] - 1); }\n";
+    let outside = "sgtab::Shape shape() { return {8, 8}; }\nvoid moves(sgtab::Pos p, \
+        sgtab::Options &o) { if (p[0] == 2) o.add(p[0] + 7, p[1]); }\n";
+    fails(
+        "outside",
+        outside,
+        "",
+        &[],
+        &[
+            "outside.cpp at position (2, 0)",
+            "an option is the position (9, 0), outside the shape 8x8",
+        ],
+    );
+    let arity = "sgtab::Shape shape() { return {8, 8}; }\nvoid moves(sgtab::Pos p, sgtab::Options \
+        &o) { if (p[0] == 1) o.add(p[0] - 1); }\n";
     fails("arity", arity, "", &[], &["at position (1, 0)", "1 coordinate where the shape has 2"]);
-    let sum = "sgtab::Shape shape() { return 20; }\nvoid moves(sgtab::Pos p, sgtab::Options &o) { if (p == 5) o.sum(2, 25); }\n";
-    fails("badsum", sum, "", &[], &["badsum.cpp at position 5", "has a part (25), outside the shape 20"]);
-    let open = "sgtab::Shape shape() { return 20; }\nvoid moves(sgtab::Pos p, sgtab::Options &o) { if (p == 6) { o.begin_sum(); o.part(1); } }\n";
+    let sum = "sgtab::Shape shape() { return 20; }\nvoid moves(sgtab::Pos p, sgtab::Options &o) { \
+        if (p == 5) o.sum(2, 25); }\n";
+    fails(
+        "badsum",
+        sum,
+        "",
+        &[],
+        &["badsum.cpp at position 5", "has a part (25), outside the shape 20"],
+    );
+    let open = "sgtab::Shape shape() { return 20; }\nvoid moves(sgtab::Pos p, sgtab::Options &o) { \
+        if (p == 6) { o.begin_sum(); o.part(1); } }\n";
     fails("opensum", open, "", &[], &["at position 6", "not ended"]);
-    let rank = "sgtab::Shape shape() { return 20; }\nlong long rank(sgtab::Pos p) { return 0; }\nvoid moves(sgtab::Pos p, sgtab::Options &o) { if (p > 0) o.add(p - 1); }\n";
+    let rank = "sgtab::Shape shape() { return 20; }\nlong long rank(sgtab::Pos p) { return 0; \
+        }\nvoid moves(sgtab::Pos p, sgtab::Options &o) { if (p > 0) o.add(p - 1); }\n";
     fails("rank", rank, "", &[], &["not below the position's rank"]);
-    let unread = "sgtab::Shape shape() { return 20; }\nvoid moves(sgtab::Pos p, sgtab::Options &o) {}\n";
+    let unread =
+        "sgtab::Shape shape() { return 20; }\nvoid moves(sgtab::Pos p, sgtab::Options &o) {}\n";
     fails("unread", unread, "N=3", &[], &["parameter N is never named in unread.cpp"]);
 }
 
@@ -236,7 +349,12 @@ fn a_table_carries_its_source_and_runs_it_only_when_allowed() {
     let path = table.to_str().unwrap();
     let show = run_env(SGTAB, &["show", path], &[]);
     let shown = text(&show.stdout);
-    assert!(shown.contains("source:   knight.cpp, C++, hash") && shown.contains("sgtab.h version 1") && shown.contains("parameters: N=24"), "{shown}");
+    assert!(
+        shown.contains("source:   knight.cpp, C++, hash")
+            && shown.contains("sgtab.h version 1")
+            && shown.contains("parameters: N=24"),
+        "{shown}"
+    );
     // No compiler is needed to read it.
     let none = [("CXX", "/nonexistent/c++")];
     for args in [vec!["dump", path], vec!["export", path, "--lang", "cpp"], vec!["show", path]] {
@@ -246,15 +364,25 @@ fn a_table_carries_its_source_and_runs_it_only_when_allowed() {
     let verify = run_env(SGTAB, &["verify", path], &[]);
     assert_eq!(verify.status.code(), Some(1));
     let err = text(&verify.stderr);
-    assert!(err.contains("--allow-native") && err.contains("unsandboxed") && err.lines().count() == 1, "{err}");
+    assert!(
+        err.contains("--allow-native") && err.contains("unsandboxed") && err.lines().count() == 1,
+        "{err}"
+    );
     let rebuilt = dir.join("again");
     let out = run_env(SGTAB, &["build", "--from", path, "--dir", rebuilt.to_str().unwrap()], &[]);
     refused(&out, &rebuilt, &["--allow-native"]);
     let verify = run_env(SGTAB, &["verify", path, "--allow-native"], &[]);
     assert!(verify.status.success(), "{}", text(&verify.stderr));
-    let out = run_env(SGTAB, &["build", "--from", path, "--dir", rebuilt.to_str().unwrap(), "--allow-native"], &[]);
+    let out = run_env(
+        SGTAB,
+        &["build", "--from", path, "--dir", rebuilt.to_str().unwrap(), "--allow-native"],
+        &[],
+    );
     assert!(out.status.success(), "{}", text(&out.stderr));
-    assert_eq!(fs::read(rebuilt.join(table.file_name().unwrap())).unwrap(), fs::read(&table).unwrap());
+    assert_eq!(
+        fs::read(rebuilt.join(table.file_name().unwrap())).unwrap(),
+        fs::read(&table).unwrap()
+    );
     // sgq finds the table from the source's text, and runs nothing.
     fs::copy(example("knight.cpp"), &src).unwrap();
     let mut child = Command::new(SGQ)
@@ -269,7 +397,8 @@ fn a_table_carries_its_source_and_runs_it_only_when_allowed() {
     let out = child.wait_with_output().unwrap();
     assert!(out.status.success(), "{}", text(&out.stderr));
     let values: Vec<String> = dump(&table).lines().map(str::to_string).collect();
-    let want: Vec<&str> = [0, 2 * 24 + 1, 23 * 24 + 17].iter().map(|&i| values[i].as_str()).collect();
+    let want: Vec<&str> =
+        [0, 2 * 24 + 1, 23 * 24 + 17].iter().map(|&i| values[i].as_str()).collect();
     assert_eq!(text(&out.stdout), format!("{}\n", want.join("\n")));
 }
 
@@ -284,7 +413,10 @@ fn a_shared_library_built_against_the_c_interface_is_a_game() {
         r#"#include "sgtab.h"
 #include <stdlib.h>
 static __thread uint64_t *words; static __thread uint64_t cap;
-static void put(uint64_t *n, uint64_t w) { if (*n == cap) { cap = cap ? 2 * cap : 1024; words = realloc(words, cap * 8); } words[(*n)++] = w; }
+static void put(uint64_t *n, uint64_t w) {
+  if (*n == cap) { cap = cap ? 2 * cap : 1024; words = realloc(words, cap * 8); }
+  words[(*n)++] = w;
+}
 int sgtab_call(struct sgtab_call *c) {
   if (c->what == SGTAB_SHAPE) { c->axes = 1; c->sizes[0] = 300; c->ranked = 0; return 0; }
   if (c->what != SGTAB_SUMMARIES) { c->error = "no ranks"; return 1; }
@@ -306,13 +438,27 @@ int sgtab_call(struct sgtab_call *c) {
     assert!(header.status.success());
     fs::write(dir.join("sgtab.h"), &header.stdout).unwrap();
     let lib = dir.join("libnim.so");
-    let cc = Command::new("cc").args(["-O2", "-shared", "-fPIC", "-o"]).arg(&lib).arg(&src).arg("-I").arg(&dir).status().unwrap();
+    let cc = Command::new("cc")
+        .args(["-O2", "-shared", "-fPIC", "-o"])
+        .arg(&lib)
+        .arg(&src)
+        .arg("-I")
+        .arg(&dir)
+        .status()
+        .unwrap();
     assert!(cc.success());
     let tables = dir.join("t");
     let table = build(&tables, &format!("native:{}", lib.display()), &["--threads", "2"]);
-    let values: Vec<u64> = dump(&table).lines().map(|l| l.split_whitespace().last().unwrap().parse().unwrap()).collect();
+    let values: Vec<u64> = dump(&table)
+        .lines()
+        .map(|l| l.split_whitespace().last().unwrap().parse().unwrap())
+        .collect();
     assert_eq!(values, (0..300).collect::<Vec<u64>>());
-    assert!(table.file_name().unwrap().to_str().unwrap().starts_with("native-libnim@"), "{}", table.display());
+    assert!(
+        table.file_name().unwrap().to_str().unwrap().starts_with("native-libnim@"),
+        "{}",
+        table.display()
+    );
     let verify = run_env(SGTAB, &["verify", table.to_str().unwrap()], &[]);
     assert!(verify.status.success(), "{}", text(&verify.stderr));
 }
@@ -321,15 +467,25 @@ int sgtab_call(struct sgtab_call *c) {
 fn options_above_their_position_take_the_move_graph_and_state_is_refused() {
     let dir = scratch("native", "graph");
     // Without a rank, an option above its position: by the move graph, as the script is.
-    let body = "N = N or 10\nshape = N\nfunction moves(p)\n  local out = {}\n  if p + 1 < N and p % 3 ~= 2 then out[#out + 1] = p + 1 end\n  if p >= 3 then out[#out + 1] = p - 3 end\n  return out\nend\n";
+    let body = "N = N or 10\nshape = N\nfunction moves(p)\n  local out = {}\n  if p + 1 < N and p \
+        % 3 ~= 2 then out[#out + 1] = p + 1 end\n  if p >= 3 then out[#out + 1] = p - 3 end\n  \
+            return out\nend\n";
     fs::write(dir.join("up.lua"), body).unwrap();
-    let cpp = "#include <sgtab.h>\n#ifndef N\n#define N 10\n#endif\nsgtab::Shape shape() { return N; }\nvoid moves(sgtab::Pos p, sgtab::Options &o) {\n  long long n = p;\n  if (n + 1 < N && n % 3 != 2) o.add(n + 1);\n  if (n >= 3) o.add(n - 3);\n}\n";
+    let cpp = "#include <sgtab.h>\n#ifndef N\n#define N 10\n#endif\nsgtab::Shape shape() { return \
+        N; }\nvoid moves(sgtab::Pos p, sgtab::Options &o) {\n  long long n = p;\n  if (n + 1 < N \
+            && n % 3 != 2) o.add(n + 1);\n  if (n >= 3) o.add(n - 3);\n}\n";
     fs::write(dir.join("up.cpp"), cpp).unwrap();
     for threads in ["1", "2"] {
-        let a = build(&dir.join("c"), &format!("cpp:{}:N=3000", dir.join("up.cpp").display()), &["--threads", threads]);
+        let a = build(
+            &dir.join("c"),
+            &format!("cpp:{}:N=3000", dir.join("up.cpp").display()),
+            &["--threads", threads],
+        );
         let b = build(&dir.join("l"), &format!("lua:{}:N=3000", dir.join("up.lua").display()), &[]);
         assert_eq!(dump(&a), dump(&b), "{threads} threads");
     }
-    let state = "sgtab::Shape shape() { return 5000; }\nstatic long long calls;\nvoid moves(sgtab::Pos p, sgtab::Options &o) {\n  long long n = p;\n  if (n > 0 && ++calls % 3 == 0) o.add(n - 1);\n}\n";
+    let state = "sgtab::Shape shape() { return 5000; }\nstatic long long calls;\nvoid \
+        moves(sgtab::Pos p, sgtab::Options &o) {\n  long long n = p;\n  if (n > 0 && ++calls % 3 \
+            == 0) o.add(n - 1);\n}\n";
     fails("state", state, "", &[], &["the moves depend on something besides the position"]);
 }

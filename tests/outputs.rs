@@ -63,7 +63,10 @@ impl Ran {
         let err = self.err();
         assert_eq!(self.code, Some(1), "{what}: {err}");
         assert_eq!(err.lines().count(), 1, "{what}: one line: {err}");
-        assert!(err.starts_with("sgtab: error: ") && err.contains(needle), "{what}: `{err}` lacks `{needle}`");
+        assert!(
+            err.starts_with("sgtab: error: ") && err.contains(needle),
+            "{what}: `{err}` lacks `{needle}`"
+        );
     }
 }
 
@@ -100,7 +103,11 @@ fn run_limited(cmd: &mut Command) -> Ran {
 
 fn sgtab(args: &[String]) -> Command {
     let mut cmd = Command::new(SGTAB);
-    cmd.args(args).env_remove("SGTAB_TABLES").env_remove("SGTAB_FONT").stdout(Stdio::piped()).stderr(Stdio::piped());
+    cmd.args(args)
+        .env_remove("SGTAB_TABLES")
+        .env_remove("SGTAB_FONT")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
     cmd
 }
 
@@ -122,7 +129,10 @@ fn fifo(path: &Path) {
 
 /// The names in `dir`, sorted (hidden ones too: a temporary would be one).
 fn names(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    let mut names: Vec<String> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
     names.sort();
     names
 }
@@ -142,19 +152,44 @@ fn writers(dir: &Path) -> Vec<Writer> {
     let v = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
     let missing = format!("{d}/missing.sgt");
     let mut list = vec![
-        Writer { name: "show", args: v(&["show", &t]), prints: true, failing: v(&["show", &missing]) },
-        Writer { name: "verify", args: v(&["verify", &t]), prints: true, failing: v(&["verify", &missing]) },
+        Writer {
+            name: "show",
+            args: v(&["show", &t]),
+            prints: true,
+            failing: v(&["show", &missing]),
+        },
+        Writer {
+            name: "verify",
+            args: v(&["verify", &t]),
+            prints: true,
+            failing: v(&["verify", &missing]),
+        },
         Writer {
             name: "build",
             args: v(&["build", "lasker:64", "--backend", "scalar", "--dir", &format!("{d}/built")]),
             prints: true,
             failing: v(&["build", "nosuch:1", "--dir", &format!("{d}/built")]),
         },
-        Writer { name: "dump", args: v(&["dump", &t]), prints: true, failing: v(&["dump", &missing]) },
-        Writer { name: "gen", args: v(&["gen", "lasker", "--cases", "2", "--per-case", "50"]), prints: true, failing: v(&["gen", "nosuch"]) },
+        Writer {
+            name: "dump",
+            args: v(&["dump", &t]),
+            prints: true,
+            failing: v(&["dump", &missing]),
+        },
+        Writer {
+            name: "gen",
+            args: v(&["gen", "lasker", "--cases", "2", "--per-case", "50"]),
+            prints: true,
+            failing: v(&["gen", "nosuch"]),
+        },
     ];
     for lang in ["c", "cpp", "rust", "python"] {
-        list.push(Writer { name: "export", args: v(&["export", &t, "--lang", lang]), prints: true, failing: v(&["export", &missing, "--lang", lang]) });
+        list.push(Writer {
+            name: "export",
+            args: v(&["export", &t, "--lang", lang]),
+            prints: true,
+            failing: v(&["export", &missing, "--lang", lang]),
+        });
         let out = format!("{d}/x.{lang}");
         list.push(Writer {
             name: "export -o",
@@ -192,7 +227,12 @@ fn every_command_against_a_failing_stdout_or_stderr() {
 
         // Closed (`>&-`): the runtime would reopen it as /dev/null and the output be lost.
         let mut closed = Command::new("sh");
-        closed.arg("-c").arg("exec \"$0\" \"$@\" >&-").arg(SGTAB).args(&w.args).stderr(Stdio::piped());
+        closed
+            .arg("-c")
+            .arg("exec \"$0\" \"$@\" >&-")
+            .arg(SGTAB)
+            .args(&w.args)
+            .stderr(Stdio::piped());
         let ran = run_limited(&mut closed);
         if w.prints {
             ran.assert_refused(&format!("{what} >&-"), "standard output is closed");
@@ -201,9 +241,14 @@ fn every_command_against_a_failing_stdout_or_stderr() {
         }
 
         // Full.
-        let ran = run_limited(sgtab(&w.args).stdout(fs::OpenOptions::new().write(true).open(&full).unwrap()));
+        let ran = run_limited(
+            sgtab(&w.args).stdout(fs::OpenOptions::new().write(true).open(&full).unwrap()),
+        );
         if w.prints {
-            ran.assert_refused(&format!("{what} >full"), "cannot write output: No space left on device");
+            ran.assert_refused(
+                &format!("{what} >full"),
+                "cannot write output: No space left on device",
+            );
         } else {
             ran.assert_ok(&format!("{what} >full"));
         }
@@ -222,7 +267,11 @@ fn every_command_against_a_failing_stdout_or_stderr() {
         ran.assert_ok(&format!("{what} 2>full"));
         if w.name == "build" {
             // Its report says how long the build took.
-            assert_eq!(text(&ran.stdout).lines().count(), text(&normal.stdout).lines().count(), "{what} 2>full");
+            assert_eq!(
+                text(&ran.stdout).lines().count(),
+                text(&normal.stdout).lines().count(),
+                "{what} 2>full"
+            );
         } else {
             assert_eq!(ran.stdout, normal.stdout, "{what} 2>full");
         }
@@ -276,7 +325,14 @@ const KINDS: [Kind; 14] = [
 fn command_to(cmd: &str, ext: &str, out: &Path, fail: bool) -> Vec<String> {
     let t = table();
     let args = match cmd {
-        "export" => vec!["export", &t, "--lang", ext_lang(ext), "--max-bytes", if fail { "10" } else { "65536" }],
+        "export" => vec![
+            "export",
+            &t,
+            "--lang",
+            ext_lang(ext),
+            "--max-bytes",
+            if fail { "10" } else { "65536" },
+        ],
         _ => vec!["plot", &t, "--size", if fail { "1x1" } else { "300x200" }],
     };
     let out = out.to_str().unwrap();
@@ -296,7 +352,14 @@ fn ext_lang(ext: &str) -> &'static str {
 #[test]
 fn export_and_plot_against_every_kind_of_output_path() {
     let root = scratch("paths");
-    let outputs = [("export", "c"), ("export", "cpp"), ("export", "rs"), ("export", "py"), ("plot", "svg"), ("plot", "png")];
+    let outputs = [
+        ("export", "c"),
+        ("export", "cpp"),
+        ("export", "rs"),
+        ("export", "py"),
+        ("plot", "svg"),
+        ("plot", "png"),
+    ];
     for (cmd, ext) in outputs {
         // The bytes every successful write must give: those of a plain new file.
         let reference = root.join(format!("reference.{ext}"));
@@ -312,12 +375,14 @@ fn export_and_plot_against_every_kind_of_output_path() {
             match kind {
                 Kind::Existing => {
                     fs::write(file("out"), &old).unwrap();
-                    run_limited(&mut sgtab(&command_to(cmd, ext, &file("out"), false))).assert_ok(&what);
+                    run_limited(&mut sgtab(&command_to(cmd, ext, &file("out"), false)))
+                        .assert_ok(&what);
                     assert_eq!(fs::read(file("out")).unwrap(), want, "{what}");
                     assert_eq!(names(&dir), [format!("out.{ext}")], "{what}");
                 }
                 Kind::New => {
-                    run_limited(&mut sgtab(&command_to(cmd, ext, &file("out"), false))).assert_ok(&what);
+                    run_limited(&mut sgtab(&command_to(cmd, ext, &file("out"), false)))
+                        .assert_ok(&what);
                     assert_eq!(fs::read(file("out")).unwrap(), want, "{what}");
                     assert_eq!(names(&dir), [format!("out.{ext}")], "{what}");
                 }
@@ -327,63 +392,97 @@ fn export_and_plot_against_every_kind_of_output_path() {
                         fs::write(file("real"), &old).unwrap();
                     }
                     std::os::unix::fs::symlink(format!("{target}.{ext}"), file("link")).unwrap();
-                    run_limited(&mut sgtab(&command_to(cmd, ext, &file("link"), false))).assert_ok(&what);
-                    assert!(fs::symlink_metadata(file("link")).unwrap().is_symlink(), "{what}: the link was replaced");
+                    run_limited(&mut sgtab(&command_to(cmd, ext, &file("link"), false)))
+                        .assert_ok(&what);
+                    assert!(
+                        fs::symlink_metadata(file("link")).unwrap().is_symlink(),
+                        "{what}: the link was replaced"
+                    );
                     assert_eq!(fs::read(file(target)).unwrap(), want, "{what}");
-                    assert_eq!(names(&dir), [format!("link.{ext}"), format!("{target}.{ext}")], "{what}");
+                    assert_eq!(
+                        names(&dir),
+                        [format!("link.{ext}"), format!("{target}.{ext}")],
+                        "{what}"
+                    );
                 }
                 Kind::LinkToStdout => {
                     std::os::unix::fs::symlink("/proc/self/fd/1", file("link")).unwrap();
                     let ran = run_limited(&mut sgtab(&command_to(cmd, ext, &file("link"), false)));
                     ran.assert_ok(&what);
                     assert_eq!(ran.stdout, want, "{what}: written through to stdout");
-                    assert!(fs::symlink_metadata(file("link")).unwrap().is_symlink(), "{what}: the link was replaced");
+                    assert!(
+                        fs::symlink_metadata(file("link")).unwrap().is_symlink(),
+                        "{what}: the link was replaced"
+                    );
                     assert_eq!(names(&dir), [format!("link.{ext}")], "{what}");
                 }
                 Kind::CharDevice => {
                     char_device(&file("null"), 3);
                     let rdev = fs::metadata(file("null")).unwrap().rdev();
-                    run_limited(&mut sgtab(&command_to(cmd, ext, &file("null"), false))).assert_ok(&what);
+                    run_limited(&mut sgtab(&command_to(cmd, ext, &file("null"), false)))
+                        .assert_ok(&what);
                     let meta = fs::symlink_metadata(file("null")).unwrap();
-                    assert!(meta.file_type().is_char_device() && meta.rdev() == rdev, "{what}: no longer the device");
+                    assert!(
+                        meta.file_type().is_char_device() && meta.rdev() == rdev,
+                        "{what}: no longer the device"
+                    );
                     assert_eq!(names(&dir), [format!("null.{ext}")], "{what}");
                     // A full device gives one line, and stays the device.
                     char_device(&file("full"), 7);
-                    run_limited(&mut sgtab(&command_to(cmd, ext, &file("full"), false))).assert_refused(&what, "No space left on device");
-                    assert!(fs::symlink_metadata(file("full")).unwrap().file_type().is_char_device(), "{what}");
-                    assert_eq!(names(&dir), [format!("full.{ext}"), format!("null.{ext}")], "{what}");
+                    run_limited(&mut sgtab(&command_to(cmd, ext, &file("full"), false)))
+                        .assert_refused(&what, "No space left on device");
+                    assert!(
+                        fs::symlink_metadata(file("full")).unwrap().file_type().is_char_device(),
+                        "{what}"
+                    );
+                    assert_eq!(
+                        names(&dir),
+                        [format!("full.{ext}"), format!("null.{ext}")],
+                        "{what}"
+                    );
                 }
                 Kind::FifoNoReader => {
                     fifo(&file("fifo"));
-                    run_limited(&mut sgtab(&command_to(cmd, ext, &file("fifo"), false))).assert_refused(&what, "nothing is reading from it");
-                    assert!(fs::symlink_metadata(file("fifo")).unwrap().file_type().is_fifo(), "{what}");
+                    run_limited(&mut sgtab(&command_to(cmd, ext, &file("fifo"), false)))
+                        .assert_refused(&what, "nothing is reading from it");
+                    assert!(
+                        fs::symlink_metadata(file("fifo")).unwrap().file_type().is_fifo(),
+                        "{what}"
+                    );
                     assert_eq!(names(&dir), [format!("fifo.{ext}")], "{what}");
                 }
                 Kind::FifoWithReader => {
                     fifo(&file("fifo"));
                     // Opened for reading and writing, so this open does not wait for a writer,
                     // and reads never see an end: read exactly what should come.
-                    let mut end = fs::OpenOptions::new().read(true).write(true).open(file("fifo")).unwrap();
+                    let mut end =
+                        fs::OpenOptions::new().read(true).write(true).open(file("fifo")).unwrap();
                     let len = want.len();
                     let reader = std::thread::spawn(move || {
                         let mut got = vec![0; len];
                         end.read_exact(&mut got).map(|_| got)
                     });
-                    run_limited(&mut sgtab(&command_to(cmd, ext, &file("fifo"), false))).assert_ok(&what);
+                    run_limited(&mut sgtab(&command_to(cmd, ext, &file("fifo"), false)))
+                        .assert_ok(&what);
                     assert_eq!(reader.join().unwrap().unwrap(), want, "{what}");
-                    assert!(fs::symlink_metadata(file("fifo")).unwrap().file_type().is_fifo(), "{what}");
+                    assert!(
+                        fs::symlink_metadata(file("fifo")).unwrap().file_type().is_fifo(),
+                        "{what}"
+                    );
                     assert_eq!(names(&dir), [format!("fifo.{ext}")], "{what}");
                 }
                 Kind::Directory => {
                     fs::create_dir(file("d")).unwrap();
                     fs::write(file("d").join("inside"), &old).unwrap();
-                    run_limited(&mut sgtab(&command_to(cmd, ext, &file("d"), false))).assert_refused(&what, "it is a directory");
+                    run_limited(&mut sgtab(&command_to(cmd, ext, &file("d"), false)))
+                        .assert_refused(&what, "it is a directory");
                     assert_eq!(names(&file("d")), ["inside"], "{what}");
                     assert_eq!(names(&dir), [format!("d.{ext}")], "{what}");
                 }
                 Kind::MissingDirectory => {
                     let out = dir.join("none").join(format!("out.{ext}"));
-                    run_limited(&mut sgtab(&command_to(cmd, ext, &out, false))).assert_refused(&what, "No such file or directory");
+                    run_limited(&mut sgtab(&command_to(cmd, ext, &out, false)))
+                        .assert_refused(&what, "No such file or directory");
                     assert!(names(&dir).is_empty(), "{what}: {:?}", names(&dir));
                 }
                 Kind::ReadOnlyDirectory => {
@@ -405,7 +504,8 @@ fn export_and_plot_against_every_kind_of_output_path() {
                     let len = if kind == Kind::Name255 { 255 } else { 256 };
                     let name = format!("{}.{ext}", "n".repeat(len - 1 - ext.len()));
                     assert_eq!(name.len(), len);
-                    let ran = run_limited(&mut sgtab(&command_to(cmd, ext, &dir.join(&name), false)));
+                    let ran =
+                        run_limited(&mut sgtab(&command_to(cmd, ext, &dir.join(&name), false)));
                     if kind == Kind::Name255 {
                         ran.assert_ok(&what);
                         assert_eq!(fs::read(dir.join(&name)).unwrap(), want, "{what}");
@@ -442,27 +542,46 @@ fn dead_pid() -> u32 {
 #[test]
 fn a_killed_export_or_plot_leaves_nothing_behind() {
     let dir = scratch("killed");
-    let built = run_limited(&mut sgtab(&["build", "chess:24", "--backend", "simd", "--dir", dir.to_str().unwrap()].map(String::from)));
+    let built = run_limited(&mut sgtab(
+        &["build", "chess:24", "--backend", "simd", "--dir", dir.to_str().unwrap()]
+            .map(String::from),
+    ));
     built.assert_ok("build chess:24");
     let t = dir.join("chess-24.sgt");
     let out = dir.join("out");
     fs::create_dir(&out).unwrap();
     let t = t.to_str().unwrap();
     let (source, picture) = (out.join("x.py"), out.join("x.png"));
-    let export = ["export", t, "--lang", "python", "--max-bytes", "1000000000", "-o", source.to_str().unwrap()];
+    let export = [
+        "export",
+        t,
+        "--lang",
+        "python",
+        "--max-bytes",
+        "1000000000",
+        "-o",
+        source.to_str().unwrap(),
+    ];
     let plot = ["plot", t, "--size", "4000x3000", "-o", picture.to_str().unwrap()];
     for args in [&export[..], &plot[..]] {
         // The file is written in the last quarter or so of a run: kills are spread over a whole
         // run's time, most of them late.
         let start = Instant::now();
-        run_limited(&mut sgtab(&args.iter().map(|a| a.to_string()).collect::<Vec<_>>())).assert_ok("a whole run");
+        run_limited(&mut sgtab(&args.iter().map(|a| a.to_string()).collect::<Vec<_>>()))
+            .assert_ok("a whole run");
         let whole = start.elapsed();
         for fraction in [0.05, 0.3, 0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 1.0] {
-            let mut child = Command::new(SGTAB).args(args).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
+            let mut child = Command::new(SGTAB)
+                .args(args)
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap();
             std::thread::sleep(whole.mul_f64(fraction));
             let _ = child.kill(); // SIGKILL, if it has not finished
             child.wait().unwrap();
-            let left: Vec<String> = names(&out).into_iter().filter(|n| n != "x.py" && n != "x.png").collect();
+            let left: Vec<String> =
+                names(&out).into_iter().filter(|n| n != "x.py" && n != "x.png").collect();
             assert!(left.is_empty(), "{args:?} killed at {fraction} of {whole:?}: {left:?}");
         }
     }
@@ -482,7 +601,8 @@ fn a_killed_export_or_plot_leaves_nothing_behind() {
     for name in stale.iter().chain(&kept) {
         fs::write(out.join(name), b"partial").unwrap();
     }
-    let small = ["export", &table(), "--lang", "c", "-o", out.join("small.c").to_str().unwrap()].map(String::from);
+    let small = ["export", &table(), "--lang", "c", "-o", out.join("small.c").to_str().unwrap()]
+        .map(String::from);
     run_limited(&mut sgtab(&small)).assert_ok("export -o");
     for name in &stale {
         assert!(!out.join(name).exists(), "{name} is still there");
@@ -504,7 +624,8 @@ fn plot_fonts_are_regular_files_of_bounded_size() {
     fs::File::create(&big).unwrap().set_len(65 << 20).unwrap();
     let picture = dir.join("x.svg");
     let plot = |font: Option<&Path>, env: Option<&Path>| {
-        let mut args = ["plot", &table(), "-o", picture.to_str().unwrap()].map(String::from).to_vec();
+        let mut args =
+            ["plot", &table(), "-o", picture.to_str().unwrap()].map(String::from).to_vec();
         if let Some(f) = font {
             args.extend(["--font".to_string(), f.to_str().unwrap().to_string()]);
         }
@@ -515,8 +636,10 @@ fn plot_fonts_are_regular_files_of_bounded_size() {
         run_limited(&mut cmd)
     };
     for font in [&zero, &pipe] {
-        plot(Some(font), None).assert_refused(&format!("--font {}", font.display()), "is not a regular file");
-        plot(None, Some(font)).assert_refused(&format!("SGTAB_FONT={}", font.display()), "is not a regular file");
+        plot(Some(font), None)
+            .assert_refused(&format!("--font {}", font.display()), "is not a regular file");
+        plot(None, Some(font))
+            .assert_refused(&format!("SGTAB_FONT={}", font.display()), "is not a regular file");
     }
     plot(Some(&big), None).assert_refused("--font big.ttf", "larger than the 64 MiB a font may be");
     plot(Some(&dir), None).assert_refused("--font DIR", "is a directory");
@@ -528,7 +651,11 @@ fn plot_fonts_are_regular_files_of_bounded_size() {
 fn show_line(file: &Path, key: &str) -> String {
     let ran = run_limited(&mut sgtab(&["show".into(), file.to_str().unwrap().into()]));
     ran.assert_ok("show");
-    text(&ran.stdout).lines().find(|l| l.starts_with(key)).unwrap_or_else(|| panic!("no {key} in {}", text(&ran.stdout))).to_string()
+    text(&ran.stdout)
+        .lines()
+        .find(|l| l.starts_with(key))
+        .unwrap_or_else(|| panic!("no {key} in {}", text(&ran.stdout)))
+        .to_string()
 }
 
 /// `show` says what its numbers count: the margin in values and in periods, against a need in
@@ -539,16 +666,27 @@ fn show_says_what_its_numbers_count() {
     // sub:1,3,9 is 0 1 0 1 ...: any split leaves half the entries on each side, so none is rare.
     let sub = tables_dir().join("sub-1_3_9-1024.sgt");
     let rare = show_line(&sub, "rare:");
-    assert!(rare.starts_with("rare:     none: values are called rare when together they hold at most 10% of the entries"), "{rare}");
-    assert!(rare.contains("leaves 512 of 1024 entries, 50.0%") && !rare.contains("are rare, held by"), "{rare}");
+    assert!(
+        rare.starts_with(
+            "rare:     none: values are called rare when together they hold at \
+        most 10% of the entries"
+        ),
+        "{rare}"
+    );
+    assert!(
+        rare.contains("leaves 512 of 1024 entries, 50.0%") && !rare.contains("are rare, held by"),
+        "{rare}"
+    );
     assert_eq!(
         show_line(&sub, "margin:"),
-        "margin:   checked over the 1024 values from n = 0 to the table's end, 512.0 periods of 2 values; a rule must hold over at least 18 values here (one period and 16 values more)"
+        "margin:   checked over the 1024 values from n = 0 to the table's end, 512.0 periods of 2 \
+            values; a rule must hold over at least 18 values here (one period and 16 values more)"
     );
     // Funny's one rare value holds 1 of its 32 entries: listed, with the share and the threshold.
     let rare = show_line(&tables_dir().join("funny-32.sgt"), "rare:");
     assert!(
-        rare.starts_with("rare:     1 of the 32 values are rare, held by 1 of 32 entries, 3.1% (") && rare.contains("held by at most 10% of the entries"),
+        rare.starts_with("rare:     1 of the 32 values are rare, held by 1 of 32 entries, 3.1% (")
+            && rare.contains("held by at most 10% of the entries"),
         "{rare}"
     );
 }

@@ -13,7 +13,8 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 fn plot(table: &Path, out: &Path, size: &str) {
-    let run = sgtab(&["plot", table.to_str().unwrap(), "-o", out.to_str().unwrap(), "--size", size]);
+    let run =
+        sgtab(&["plot", table.to_str().unwrap(), "-o", out.to_str().unwrap(), "--size", size]);
     assert!(run.status.success(), "{}", text(&run.stderr));
 }
 
@@ -45,7 +46,11 @@ fn check_svg(file: &Path, w: u32, h: u32) {
         .filter(|n| n.attribute("fill").is_some_and(|f| f != "#FFFFFF" && f != "none"))
         .count();
     assert!(shapes > 20, "{}: {shapes} data shapes", file.display());
-    assert!(root.descendants().any(|n| n.tag_name().name() == "text"), "{}: no text", file.display());
+    assert!(
+        root.descendants().any(|n| n.tag_name().name() == "text"),
+        "{}: no text",
+        file.display()
+    );
 }
 
 fn both(table: &Path, dir: &Path) {
@@ -76,7 +81,10 @@ fn a_code_with_its_rule() {
     assert!(run.status.success(), "{}", text(&run.stderr));
     both(&dir.join("0.77-300.sgt"), &dir);
     let svg = fs::read_to_string(dir.join("0.77-300.svg")).unwrap();
-    assert!(svg.contains("g(n+12) = g(n) for n &gt;= 71") || svg.contains("g(n+12) = g(n) for n >= 71"), "the title states the rule");
+    assert!(
+        svg.contains("g(n+12) = g(n) for n &gt;= 71") || svg.contains("g(n+12) = g(n) for n >= 71"),
+        "the title states the rule"
+    );
     fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -89,17 +97,26 @@ fn bad_requests_get_one_line() {
     for (args, needle) in [
         (vec!["plot", t, "-o", gif.to_str().unwrap()], "must end in .svg or .png"),
         (vec!["plot", t, "-o", "/nonexistent-dir/x.svg"], "cannot write /nonexistent-dir/x.svg"),
-        (vec!["plot", t, "-o", "x.svg", "--size", "10x10"], "the width must be 300 to 16384 pixels and the height 200 to 16384"),
+        (
+            vec!["plot", t, "-o", "x.svg", "--size", "10x10"],
+            "the width must be 300 to 16384 pixels and the height 200 to 16384",
+        ),
         (vec!["plot", t, "-o", "x.svg", "--size", "299x200"], "the width must be 300"),
         (vec!["plot", t, "-o", "x.svg", "--range", "5..2"], "--range"),
         (vec!["plot", t, "-o", "x.svg", "--range", "0..99999"], "--range"),
         (vec!["plot", t, "-o", "x.svg", "--detrend"], "has none"),
-        (vec!["plot", t, "-o", "x.svg", "--font", "/nonexistent.ttf"], "cannot read font /nonexistent.ttf"),
+        (
+            vec!["plot", t, "-o", "x.svg", "--font", "/nonexistent.ttf"],
+            "cannot read font /nonexistent.ttf",
+        ),
         (vec!["plot", t, "-o", "x.svg", "--font", t], "is not a TrueType/OpenType font"),
     ] {
         let out = run(env!("CARGO_BIN_EXE_sgtab"), &args, b"");
         let err = text(&out.stderr);
-        assert!(!out.status.success() && err.lines().count() == 1 && err.contains(needle), "{args:?}: {err}");
+        assert!(
+            !out.status.success() && err.lines().count() == 1 && err.contains(needle),
+            "{args:?}: {err}"
+        );
     }
     assert!(!Path::new("x.svg").exists());
     fs::remove_dir_all(&dir).unwrap();
@@ -109,7 +126,10 @@ fn bad_requests_get_one_line() {
 fn svg_texts(file: &Path) -> Vec<String> {
     let source = fs::read_to_string(file).unwrap();
     let doc = roxmltree::Document::parse(&source).unwrap();
-    doc.descendants().filter(|n| n.tag_name().name() == "text").map(|n| n.text().unwrap_or("").trim().to_string()).collect()
+    doc.descendants()
+        .filter(|n| n.tag_name().name() == "text")
+        .map(|n| n.text().unwrap_or("").trim().to_string())
+        .collect()
 }
 
 #[test]
@@ -119,14 +139,30 @@ fn detrend_and_range_show_in_the_title() {
     assert!(run.status.success(), "{}", text(&run.stderr));
     let table = dir.join("4._3_-2000.sgt");
     let svg = dir.join("d.svg");
-    let args = |size: &str| sgtab(&["plot", table.to_str().unwrap(), "-o", svg.to_str().unwrap(), "--size", size, "--detrend", "--range", "0..200"]);
+    let args = |size: &str| {
+        sgtab(&[
+            "plot",
+            table.to_str().unwrap(),
+            "-o",
+            svg.to_str().unwrap(),
+            "--size",
+            size,
+            "--detrend",
+            "--range",
+            "0..200",
+        ])
+    };
     for size in ["1000x600", "300x200"] {
         let out = args(size);
         assert!(out.status.success(), "{}", text(&out.stderr));
         let (w, h) = size.split_once('x').unwrap();
         check_svg(&svg, w.parse().unwrap(), h.parse().unwrap());
         let texts = svg_texts(&svg);
-        assert!(texts[0].starts_with("4.[3]:2000") && texts[0].contains("detrended"), "{size}: title {:?}", texts[0]);
+        assert!(
+            texts[0].starts_with("4.[3]:2000") && texts[0].contains("detrended"),
+            "{size}: title {:?}",
+            texts[0]
+        );
         // Detrended, every value lies in 0..=4: no y label past the headroom above it.
         let ys: Vec<f64> = texts.iter().filter_map(|t| t.parse().ok()).collect();
         assert!(ys.iter().all(|&y| y <= 200.0), "{ys:?}");
@@ -135,7 +171,10 @@ fn detrend_and_range_show_in_the_title() {
     let out = sgtab(&["plot", table.to_str().unwrap(), "-o", svg.to_str().unwrap(), "--detrend"]);
     assert!(out.status.success());
     let source = fs::read_to_string(&svg).unwrap();
-    assert!(source.contains("(detrended: g(n) - s*floor((n - pre)/p)"), "the long title states the formula");
+    assert!(
+        source.contains("(detrended: g(n) - s*floor((n - pre)/p)"),
+        "the long title states the formula"
+    );
     fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -145,7 +184,8 @@ fn a_heat_map_has_its_colour_bar() {
     let svg = dir.join("q.svg");
     let table = tables_dir().join("chess-20.sgt");
     for size in ["1000x600", "300x200"] {
-        let out = sgtab(&["plot", table.to_str().unwrap(), "-o", svg.to_str().unwrap(), "--size", size]);
+        let out =
+            sgtab(&["plot", table.to_str().unwrap(), "-o", svg.to_str().unwrap(), "--size", size]);
         assert!(out.status.success(), "{}", text(&out.stderr));
         let source = fs::read_to_string(&svg).unwrap();
         let doc = roxmltree::Document::parse(&source).unwrap();
@@ -155,19 +195,35 @@ fn a_heat_map_has_its_colour_bar() {
         let bar: Vec<(f64, String)> = doc
             .descendants()
             .filter(|n| n.tag_name().name() == "rect")
-            .filter(|n| n.attribute("x").and_then(|x| x.parse::<f64>().ok()).is_some_and(|x| x > width * 0.6))
-            .filter_map(|n| Some((n.attribute("y")?.parse().ok()?, n.attribute("fill")?.to_string())))
+            .filter(|n| {
+                n.attribute("x")
+                    .and_then(|x| x.parse::<f64>().ok())
+                    .is_some_and(|x| x > width * 0.6)
+            })
+            .filter_map(|n| {
+                Some((n.attribute("y")?.parse().ok()?, n.attribute("fill")?.to_string()))
+            })
             .collect();
         assert!(bar.len() >= 128, "{size}: {} cells at the right", bar.len());
         // Its labels are readable: a real font size, and they start at 0.
         let labels: Vec<_> = doc
             .descendants()
             .filter(|n| n.tag_name().name() == "text")
-            .filter(|n| n.attribute("x").and_then(|x| x.parse::<f64>().ok()).is_some_and(|x| x > width * 0.6))
+            .filter(|n| {
+                n.attribute("x")
+                    .and_then(|x| x.parse::<f64>().ok())
+                    .is_some_and(|x| x > width * 0.6)
+            })
             .collect();
-        assert!(labels.iter().any(|n| n.text().map(str::trim) == Some("0")), "{size}: no 0 on the colour bar");
         assert!(
-            labels.iter().all(|n| n.attribute("font-size").and_then(|f| f.parse::<f64>().ok()).is_some_and(|f| f >= 9.0)),
+            labels.iter().any(|n| n.text().map(str::trim) == Some("0")),
+            "{size}: no 0 on the colour bar"
+        );
+        assert!(
+            labels.iter().all(|n| n
+                .attribute("font-size")
+                .and_then(|f| f.parse::<f64>().ok())
+                .is_some_and(|f| f >= 9.0)),
             "{size}: colour-bar labels too small"
         );
     }
@@ -180,7 +236,8 @@ fn a_short_axis_repeats_no_label() {
     let svg = dir.join("r.svg");
     for table in ["chess-20.sgt", "lasker-1024.sgt"] {
         let t = tables_dir().join(table);
-        let out = sgtab(&["plot", t.to_str().unwrap(), "-o", svg.to_str().unwrap(), "--range", "0..3"]);
+        let out =
+            sgtab(&["plot", t.to_str().unwrap(), "-o", svg.to_str().unwrap(), "--range", "0..3"]);
         assert!(out.status.success(), "{}", text(&out.stderr));
         let source = fs::read_to_string(&svg).unwrap();
         let doc = roxmltree::Document::parse(&source).unwrap();
@@ -188,7 +245,9 @@ fn a_short_axis_repeats_no_label() {
         for anchor in ["end", "middle"] {
             let labels: Vec<&str> = doc
                 .descendants()
-                .filter(|n| n.tag_name().name() == "text" && n.attribute("text-anchor") == Some(anchor))
+                .filter(|n| {
+                    n.tag_name().name() == "text" && n.attribute("text-anchor") == Some(anchor)
+                })
                 .filter_map(|n| n.text().map(str::trim))
                 .filter(|t| t.parse::<f64>().is_ok())
                 .collect();
@@ -236,9 +295,12 @@ fn longest_run(flags: &[bool]) -> (usize, usize) {
 /// vivid columns (the colour bar is narrower) and the longest run of vivid rows under it.
 fn map_box(w: usize, h: usize, rgb: &[u8]) -> (usize, usize, usize, usize) {
     let px = |x: usize, y: usize| &rgb[3 * (y * w + x)..3 * (y * w + x) + 3];
-    let cols: Vec<bool> = (0..w).map(|x| (0..h).filter(|&y| vivid(px(x, y))).count() >= 8).collect();
+    let cols: Vec<bool> =
+        (0..w).map(|x| (0..h).filter(|&y| vivid(px(x, y))).count() >= 8).collect();
     let (left, width) = longest_run(&cols);
-    let rows: Vec<bool> = (0..h).map(|y| (left..left + width).filter(|&x| vivid(px(x, y))).count() * 2 >= width).collect();
+    let rows: Vec<bool> = (0..h)
+        .map(|y| (left..left + width).filter(|&x| vivid(px(x, y))).count() * 2 >= width)
+        .collect();
     let (top, height) = longest_run(&rows);
     (left, top, width, height)
 }
@@ -258,7 +320,9 @@ fn axis_scale(n: usize, m: usize) -> (usize, usize) {
     if m.is_multiple_of(n) {
         return (m / n, 1);
     }
-    let k = (2..=n).find(|&k| n.div_ceil(k) == m).unwrap_or_else(|| panic!("{m} pixels are no whole scale of {n} entries"));
+    let k = (2..=n)
+        .find(|&k| n.div_ceil(k) == m)
+        .unwrap_or_else(|| panic!("{m} pixels are no whole scale of {n} entries"));
     (1, k)
 }
 
@@ -269,9 +333,19 @@ fn a_heat_map_shows_the_period_of_its_board_and_no_other() {
     // period (4 entries: 4·s pixels at s pixels an entry, 4/gcd(4, k) pixels at k entries a
     // pixel) and with no shorter one, at every size.
     let dir = scratch("period");
-    let values: String = (0..300 * 400).map(|i| format!("{}\n", (i / 400 % 4) * 4 + i % 400 % 4)).collect();
+    let values: String =
+        (0..300 * 400).map(|i| format!("{}\n", (i / 400 % 4) * 4 + i % 400 % 4)).collect();
     fs::write(dir.join("v.txt"), values).unwrap();
-    let run = sgtab(&["import", dir.join("v.txt").to_str().unwrap(), "--name", "tile4", "--shape", "300x400", "--out", dir.to_str().unwrap()]);
+    let run = sgtab(&[
+        "import",
+        dir.join("v.txt").to_str().unwrap(),
+        "--name",
+        "tile4",
+        "--shape",
+        "300x400",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
     assert!(run.status.success(), "{}", text(&run.stderr));
     let table = dir.join("tile4.sgt");
     let (png, svg) = (dir.join("m.png"), dir.join("m.svg"));
@@ -285,12 +359,22 @@ fn a_heat_map_shows_the_period_of_its_board_and_no_other() {
         assert!(sr == sc && kr == kc, "{size}: a {mw}x{mh} map");
         scales.insert((sr, kr));
         let px = |x: usize, y: usize| &rgb[3 * (y * w + x)..3 * (y * w + x) + 3];
-        let row_same = |a: usize, b: usize| (left..left + mw).all(|x| px(x, top + a) == px(x, top + b));
-        let col_same = |a: usize, b: usize| (top..top + mh).all(|y| px(left + a, y) == px(left + b, y));
+        let row_same =
+            |a: usize, b: usize| (left..left + mw).all(|x| px(x, top + a) == px(x, top + b));
+        let col_same =
+            |a: usize, b: usize| (top..top + mh).all(|y| px(left + a, y) == px(left + b, y));
         // A last row or column of pixels holding fewer entries is left out.
-        let (rows, cols) = (least_period(if kr > 1 { 300 / kr } else { mh }, row_same), least_period(if kc > 1 { 400 / kc } else { mw }, col_same));
+        let (rows, cols) = (
+            least_period(if kr > 1 { 300 / kr } else { mh }, row_same),
+            least_period(if kc > 1 { 400 / kc } else { mw }, col_same),
+        );
         let want = (4 * sr / gcd(4, kr), 4 * sc / gcd(4, kc));
-        assert_eq!((rows, cols), want, "{size}: pixel rows repeat every {rows}, columns every {cols} ({sr} px an entry, {kr} entries a pixel)");
+        assert_eq!(
+            (rows, cols),
+            want,
+            "{size}: pixel rows repeat every {rows}, columns every {cols} ({sr} px an entry, {kr} \
+                entries a pixel)"
+        );
 
         // The SVG (at most 256 blocks a side): its title says how many entries a block holds and
         // how they are combined, and its blocks are that many.
@@ -306,11 +390,26 @@ fn a_heat_map_shows_the_period_of_its_board_and_no_other() {
         assert!(title.contains("mean"), "{size}: {title}");
         let source = fs::read_to_string(&svg).unwrap();
         let doc = roxmltree::Document::parse(&source).unwrap();
-        let pixels =
-            doc.descendants().filter(|n| n.tag_name().name() == "rect" && n.attribute("width") == Some("1") && n.attribute("height") == Some("1")).count();
-        assert_eq!(pixels, 300usize.div_ceil(said[0]) * 400usize.div_ceil(said[1]), "{size}: {title}");
+        let pixels = doc
+            .descendants()
+            .filter(|n| {
+                n.tag_name().name() == "rect"
+                    && n.attribute("width") == Some("1")
+                    && n.attribute("height") == Some("1")
+            })
+            .count();
+        assert_eq!(
+            pixels,
+            300usize.div_ceil(said[0]) * 400usize.div_ceil(said[1]),
+            "{size}: {title}"
+        );
     }
     // Whole pixels an entry, and several entries a pixel, were both drawn.
-    assert!(scales.iter().any(|&(s, _)| s > 1) && scales.iter().any(|&(_, k)| k > 1) && scales.contains(&(1, 1)), "{scales:?}");
+    assert!(
+        scales.iter().any(|&(s, _)| s > 1)
+            && scales.iter().any(|&(_, k)| k > 1)
+            && scales.contains(&(1, 1)),
+        "{scales:?}"
+    );
     fs::remove_dir_all(&dir).unwrap();
 }

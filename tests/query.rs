@@ -42,7 +42,8 @@ fn check(spec: &str, dir: &Path, want: &[u64], span: u64, seed: u64) -> (String,
     for _ in 0..cases {
         let n = rng.range(0, 4);
         let ps: Vec<u64> = (0..n).map(|_| rng.range(0, span - 1)).collect();
-        input += &format!("{n}\n{}\n", ps.iter().map(|p| p.to_string()).collect::<Vec<_>>().join(" "));
+        input +=
+            &format!("{n}\n{}\n", ps.iter().map(|p| p.to_string()).collect::<Vec<_>>().join(" "));
         let x = ps.iter().fold(0, |x, &p| x ^ want[p as usize]);
         expect += if x != 0 { "win\n" } else { "lose\n" };
     }
@@ -69,7 +70,8 @@ fn sub_past_its_table_from_the_proven_rule() {
     let want = reference("sub:1,3,9:20000");
     let (a, b) = check("sub:9,3,1", &tables_dir(), &want, 20000, 0x5b);
     assert!(a.is_empty() && b.is_empty(), "a proven rule needs no note: {a}{b}");
-    let out = sgq(&["value", "sub:1,3,9"], &tables_dir(), "18446744073709551615 18446744073709551614\n");
+    let out =
+        sgq(&["value", "sub:1,3,9"], &tables_dir(), "18446744073709551615 18446744073709551614\n");
     assert_eq!(ok(&out), "1\n0\n");
 }
 
@@ -85,7 +87,10 @@ fn lasker_past_its_table_from_the_checked_rule_says_so_once() {
         3 => n + 1,
         _ => n,
     };
-    assert_eq!(ok(&out), [1024u64, 1025, 5000, 2147483647, u64::MAX - 3].map(|n| format!("{}\n", g(n))).concat());
+    assert_eq!(
+        ok(&out),
+        [1024u64, 1025, 5000, 2147483647, u64::MAX - 3].map(|n| format!("{}\n", g(n))).concat()
+    );
     let err = text(&out.stderr);
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.contains("note:") && err.contains("not proven beyond"), "{err}");
@@ -129,27 +134,56 @@ fn refusals_are_one_clear_line() {
         &["value", "funny"],
         "3\n32\n",
         &format!("{}\n", reference("funny:32")[3]),
-        "line 2, column 1 (byte 2): position 2 `32` is past the table: funny:32 has 32 entries (0..=31) and no rule for positions past them; `sgtab build funny:33` would cover it",
+        "line 2, column 1 (byte 2): position 2 `32` is past the table: funny:32 has 32 entries \
+            (0..=31) and no rule for positions past them; `sgtab build funny:33` would cover it",
     );
-    refuses(&["value", "funny"], "5000\n", "", "no table that sgtab builds for this game covers it");
+    refuses(
+        &["value", "funny"],
+        "5000\n",
+        "",
+        "no table that sgtab builds for this game covers it",
+    );
     refuses(
         &["value", "chess"],
         "1048576\n",
         "",
-        "is not a row of chess:20: a row is a bitmask of 20 bits (0..=1048575); `sgtab build chess:21` would cover it",
+        "is not a row of chess:20: a row is a bitmask of 20 bits (0..=1048575); `sgtab build \
+            chess:21` would cover it",
     );
-    refuses(&["value", "chess"], "3 x\n", "0\n", "expected position 2"); // 3: columns 19 and 20, no move
-    refuses(&["sum", "funny"], "2\n1\n3\n2\n1 40\n", "First\n", "line 5, column 3 (byte 10): a position in case 2 `40` is past the table");
-    refuses(&["sum", "lasker"], "1\n2\n5\n", "", "input ends where a position in case 1 was expected");
+    refuses(
+        &["value", "chess"],
+        "3 \
+        x\n",
+        "0\n",
+        "expected position 2",
+    ); // 3: columns 19 and 20, no move
+    refuses(
+        &["sum", "funny"],
+        "2\n1\n3\n2\n1 40\n",
+        "First\n",
+        "line 5, column 3 (byte 10): a position in case 2 `40` is past the table",
+    );
+    refuses(
+        &["sum", "lasker"],
+        "1\n2\n5\n",
+        "",
+        "input ends where a position in case 1 was expected",
+    );
     refuses(&["sum", "lasker"], "1\n1\n5 6\n", "First\n", "extra input `6` after the 1 cases");
     // g(2^64 − 1) = 2^64 does not fit 64 bits; 2^64 − 4 is the last position whose value does.
     refuses(
         &["value", "lasker"],
         "18446744073709551613\n",
         "",
-        "past the reach of the rule of lasker:1024: its value would not fit 64 bits (positions up to 18446744073709551612 do)",
+        "past the reach of the rule of lasker:1024: its value would not fit 64 bits (positions up \
+            to 18446744073709551612 do)",
     );
-    refuses(&["value", "lasker"], "99999999999999999999\n", "", "`99999999999999999999` is out of reach: lasker:1024 answers 0..=18446744073709551612");
+    refuses(
+        &["value", "lasker"],
+        "99999999999999999999\n",
+        "",
+        "`99999999999999999999` is out of reach: lasker:1024 answers 0..=18446744073709551612",
+    );
     refuses(&["value", "lasker:4096"], "1\n", "", "table"); // not built: says what to build
     let out = sgq(&["value", "lasker:4096"], &tables_dir(), "1\n");
     assert!(text(&out.stderr).contains("sgtab build lasker:4096"), "{}", text(&out.stderr));
@@ -185,8 +219,21 @@ fn past_a_scripts_or_imported_table_names_the_table_and_a_larger_build() {
     // parameter that sized it raised to cover the position.
     let dir = scratch("stored");
     let d = dir.to_str().unwrap();
-    sgtab_ok(&["build", "lua:examples/games/grundy.lua:N=100", "lua:examples/games/knight.lua:N=16", "lua:examples/games/turtles.lua:W=6", "--out", d]);
-    let file = |stem: &str| std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).find(|p| p.to_str().unwrap().contains(stem)).unwrap();
+    sgtab_ok(&[
+        "build",
+        "lua:examples/games/grundy.lua:N=100",
+        "lua:examples/games/knight.lua:N=16",
+        "lua:examples/games/turtles.lua:W=6",
+        "--out",
+        d,
+    ]);
+    let file = |stem: &str| {
+        std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| p.to_str().unwrap().contains(stem))
+            .unwrap()
+    };
     let (grundy, knight, turtles) = (file("lua-grundy"), file("lua-knight"), file("lua-turtles"));
     let refused = |args: &[&str], input: &str, needles: &[String]| {
         let out = sgq(args, &dir, input);
@@ -203,7 +250,8 @@ fn past_a_scripts_or_imported_table_names_the_table_and_a_larger_build() {
         &[
             "`150` is past the table".into(),
             format!(
-                "the table found, {}, has 100 entries; build a larger one from its script: `sgtab build lua:examples/games/grundy.lua:N=151` (this one was built with N=100)",
+                "the table found, {}, has 100 entries; build a larger one from its script: `sgtab \
+                    build lua:examples/games/grundy.lua:N=151` (this one was built with N=100)",
                 grundy.display()
             ),
         ],
@@ -212,7 +260,10 @@ fn past_a_scripts_or_imported_table_names_the_table_and_a_larger_build() {
     refused(
         &["value", "--table", grundy.to_str().unwrap()],
         "5000\n",
-        &[format!("the table found, {}, has 100 entries", grundy.display()), "`sgtab build lua:grundy.lua:N=5001`".into()],
+        &[
+            format!("the table found, {}, has 100 entries", grundy.display()),
+            "`sgtab build lua:grundy.lua:N=5001`".into(),
+        ],
     );
     // k-D: the coordinate past its axis.
     refused(
@@ -221,7 +272,8 @@ fn past_a_scripts_or_imported_table_names_the_table_and_a_larger_build() {
         &[
             "`20` is off the grid: lua:knight@".into(),
             format!(
-                "the table found, {}, has shape 16x16 (256 entries); build a larger one from its script: `sgtab build lua:examples/games/knight.lua:N=21`",
+                "the table found, {}, has shape 16x16 (256 entries); build a larger one from its \
+                    script: `sgtab build lua:examples/games/knight.lua:N=21`",
                 knight.display()
             ),
         ],
@@ -231,18 +283,29 @@ fn past_a_scripts_or_imported_table_names_the_table_and_a_larger_build() {
         &["value", "lua:examples/games/turtles.lua:W=6"],
         "64\n",
         &[format!(
-            "the table found, {}, has 64 entries; `sgtab build lua:examples/games/turtles.lua:W=6` built this one: build it again with parameters that make its shape larger",
+            "the table found, {}, has 64 entries; `sgtab build lua:examples/games/turtles.lua:W=6` \
+                built this one: build it again with parameters that make its shape larger",
             turtles.display()
         )],
     );
     // An imported table: the import that makes a larger one.
     std::fs::write(dir.join("v.txt"), "1\n0\n2\n0\n1\n3\n").unwrap();
-    sgtab_ok(&["import", dir.join("v.txt").to_str().unwrap(), "--name", "six", "--shape", "2x3", "--out", d]);
+    sgtab_ok(&[
+        "import",
+        dir.join("v.txt").to_str().unwrap(),
+        "--name",
+        "six",
+        "--shape",
+        "2x3",
+        "--out",
+        d,
+    ]);
     refused(
         &["value", "import:six"],
         "1 1\n1 7\n",
         &[format!(
-            "the table found, {}, has shape 2x3 (6 entries); import a larger one: `sgtab import FILE --name six --shape 2x8`",
+            "the table found, {}, has shape 2x3 (6 entries); import a larger one: `sgtab import \
+                FILE --name six --shape 2x8`",
             dir.join("six.sgt").display()
         )],
     );

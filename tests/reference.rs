@@ -13,7 +13,11 @@ fn chess_reference_matches_board_search_for_every_width_up_to_12() {
         let mut search = Search::new();
         for mask in 0..1u32 << width {
             let board = Board(vec![Board::row_from_mask(width, mask)]);
-            assert_eq!(table[mask as usize] as u32, search.value(&board), "width {width}, row {mask:b}");
+            assert_eq!(
+                table[mask as usize] as u32,
+                search.value(&board),
+                "width {width}, row {mask:b}"
+            );
         }
     }
 }
@@ -40,7 +44,11 @@ fn chess_rows_are_staircase_nim() {
     for width in [1u32, 5, 16, 20] {
         let table = chess::reference(width, &Progress::silent());
         for mask in 0..1u32 << width {
-            assert_eq!(table[mask as usize] as u32, staircase(width, mask), "width {width}, row {mask:b}");
+            assert_eq!(
+                table[mask as usize] as u32,
+                staircase(width, mask),
+                "width {width}, row {mask:b}"
+            );
         }
     }
 }

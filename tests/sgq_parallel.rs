@@ -27,7 +27,13 @@ fn sgq() -> Command {
 
 /// `sgq ARGS` reading `input` from a pipe: the streaming path.
 fn piped(args: &[&str], input: &[u8]) -> Output {
-    let mut child = sgq().args(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let mut child = sgq()
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
     let mut stdin = child.stdin.take().unwrap();
     let data = input.to_vec();
     // Written from a thread: sgq may stop reading at an error while the input is still coming.
@@ -44,11 +50,21 @@ fn mapped(args: &[&str], file: &Path, threads: usize, piece: usize) -> Output {
     let threads = threads.to_string();
     let mut all = args.to_vec();
     all.extend(["--input", file.to_str().unwrap(), "--threads", &threads]);
-    sgq().args(&all).env("SGQ_PIECE_BYTES", piece.to_string()).stdin(Stdio::null()).output().unwrap()
+    sgq()
+        .args(&all)
+        .env("SGQ_PIECE_BYTES", piece.to_string())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
 }
 
 fn show(out: &Output) -> String {
-    format!("status {:?}\nstdout: {} bytes\nstderr: {}", out.status.code(), out.stdout.len(), String::from_utf8_lossy(&out.stderr))
+    format!(
+        "status {:?}\nstdout: {} bytes\nstderr: {}",
+        out.status.code(),
+        out.stdout.len(),
+        String::from_utf8_lossy(&out.stderr)
+    )
 }
 
 /// Holds the mapped path to the streaming one on `input`, for 1, 2 and 7 threads.
@@ -61,14 +77,21 @@ fn same_in_pieces(args: &[&str], input: &[u8], label: &str, piece: usize) -> Out
     // Tests run at once in one process: each file gets a number of its own.
     static FILES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let n = FILES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let file = std::env::temp_dir().join(format!("sgq-parallel-{}-{n}-{}.txt", std::process::id(), args.join("-").replace('/', "_")));
+    let file = std::env::temp_dir().join(format!(
+        "sgq-parallel-{}-{n}-{}.txt",
+        std::process::id(),
+        args.join("-").replace('/', "_")
+    ));
     std::fs::write(&file, input).unwrap();
     let want = piped(args, input);
     for threads in [1, 2, 7] {
         let got = mapped(args, &file, threads, piece);
         assert!(
-            got.status.code() == want.status.code() && got.stdout == want.stdout && got.stderr == want.stderr,
-            "sgq {args:?}, {label}, {threads} threads, pieces of {piece}:\nmapped:    {}\nstreaming: {}",
+            got.status.code() == want.status.code()
+                && got.stdout == want.stdout
+                && got.stderr == want.stderr,
+            "sgq {args:?}, {label}, {threads} threads, pieces of {piece}:\nmapped:    \
+                {}\nstreaming: {}",
             show(&got),
             show(&want)
         );
@@ -107,8 +130,15 @@ fn tokens(input: &[u8]) -> Vec<(usize, usize)> {
 fn places(input: &[u8]) -> Vec<(usize, usize, &'static str)> {
     let all = tokens(input);
     let n = all.len();
-    let mut at = vec![(all[1.min(n - 1)], "first piece"), (all[n / 2], "a middle piece"), (all[n - 1], "the last piece")];
-    if let Some(&t) = all.iter().find(|&&(s, _)| s >= 3 * PIECE && input[s - 1].is_ascii_whitespace() && s % PIECE == 0) {
+    let mut at = vec![
+        (all[1.min(n - 1)], "first piece"),
+        (all[n / 2], "a middle piece"),
+        (all[n - 1], "the last piece"),
+    ];
+    if let Some(&t) = all
+        .iter()
+        .find(|&&(s, _)| s >= 3 * PIECE && input[s - 1].is_ascii_whitespace() && s % PIECE == 0)
+    {
         at.push((t, "a piece boundary (exact)"));
     }
     let boundary = all.iter().copied().find(|&(s, _)| s >= 5 * PIECE).unwrap_or(all[n / 3]);
@@ -138,7 +168,10 @@ fn broken_alike(args: &[&str], input: &[u8]) -> Output {
             (input[..start].to_vec(), "the input cut before it"),
         ];
         // A token as long as several pieces.
-        forms.push((replaced(input, start, end, &[&b"0".repeat(3 * PIECE)[..], token].concat()), "a token longer than a piece"));
+        forms.push((
+            replaced(input, start, end, &[&b"0".repeat(3 * PIECE)[..], token].concat()),
+            "a token longer than a piece",
+        ));
         for (bad, how) in &forms {
             same(args, bad, &format!("{how} at {place} (byte {start})"));
         }
@@ -148,7 +181,8 @@ fn broken_alike(args: &[&str], input: &[u8]) -> Output {
 
 #[test]
 fn lasker_alike_everywhere() {
-    let input = generated(Problem::Lasker, 5, Size { cases: Some(7), per_case: Some(700), chips: None });
+    let input =
+        generated(Problem::Lasker, 5, Size { cases: Some(7), per_case: Some(700), chips: None });
     assert!(input.len() > 20 * PIECE);
     assert_eq!(places(&input).len(), 5, "a token starts exactly at a piece boundary");
     broken_alike(&["lasker"], &input);
@@ -164,12 +198,17 @@ fn lasker_alike_everywhere() {
         }
         heaps.rotate_left(case * 37 % 300);
         heaps.extend((case % 2 == 1).then_some(5));
-        text += &format!("{}\n{}\n", heaps.len(), heaps.iter().map(|h| h.to_string()).collect::<Vec<_>>().join(" "));
+        text += &format!(
+            "{}\n{}\n",
+            heaps.len(),
+            heaps.iter().map(|h| h.to_string()).collect::<Vec<_>>().join(" ")
+        );
     }
     let out = broken_alike(&["lasker"], text.as_bytes());
     assert_eq!(String::from_utf8_lossy(&out.stdout), "Bob\nAlice\n".repeat(4));
     // Cases of one heap: a header every other token.
-    let input = generated(Problem::Lasker, 6, Size { cases: Some(100), per_case: Some(1), chips: None });
+    let input =
+        generated(Problem::Lasker, 6, Size { cases: Some(100), per_case: Some(1), chips: None });
     broken_alike(&["lasker"], &input);
 }
 
@@ -178,7 +217,11 @@ fn lasker_alike_everywhere() {
 #[test]
 fn lasker_alike_in_pieces_that_shrink() {
     const MIB: usize = 1 << 20;
-    let input = generated(Problem::Lasker, 12, Size { cases: Some(10), per_case: Some(50_000), chips: None });
+    let input = generated(
+        Problem::Lasker,
+        12,
+        Size { cases: Some(10), per_case: Some(50_000), chips: None },
+    );
     assert!(input.len() > 4 * MIB);
     let out = same_in_pieces(&["lasker"], &input, "valid input", MIB);
     assert!(out.status.success(), "{}", show(&out));
@@ -229,17 +272,63 @@ fn randomly_damaged_inputs_alike() {
     for round in 0..90 {
         let seed = rng(1000) as u64;
         let (args, mut input): (&[&str], Vec<u8>) = match round % 9 {
-            0 => (&["lasker"], generated(Problem::Lasker, seed, Size { cases: Some(1 + rng(5) as u64), per_case: Some(1 + rng(300) as u64), chips: None })),
-            1 => (&["stones"], generated(Problem::Stones, seed, Size { cases: Some(1 + rng(300) as u64), per_case: None, chips: None })),
-            2 => (&["funny"], generated(Problem::Funny, seed, Size { cases: Some(1 + rng(30) as u64), per_case: None, chips: None })),
-            3 => (&["chess"], generated(Problem::Chess, seed, Size { cases: Some(1 + rng(5) as u64), per_case: None, chips: None })),
-            4 => (&["snim"], generated(Problem::Snim, seed, Size { cases: Some(1 + rng(2) as u64), per_case: Some(1 + rng(40) as u64), chips: None })),
+            0 => (
+                &["lasker"],
+                generated(
+                    Problem::Lasker,
+                    seed,
+                    Size {
+                        cases: Some(1 + rng(5) as u64),
+                        per_case: Some(1 + rng(300) as u64),
+                        chips: None,
+                    },
+                ),
+            ),
+            1 => (
+                &["stones"],
+                generated(
+                    Problem::Stones,
+                    seed,
+                    Size { cases: Some(1 + rng(300) as u64), per_case: None, chips: None },
+                ),
+            ),
+            2 => (
+                &["funny"],
+                generated(
+                    Problem::Funny,
+                    seed,
+                    Size { cases: Some(1 + rng(30) as u64), per_case: None, chips: None },
+                ),
+            ),
+            3 => (
+                &["chess"],
+                generated(
+                    Problem::Chess,
+                    seed,
+                    Size { cases: Some(1 + rng(5) as u64), per_case: None, chips: None },
+                ),
+            ),
+            4 => (
+                &["snim"],
+                generated(
+                    Problem::Snim,
+                    seed,
+                    Size {
+                        cases: Some(1 + rng(2) as u64),
+                        per_case: Some(1 + rng(40) as u64),
+                        chips: None,
+                    },
+                ),
+            ),
             5 => (&["sum", "lasker"], sum_input(1 + rng(40) as u64, [100, 5000, 1 << 31][rng(3)])),
             6 => (&["sum", "chess"], sum_input(1 + rng(40) as u64, 1 << 20)),
             7 => (&["sum", "funny"], sum_input(1 + rng(40) as u64, 40)),
             _ => (
                 &["value", "lasker"],
-                (0..1 + rng(400)).map(|i| format!("{}{}", rng(3000), if i % 7 == 6 { "\n" } else { " " })).collect::<String>().into_bytes(),
+                (0..1 + rng(400))
+                    .map(|i| format!("{}{}", rng(3000), if i % 7 == 6 { "\n" } else { " " }))
+                    .collect::<String>()
+                    .into_bytes(),
             ),
         };
         let edits = if rng(7) == 0 { 0 } else { 1 + rng(3) };
@@ -250,11 +339,20 @@ fn randomly_damaged_inputs_alike() {
             let i = rng(input.len());
             match rng(5) {
                 0 => {
-                    let start = input[..i].iter().rposition(|b| b.is_ascii_whitespace()).map_or(0, |p| p + 1);
-                    let end = input[i..].iter().position(|b| b.is_ascii_whitespace()).map_or(input.len(), |p| i + p);
+                    let start = input[..i]
+                        .iter()
+                        .rposition(|b| b.is_ascii_whitespace())
+                        .map_or(0, |p| p + 1);
+                    let end = input[i..]
+                        .iter()
+                        .position(|b| b.is_ascii_whitespace())
+                        .map_or(input.len(), |p| i + p);
                     input.splice(start..end, ODD[rng(ODD.len())].iter().copied());
                 }
-                1 => drop(input.splice(i..i, [b" ".as_slice(), b"\n", b"\t", b"\r", b"  \n\n"][rng(5)].iter().copied())),
+                1 => drop(input.splice(
+                    i..i,
+                    [b" ".as_slice(), b"\n", b"\t", b"\r", b"  \n\n"][rng(5)].iter().copied(),
+                )),
                 2 => drop(input.drain(i..(i + 1 + rng(20)).min(input.len()))),
                 3 => input.truncate(i),
                 _ => {
@@ -270,7 +368,8 @@ fn randomly_damaged_inputs_alike() {
 
 #[test]
 fn sum_alike_on_heaps_and_rows() {
-    let input = generated(Problem::Lasker, 9, Size { cases: Some(5), per_case: Some(500), chips: None });
+    let input =
+        generated(Problem::Lasker, 9, Size { cases: Some(5), per_case: Some(500), chips: None });
     broken_alike(&["sum", "lasker", "--first", "Alice", "--second", "Bob"], &input);
     // A table with no rule (funny: positions past it are refused), one with a proven rule, rows.
     broken_alike(&["sum", "funny"], &sum_input(60, 32));
@@ -279,7 +378,11 @@ fn sum_alike_on_heaps_and_rows() {
     same(&["sum", "chess"], &sum_input(60, 1 << 20), "rows");
     // Positions past the table answered from a checked rule, with the note once.
     let out = same(&["sum", "lasker"], &sum_input(80, 6000), "positions past the table");
-    assert!(out.status.success() && String::from_utf8_lossy(&out.stderr).contains("note:"), "{}", show(&out));
+    assert!(
+        out.status.success() && String::from_utf8_lossy(&out.stderr).contains("note:"),
+        "{}",
+        show(&out)
+    );
 }
 
 /// `sgq sum` input: `cases` cases of 0 to 12 positions in 0..span.
@@ -301,8 +404,14 @@ fn sum_input(cases: u64, span: u64) -> Vec<u8> {
 #[test]
 fn every_problem_and_value_alike() {
     let size = |cases| Size { cases: Some(cases), per_case: None, chips: None };
-    broken_alike(&["chess"], &generated(Problem::Chess, 2, Size { cases: Some(3), per_case: Some(60), chips: None }));
-    broken_alike(&["snim"], &generated(Problem::Snim, 3, Size { cases: Some(3), per_case: Some(8), chips: None }));
+    broken_alike(
+        &["chess"],
+        &generated(Problem::Chess, 2, Size { cases: Some(3), per_case: Some(60), chips: None }),
+    );
+    broken_alike(
+        &["snim"],
+        &generated(Problem::Snim, 3, Size { cases: Some(3), per_case: Some(8), chips: None }),
+    );
     broken_alike(&["stones"], &generated(Problem::Stones, 4, size(800)));
     broken_alike(&["funny"], &generated(Problem::Funny, 5, size(150)));
     let positions: String = (0..900u64).map(|i| format!("{}\n", i * 7919 % 1500)).collect();
@@ -313,7 +422,8 @@ fn every_problem_and_value_alike() {
 fn stdin_from_a_file_is_mapped_from_where_it_stands() {
     // `sgq < FILE` maps FILE; a file already read into (a shell's `read` before sgq) is
     // answered from its current offset, as the streaming path would read it.
-    let input = generated(Problem::Lasker, 11, Size { cases: Some(4), per_case: Some(400), chips: None });
+    let input =
+        generated(Problem::Lasker, 11, Size { cases: Some(4), per_case: Some(400), chips: None });
     let file = std::env::temp_dir().join(format!("sgq-parallel-stdin-{}.txt", std::process::id()));
     let mut skipped = b"header line\n".to_vec();
     skipped.extend(&input);
@@ -322,8 +432,14 @@ fn stdin_from_a_file_is_mapped_from_where_it_stands() {
     assert!(want.status.success());
     let mut f = std::fs::File::open(&file).unwrap();
     std::io::Read::read_exact(&mut f, &mut [0u8; 12]).unwrap();
-    let got = sgq().arg("lasker").env("SGQ_PIECE_BYTES", PIECE.to_string()).stdin(f).output().unwrap();
-    assert_eq!((got.status.code(), &got.stdout), (want.status.code(), &want.stdout), "{}", show(&got));
+    let got =
+        sgq().arg("lasker").env("SGQ_PIECE_BYTES", PIECE.to_string()).stdin(f).output().unwrap();
+    assert_eq!(
+        (got.status.code(), &got.stdout),
+        (want.status.code(), &want.stdout),
+        "{}",
+        show(&got)
+    );
     std::fs::remove_file(&file).unwrap();
 }
 
@@ -332,7 +448,8 @@ fn stdin_from_a_file_is_mapped_from_where_it_stands() {
 /// a bad one to its end.
 #[test]
 fn tokens_of_megabytes_alike() {
-    let cases = generated(Problem::Lasker, 4, Size { cases: Some(3), per_case: Some(2000), chips: None });
+    let cases =
+        generated(Problem::Lasker, 4, Size { cases: Some(3), per_case: Some(2000), chips: None });
     let all = tokens(&cases);
     let (start, end) = all[all.len() / 2];
     for (long, what) in [
@@ -351,12 +468,17 @@ fn tokens_of_megabytes_alike() {
 #[test]
 fn a_huge_thread_count_answers_alike() {
     let input = generated(Problem::Chess, 3, Size { cases: Some(40), per_case: None, chips: None });
-    let file = std::env::temp_dir().join(format!("sgq-parallel-threads-{}.txt", std::process::id()));
+    let file =
+        std::env::temp_dir().join(format!("sgq-parallel-threads-{}.txt", std::process::id()));
     std::fs::write(&file, &input).unwrap();
     let want = piped(&["chess"], &input);
     for threads in [1_000_000, usize::MAX] {
         let got = mapped(&["chess"], &file, threads, PIECE);
-        assert!(got.status.success() && got.stdout == want.stdout && got.stderr == want.stderr, "{threads} threads: {}", show(&got));
+        assert!(
+            got.status.success() && got.stdout == want.stdout && got.stderr == want.stderr,
+            "{threads} threads: {}",
+            show(&got)
+        );
     }
     std::fs::remove_file(&file).unwrap();
 }
@@ -382,7 +504,10 @@ fn usage_of_the_new_flags() {
 
 /// The text of every token.
 fn words(input: &[u8]) -> Vec<String> {
-    tokens(input).into_iter().map(|(s, e)| String::from_utf8_lossy(&input[s..e]).into_owned()).collect()
+    tokens(input)
+        .into_iter()
+        .map(|(s, e)| String::from_utf8_lossy(&input[s..e]).into_owned())
+        .collect()
 }
 
 /// The input with token number `i` replaced by `by` (any text, or nothing).
@@ -399,7 +524,8 @@ fn spread<T: Copy>(items: &[T]) -> [T; 3] {
 #[test]
 fn chess_breaks_of_its_own() {
     // Rows of 0 to 20 chips; pieces of 300 and of 64 bytes (a row runs across pieces often).
-    let input = generated(Problem::Chess, 7, Size { cases: Some(4), per_case: Some(40), chips: None });
+    let input =
+        generated(Problem::Chess, 7, Size { cases: Some(4), per_case: Some(40), chips: None });
     let w = words(&input);
     // (token index of each case's row count, and of each row's chip count with that count)
     let (mut heads, mut rows) = (Vec::new(), Vec::new());
@@ -418,9 +544,20 @@ fn chess_breaks_of_its_own() {
     let full: Vec<usize> = rows.iter().filter(|r| r.1 >= 3).map(|r| r.0).collect();
     let mut cases: Vec<(Vec<u8>, String)> = Vec::new();
     for r in spread(&full) {
-        cases.push((with_token(&input, r + 3, &w[r + 1]), format!("column repeated (token {})", r + 3)));
-        cases.push((with_token(&input, r + 2, &format!("0000{}", w[r + 1])), format!("column repeated with leading zeros (token {})", r + 2)));
-        for (by, how) in [("21", "column 21"), ("0", "column 0"), ("70000", "column past a u16"), ("4294967296", "column past a u32")] {
+        cases.push((
+            with_token(&input, r + 3, &w[r + 1]),
+            format!("column repeated (token {})", r + 3),
+        ));
+        cases.push((
+            with_token(&input, r + 2, &format!("0000{}", w[r + 1])),
+            format!("column repeated with leading zeros (token {})", r + 2),
+        ));
+        for (by, how) in [
+            ("21", "column 21"),
+            ("0", "column 0"),
+            ("70000", "column past a u16"),
+            ("4294967296", "column past a u32"),
+        ] {
             cases.push((with_token(&input, r + 1, by), format!("{how} (token {})", r + 1)));
         }
         cases.push((with_token(&input, r, "21"), format!("chip count 21 (token {r})")));
@@ -449,10 +586,12 @@ fn chess_breaks_of_its_own() {
 
 #[test]
 fn snim_breaks_of_its_own() {
-    let input = generated(Problem::Snim, 8, Size { cases: Some(4), per_case: Some(6), chips: None });
+    let input =
+        generated(Problem::Snim, 8, Size { cases: Some(4), per_case: Some(6), chips: None });
     let w = words(&input);
     // Token indexes: each case's k, its moves, m; each position's l and heaps.
-    let (mut ks, mut moves, mut ms, mut ls, mut heaps) = (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut ks, mut moves, mut ms, mut ls, mut heaps) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut i = 0;
     while w[i] != "0" {
         ks.push(i);
@@ -471,7 +610,9 @@ fn snim_breaks_of_its_own() {
     }
     assert_eq!(i + 1, w.len());
     let mut cases: Vec<(Vec<u8>, String)> = Vec::new();
-    let mut edit = |at: usize, by: &str, what: &str| cases.push((with_token(&input, at, by), format!("{what} `{by}` (token {at})")));
+    let mut edit = |at: usize, by: &str, what: &str| {
+        cases.push((with_token(&input, at, by), format!("{what} `{by}` (token {at})")))
+    };
     for k in spread(&ks) {
         for by in ["101", "0", "1", "70000"] {
             edit(k, by, "set size");
@@ -510,7 +651,8 @@ fn snim_breaks_of_its_own() {
 
 #[test]
 fn stones_and_funny_breaks_of_their_own() {
-    let stones = generated(Problem::Stones, 12, Size { cases: Some(300), per_case: None, chips: None });
+    let stones =
+        generated(Problem::Stones, 12, Size { cases: Some(300), per_case: None, chips: None });
     let n = tokens(&stones).len();
     let mut cases: Vec<(Vec<u8>, String)> = Vec::new();
     for i in spread(&(0..n).collect::<Vec<_>>()) {
@@ -523,7 +665,8 @@ fn stones_and_funny_breaks_of_their_own() {
         same(&["stones"], bad, how);
         same_in_pieces(&["stones"], bad, how, 64);
     }
-    let funny = generated(Problem::Funny, 13, Size { cases: Some(60), per_case: None, chips: None });
+    let funny =
+        generated(Problem::Funny, 13, Size { cases: Some(60), per_case: None, chips: None });
     let w = words(&funny);
     let mut heads = Vec::new();
     let mut i = 0;
@@ -534,13 +677,21 @@ fn stones_and_funny_breaks_of_their_own() {
     let mut cases: Vec<(Vec<u8>, String)> = Vec::new();
     for h in spread(&heads) {
         for by in ["24", "0", "23", "1"] {
-            cases.push((with_token(&funny, h, by), format!("funny: pile count `{by}` (token {h})")));
+            cases
+                .push((with_token(&funny, h, by), format!("funny: pile count `{by}` (token {h})")));
         }
         for by in ["1001", "1000", "70000"] {
-            cases.push((with_token(&funny, h + 1, by), format!("funny: stone count `{by}` (token {})", h + 1)));
+            cases.push((
+                with_token(&funny, h + 1, by),
+                format!("funny: stone count `{by}` (token {})", h + 1),
+            ));
         }
     }
-    for (by, how) in [("", "the closing 0 removed"), ("0 0", "the closing 0 twice"), ("0 7", "input after the closing 0")] {
+    for (by, how) in [
+        ("", "the closing 0 removed"),
+        ("0 0", "the closing 0 twice"),
+        ("0 7", "input after the closing 0"),
+    ] {
         cases.push((with_token(&funny, w.len() - 1, by), format!("funny: {how}")));
     }
     for (bad, how) in &cases {
@@ -561,7 +712,10 @@ fn value_alike_on_heaps_and_rows() {
     for (text, how) in [
         ("5 ".repeat(400) + "2000 x 7", "an error after the first position past the table"),
         ("5 ".repeat(400) + "x 2000", "an error before any position past the table"),
-        ("5\n".repeat(300) + &"2000\n".repeat(300) + "99999999999999999999999", "a position past 64 bits, after the note"),
+        (
+            "5\n".repeat(300) + &"2000\n".repeat(300) + "99999999999999999999999",
+            "a position past 64 bits, after the note",
+        ),
         ("5\n".repeat(400), "no position past the table"),
     ] {
         for piece in [PIECE, 64] {
@@ -605,7 +759,11 @@ fn value_alike_on_a_board() {
     let threes = tokens.chunks(3).map(|c| c.join(" ")).collect::<Vec<_>>().join("\n") + "\n";
     let one_line = tokens.join(" ");
     let unpaired = format!("{one_line} 17\n");
-    for (text, how) in [(&threes, "three tokens a line"), (&one_line, "one line"), (&unpaired, "an x without its y")] {
+    for (text, how) in [
+        (&threes, "three tokens a line"),
+        (&one_line, "one line"),
+        (&unpaired, "an x without its y"),
+    ] {
         for piece in [PIECE, 64, 7] {
             same_in_pieces(&args, text.as_bytes(), how, piece);
         }
@@ -614,7 +772,12 @@ fn value_alike_on_a_board() {
     let w = words(threes.as_bytes());
     for i in spread(&(0..w.len()).collect::<Vec<_>>()) {
         for by in ["40", "39", "x", ""] {
-            same_in_pieces(&args, &with_token(threes.as_bytes(), i, by), &format!("`{by}` at token {i}, three a line"), 64);
+            same_in_pieces(
+                &args,
+                &with_token(threes.as_bytes(), i, by),
+                &format!("`{by}` at token {i}, three a line"),
+                64,
+            );
         }
     }
     std::fs::remove_dir_all(&dir).unwrap();
@@ -639,7 +802,11 @@ fn sum_alike_on_a_board() {
             squares[1] = squares[0];
             squares.truncate(2);
         }
-        text += &format!("{}\n{}\n", squares.len(), squares.iter().map(|(a, b)| format!("{a} {b}")).collect::<Vec<_>>().join("  "));
+        text += &format!(
+            "{}\n{}\n",
+            squares.len(),
+            squares.iter().map(|(a, b)| format!("{a} {b}")).collect::<Vec<_>>().join("  ")
+        );
     }
     let out = broken_alike(&args, text.as_bytes());
     assert!(String::from_utf8_lossy(&out.stdout).contains("Second\nFirst"), "{}", show(&out));
@@ -660,13 +827,21 @@ fn sum_alike_on_a_board() {
     // Cases past the 16-bit bound of the walk's first tokens (it goes on with 32-bit ones from
     // there) and past its 65 536 squares at a time: a small case, 140 000 squares, 70 000 whose
     // XOR is 0 (each square twice), a small one; and the big case cut short.
-    let big: Vec<String> = (0..140_000u64).map(|i| format!("{} {}", i * 7 % 40, i * 13 % 40)).collect();
+    let big: Vec<String> =
+        (0..140_000u64).map(|i| format!("{} {}", i * 7 % 40, i * 13 % 40)).collect();
     let twice: Vec<String> = big[..35_000].iter().chain(&big[..35_000]).cloned().collect();
-    let text = format!("4\n1\n3 4\n140000\n{}\n70000\n{}\n1\n3 4\n", big.join(" "), twice.join("\n"));
+    let text =
+        format!("4\n1\n3 4\n140000\n{}\n70000\n{}\n1\n3 4\n", big.join(" "), twice.join("\n"));
     let out = same_in_pieces(&args, text.as_bytes(), "cases of 140 000 and 70 000 squares", 4096);
     assert!(out.status.success(), "{}", show(&out));
     let answers = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(answers.starts_with("First\n") && answers.ends_with("Second\nFirst\n") && answers.lines().count() == 4, "{}", show(&out));
+    assert!(
+        answers.starts_with("First\n")
+            && answers.ends_with("Second\nFirst\n")
+            && answers.lines().count() == 4,
+        "{}",
+        show(&out)
+    );
     let cut = &text.as_bytes()[..text.len() / 3];
     same_in_pieces(&args, cut, "a case of 140 000 squares cut short", 4096);
     std::fs::remove_dir_all(&dir).unwrap();

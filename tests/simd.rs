@@ -14,8 +14,13 @@ fn assert_simd_matches(width: u32, threads: usize) {
     let want = reference(width);
     let got = simd::chess(width, threads, &Progress::silent()).unwrap();
     if got != want {
-        let at = got.first_difference(&want).map_or("none (lengths or bits differ)".into(), |i| format!("{i} (row {i:#b})"));
-        panic!("chess:{width} on {threads} threads differs from the reference; first differing index {at}");
+        let at = got
+            .first_difference(&want)
+            .map_or("none (lengths or bits differ)".into(), |i| format!("{i} (row {i:#b})"));
+        panic!(
+            "chess:{width} on {threads} threads differs from the reference; first differing index \
+                {at}"
+        );
     }
 }
 
@@ -50,6 +55,10 @@ fn width_23() {
 #[test]
 fn textbook_loop_matches_reference() {
     for width in 1..=16 {
-        assert_eq!(textbook::chess(width), chess::reference(width, &Progress::silent()), "chess:{width}");
+        assert_eq!(
+            textbook::chess(width),
+            chess::reference(width, &Progress::silent()),
+            "chess:{width}"
+        );
     }
 }

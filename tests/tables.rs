@@ -12,7 +12,8 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 fn committed() -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = fs::read_dir(tables_dir()).unwrap().map(|e| e.unwrap().path()).collect();
+    let mut files: Vec<PathBuf> =
+        fs::read_dir(tables_dir()).unwrap().map(|e| e.unwrap().path()).collect();
     files.sort();
     files
 }
@@ -24,10 +25,17 @@ fn rebuild_matches_committed(backend: &str) {
     let mut built: Vec<_> = fs::read_dir(&out).unwrap().map(|e| e.unwrap().file_name()).collect();
     built.sort();
     let names: Vec<_> = committed().iter().map(|p| p.file_name().unwrap().to_owned()).collect();
-    assert_eq!(built, names, "the default build makes exactly the committed files, no temp files left");
+    assert_eq!(
+        built, names,
+        "the default build makes exactly the committed files, no temp files left"
+    );
     for file in committed() {
         let fresh = fs::read(out.join(file.file_name().unwrap())).unwrap();
-        assert!(fresh == fs::read(&file).unwrap(), "{} differs from a fresh {backend} build", file.display());
+        assert!(
+            fresh == fs::read(&file).unwrap(),
+            "{} differs from a fresh {backend} build",
+            file.display()
+        );
     }
     fs::remove_dir_all(&out).unwrap();
 }
@@ -70,7 +78,10 @@ fn refused(dir: &Path, needle: &str) {
     let run = sgtab(&["verify", chess.to_str().unwrap()]);
     let err = text(&run.stderr);
     assert_eq!(run.status.code(), Some(1), "{err}");
-    assert!(err.contains(needle) && err.lines().count() == 1 && !err.contains("panicked"), "verify: {err}");
+    assert!(
+        err.contains(needle) && err.lines().count() == 1 && !err.contains("panicked"),
+        "verify: {err}"
+    );
 
     let out = sgq_with(dir, "chess", b"1\n1\n1 20\n");
     let err = text(&out.stderr);
@@ -101,9 +112,15 @@ fn a_damaged_header_is_refused() {
     refused(&damaged_tables("magic", |b| b[0] = b'X'), "wrong magic number");
     refused(&damaged_tables("version", |b| b[8] = 9), "format version 9 is not supported");
     refused(&damaged_tables("bits", |b| b[12] = 0), "damaged header: 0 bits per value");
-    refused(&damaged_tables("count-up", |b| b[18] ^= 1), "file is truncated (or its header damaged)");
+    refused(
+        &damaged_tables("count-up", |b| b[18] ^= 1),
+        "file is truncated (or its header damaged)",
+    );
     refused(&damaged_tables("count-down", |b| b[18] ^= 0x10), "damaged header or trailing data");
-    refused(&damaged_tables("spec", |b| b[64] = b'C'), "damaged header: the game spec `Chess:20` is not one this sgtab reads");
+    refused(
+        &damaged_tables("spec", |b| b[64] = b'C'),
+        "damaged header: the game spec `Chess:20` is not one this sgtab reads",
+    );
 }
 
 #[test]
@@ -129,10 +146,18 @@ fn show_and_dump() {
     let run = sgtab(&["show", lasker.to_str().unwrap()]);
     let out = text(&run.stdout);
     assert!(out.contains("game:     lasker:1024"), "{out}");
-    assert!(out.contains("rule:     g(n+4) = g(n) + 4 for n >= 1 (checked up to n = 1023, not proven beyond)"), "{out}");
+    assert!(
+        out.contains(
+            "rule:     g(n+4) = g(n) + 4 for n >= 1 (checked up to n = 1023, not proven beyond)"
+        ),
+        "{out}"
+    );
     assert!(out.contains("values:   0 1 2 4 3 5 6 8 7"), "{out}");
     let sub = tables_dir().join("sub-1_3_9-1024.sgt");
-    assert!(text(&sgtab(&["show", sub.to_str().unwrap()]).stdout).contains("g(n+2) = g(n) for n >= 0 (proven by the subtraction-game window"));
+    assert!(
+        text(&sgtab(&["show", sub.to_str().unwrap()]).stdout)
+            .contains("g(n+2) = g(n) for n >= 0 (proven by the subtraction-game window")
+    );
     let dump = text(&sgtab(&["dump", lasker.to_str().unwrap()]).stdout);
     let values: Vec<u64> = dump.lines().map(|l| l.parse().unwrap()).collect();
     assert_eq!(values.len(), 1024);
@@ -153,7 +178,17 @@ fn bad_specs_and_missing_files_say_what_to_do() {
 #[test]
 fn small_builds_of_every_game_round_trip() {
     let out = scratch("games");
-    let run = sgtab(&["build", "chess:9", "sub:2,5:300", "lasker:200", "funny:40", "--backend", "scalar", "--dir", out.to_str().unwrap()]);
+    let run = sgtab(&[
+        "build",
+        "chess:9",
+        "sub:2,5:300",
+        "lasker:200",
+        "funny:40",
+        "--backend",
+        "scalar",
+        "--dir",
+        out.to_str().unwrap(),
+    ]);
     assert!(run.status.success(), "{}", text(&run.stderr));
     for name in ["chess-9.sgt", "sub-2_5-300.sgt", "lasker-200.sgt", "funny-40.sgt"] {
         let path = out.join(name);
@@ -174,7 +209,10 @@ fn sgq_answers_from_the_environment_variable() {
         .unwrap();
     // Cargo.toml is not judge input: the first token is not a number.
     assert_eq!(out.status.code(), Some(1));
-    assert!(text(&out.stderr).contains("line 1, column 1 (byte 0): expected the first heap n1 of pair 1"));
+    assert!(
+        text(&out.stderr)
+            .contains("line 1, column 1 (byte 0): expected the first heap n1 of pair 1")
+    );
 }
 
 #[test]
@@ -194,7 +232,11 @@ fn auto_says_which_engine_it_chose() {
 fn verify_passes_a_sound_imported_table_and_says_it_cannot_recompute_it() {
     let dir = scratch("verify-import");
     let d = dir.to_str().unwrap();
-    let imported = common::run(env!("CARGO_BIN_EXE_sgtab"), &["import", "-", "--name", "mine", "--dir", d], b"0\n1\n2\n0\n1\n2\n");
+    let imported = common::run(
+        env!("CARGO_BIN_EXE_sgtab"),
+        &["import", "-", "--name", "mine", "--dir", d],
+        b"0\n1\n2\n0\n1\n2\n",
+    );
     assert!(imported.status.success(), "{}", text(&imported.stderr));
     let file = dir.join("mine.sgt");
     let run = sgtab(&["verify", file.to_str().unwrap()]);
@@ -202,7 +244,8 @@ fn verify_passes_a_sound_imported_table_and_says_it_cannot_recompute_it() {
     assert_eq!(
         text(&run.stdout),
         format!(
-            "{}: OK as stored (import:mine, 6 entries: checksum, header and rule hold); its values were imported from another program, so sgtab cannot recompute them\n",
+            "{}: OK as stored (import:mine, 6 entries: checksum, header and rule hold); its values \
+                were imported from another program, so sgtab cannot recompute them\n",
             file.display()
         )
     );
@@ -224,14 +267,28 @@ fn import_says_what_is_wrong_with_a_line_in_words() {
     let d = dir.to_str().unwrap();
     for (input, want) in [
         ("0\n1 2 3\n", "standard input:2: 3 fields, but the lines before hold one value each"),
-        ("0 1\n1\n", "standard input:2: 1 field, but the lines before hold an index and a value each (`index value`)"),
-        ("7 8 9\n", "standard input:1: 3 fields on the first line of values; a line holds one value, or an index and a value"),
+        (
+            "0 1\n1\n",
+            "standard input:2: 1 field, but the lines before hold an index and a value each \
+                (`index value`)",
+        ),
+        (
+            "7 8 9\n",
+            "standard input:1: 3 fields on the first line of values; a line holds one value, or an \
+                index and a value",
+        ),
         (
             "0 1\n1073741823 5\n",
-            "standard input:2: index 1073741823 is out of range: 2 entries were given, so without --shape the indexes are 0 to 1; give --shape N for a larger table (every index once)",
+            "standard input:2: index 1073741823 is out of range: 2 entries were given, so without \
+                --shape the indexes are 0 to 1; give --shape N for a larger table (every index \
+                    once)",
         ),
     ] {
-        let run = common::run(env!("CARGO_BIN_EXE_sgtab"), &["import", "-", "--name", "bad", "--dir", d], input.as_bytes());
+        let run = common::run(
+            env!("CARGO_BIN_EXE_sgtab"),
+            &["import", "-", "--name", "bad", "--dir", d],
+            input.as_bytes(),
+        );
         let err = text(&run.stderr);
         assert_eq!(run.status.code(), Some(1), "{input:?}: {err}");
         assert_eq!(err, format!("sgtab: error: {want}\n"), "{input:?}");

@@ -24,7 +24,11 @@ fn digits_of(code: &str, len: usize) -> Vec<u8> {
     out.extend(finite.chars().map(|c| c.to_digit(16).unwrap() as u8));
     let tail: Vec<u8> = tail.chars().map(|c| c.to_digit(16).unwrap() as u8).collect();
     while out.len() < len {
-        out.push(if tail.is_empty() { 0 } else { tail[(out.len() - 1 - finite.len()) % tail.len()] });
+        out.push(if tail.is_empty() {
+            0
+        } else {
+            tail[(out.len() - 1 - finite.len()) % tail.len()]
+        });
     }
     out
 }
@@ -94,19 +98,27 @@ fn grundy_reference_matches_the_heap_search() {
     let table = grundy::reference(16, &Progress::silent());
     let mut search = Search::new();
     for h in 0..16u32 {
-        assert_eq!(table[h as usize], search.value(&GrundyHeaps(if h == 0 { vec![] } else { vec![h] })), "heap {h}");
+        assert_eq!(
+            table[h as usize],
+            search.value(&GrundyHeaps(if h == 0 { vec![] } else { vec![h] })),
+            "heap {h}"
+        );
     }
 }
 
 fn values(spec: &str, backend: Backend) -> Vec<u32> {
     let spec = GameSpec::parse(spec).unwrap();
-    let (packed, _) = Engines::new(backend).compute(&spec, &Progress::silent(), &mut Timings::default()).unwrap();
+    let (packed, _) =
+        Engines::new(backend).compute(&spec, &Progress::silent(), &mut Timings::default()).unwrap();
     packed.iter().collect()
 }
 
 #[test]
 fn named_games_are_their_codes() {
-    assert_eq!(values("sub:1,3,9:3000", Backend::Scalar), values("0.303000003:3000", Backend::Scalar));
+    assert_eq!(
+        values("sub:1,3,9:3000", Backend::Scalar),
+        values("0.303000003:3000", Backend::Scalar)
+    );
     assert_eq!(values("lasker:3000", Backend::Scalar), values("4.[3]:3000", Backend::Scalar));
     assert_eq!(values("sub:2,5,7:500", Backend::Scalar), values("0.0300303:500", Backend::Scalar));
 }
@@ -115,9 +127,12 @@ fn named_games_are_their_codes() {
 fn rules_come_out_as_published() {
     let engines = Engines::new(Backend::Auto);
     let mut timings = Timings::default();
-    for (code, pre, period, saltus, proven) in
-        [("0.77:2000", 71, 12, 0, true), ("0.07:2000", 53, 34, 0, true), ("4.[3]:2000", 1, 4, 4, false), ("0.303000003", 0, 2, 0, true)]
-    {
+    for (code, pre, period, saltus, proven) in [
+        ("0.77:2000", 71, 12, 0, true),
+        ("0.07:2000", 53, 34, 0, true),
+        ("4.[3]:2000", 1, 4, 4, false),
+        ("0.303000003", 0, 2, 0, true),
+    ] {
         let spec = GameSpec::parse(code).unwrap();
         let built = build::build(&engines, &spec, &Progress::silent(), &mut timings).unwrap();
         let r = built.table.rule.unwrap_or_else(|| panic!("{code}: no rule"));
@@ -148,14 +163,17 @@ fn tables_filled_from_a_proven_rule_equal_tables_computed_in_full() {
 fn prove_grows_the_table_until_the_theorem_holds() {
     let engines = Engines::new(Backend::Auto);
     let spec = GameSpec::parse("0.07:100").unwrap();
-    let (built, proof) = build::prove(&engines, &spec, 1 << 16, &Progress::silent(), &mut Timings::default()).unwrap();
+    let (built, proof) =
+        build::prove(&engines, &spec, 1 << 16, &Progress::silent(), &mut Timings::default())
+            .unwrap();
     let build::Proof::Proven { theorem, len } = proof else { panic!("0.07 not proven") };
     assert!(theorem.contains("Guy-Smith"));
     let r = built.table.rule.unwrap();
     assert!(len >= 2 * 53 + 2 * 34 + 2 && r.proven && r.period == 34, "{len} {r:?}");
     // A rule the theorem does not cover (a saltus) stops at --max and says so.
     let spec = GameSpec::parse("0.0F:64").unwrap();
-    let (_, proof) = build::prove(&engines, &spec, 256, &Progress::silent(), &mut Timings::default()).unwrap();
+    let (_, proof) =
+        build::prove(&engines, &spec, 256, &Progress::silent(), &mut Timings::default()).unwrap();
     assert!(matches!(proof, build::Proof::NotProven { max: 256 }));
     // A game with no theorem is refused before any work.
     let spec = GameSpec::parse("4.[3]:64").unwrap();
@@ -171,7 +189,11 @@ fn octal_codes_are_proven_by_guy_smith_exactly_at_the_length_it_needs() {
         let spec = GameSpec::parse(&format!("{code}:600")).unwrap();
         let table = Table::new(spec.clone(), spec.reference(&Progress::silent()).unwrap());
         let rule = table.rule.unwrap();
-        assert_eq!((rule.pre, rule.period, rule.saltus, rule.proven), (pre, period, 0, true), "{code}");
+        assert_eq!(
+            (rule.pre, rule.period, rule.saltus, rule.proven),
+            (pre, period, 0, true),
+            "{code}"
+        );
         let t = spec.theorem(&rule).unwrap();
         assert!(t.name.contains("Guy-Smith"));
         let last = code.len() as u64 - 2; // digits after "0."
@@ -192,13 +214,23 @@ fn octal_codes_are_proven_by_guy_smith_exactly_at_the_length_it_needs() {
     }
     // Splits without removal and three-heap digits: proven by the extended theorem, with
     // m = 2 or 3 in the bound m·max(pre, 1) + m·p + t.
-    for (code, m, t) in [("4.07:300", 2, 2), ("0.F:300", 3, 1), ("0.8:300", 3, 1), ("C.1:300", 3, 1), ("4.:300", 2, 0)] {
+    for (code, m, t) in [
+        ("4.07:300", 2, 2),
+        ("0.F:300", 3, 1),
+        ("0.8:300", 3, 1),
+        ("C.1:300", 3, 1),
+        ("4.:300", 2, 0),
+    ] {
         let spec = GameSpec::parse(code).unwrap();
         let table = Table::new(spec.clone(), spec.reference(&Progress::silent()).unwrap());
         let r = table.rule.unwrap_or_else(|| panic!("{code}: no rule"));
         assert_eq!(r.proven, r.saltus == 0, "{code}: {r:?}");
         let plain = Rule { saltus: 0, ..r };
-        assert_eq!(spec.theorem(&plain).unwrap().needs, m * r.pre.max(1) + m * r.period + t, "{code}");
+        assert_eq!(
+            spec.theorem(&plain).unwrap().needs,
+            m * r.pre.max(1) + m * r.period + t,
+            "{code}"
+        );
     }
 }
 
@@ -234,9 +266,16 @@ fn every_proven_rule_holds_far_past_its_bound() {
         let mut any = false;
         for n in 20..=len / 3 {
             let short = build::resized(&spec, n).unwrap();
-            let Some(rule) = find_rule_in(&short, n, |i| full.get(i) as u64).filter(|r| r.proven) else { continue };
+            let Some(rule) = find_rule_in(&short, n, |i| full.get(i) as u64).filter(|r| r.proven)
+            else {
+                continue;
+            };
             for i in rule.pre..len - rule.period {
-                assert_eq!(full.get(i + rule.period), full.get(i), "{code}: {rule:?} proven from {n} values fails at {i}");
+                assert_eq!(
+                    full.get(i + rule.period),
+                    full.get(i),
+                    "{code}: {rule:?} proven from {n} values fails at {i}"
+                );
             }
             proven += 1;
             any = true;
@@ -273,7 +312,9 @@ fn take_up_to_c_or_split_rules_predict_the_long_table() {
         let built = build::build(&engines, &short, &Progress::silent(), &mut timings).unwrap();
         let rule = built.table.rule.unwrap_or_else(|| panic!("{code}: no rule"));
         assert!(rule.proven, "{code}: {rule:?}");
-        let long = octal::takebreak(&takebreak::parse_code(&code).unwrap(), 16384, 2, &Progress::silent()).unwrap();
+        let long =
+            octal::takebreak(&takebreak::parse_code(&code).unwrap(), 16384, 2, &Progress::silent())
+                .unwrap();
         for n in 1024..16384u64 {
             let got = rule.extend(n, 1024, |i| built.table.values.get(i) as u64);
             assert_eq!(got, Some(long.get(n) as u64), "{code}: {rule:?} at {n}");

@@ -18,7 +18,13 @@ pub fn lasker_input(mb: u64) -> PathBuf {
         // Per process, so two benches making it at once do not write one file.
         let tmp = path.with_extension(format!("tmp{}", std::process::id()));
         let mut out = BufWriter::new(File::create(&tmp).unwrap());
-        generate(Problem::Lasker, 1, Size { cases: Some(cases), per_case: Some(1_000_000), chips: None }, &mut out).unwrap();
+        generate(
+            Problem::Lasker,
+            1,
+            Size { cases: Some(cases), per_case: Some(1_000_000), chips: None },
+            &mut out,
+        )
+        .unwrap();
         drop(out);
         std::fs::rename(&tmp, &path).unwrap();
     }

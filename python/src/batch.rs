@@ -70,7 +70,8 @@ fn positions_array<'py>(py: Python<'py>, game: &Running, positions: &[u64]) -> B
         }
     }
     let array = PyArray1::from_vec(py, flat);
-    let shaped: Bound<'py, PyArray2<i64>> = array.reshape([positions.len(), k]).expect("m·k elements reshape to (m, k)");
+    let shaped: Bound<'py, PyArray2<i64>> =
+        array.reshape([positions.len(), k]).expect("m·k elements reshape to (m, k)");
     shaped.into_any()
 }
 
@@ -78,21 +79,35 @@ fn positions_array<'py>(py: Python<'py>, game: &Running, positions: &[u64]) -> B
 /// it was where it is not.
 fn ints<'py>(py: Python<'py>, x: &Bound<'py, PyAny>, what: &str) -> Result<Ints<'py>, String> {
     let np = py.import("numpy").map_err(|e| e.to_string())?;
-    let array = np.call_method1("asarray", (x,)).map_err(|_| format!("{what} is {}, not an array of ints", describe(x)))?;
-    let kind: String = array.getattr("dtype").and_then(|d| d.getattr("kind")).and_then(|k| k.extract()).unwrap_or_default();
+    let array = np
+        .call_method1("asarray", (x,))
+        .map_err(|_| format!("{what} is {}, not an array of ints", describe(x)))?;
+    let kind: String = array
+        .getattr("dtype")
+        .and_then(|d| d.getattr("kind"))
+        .and_then(|k| k.extract())
+        .unwrap_or_default();
     // An empty list has dtype float64, and holds no float.
     let size: usize = array.getattr("size").and_then(|s| s.extract()).unwrap_or(1);
     if !(kind == "i" || kind == "u" || size == 0) {
-        let dtype = array.getattr("dtype").and_then(|d| d.str()).map(|d| d.to_string()).unwrap_or_default();
+        let dtype =
+            array.getattr("dtype").and_then(|d| d.str()).map(|d| d.to_string()).unwrap_or_default();
         return Err(format!("{what} is an array of {dtype}, not of ints"));
     }
-    let array = np.call_method1("ascontiguousarray", (array, np.getattr("int64").map_err(|e| e.to_string())?)).map_err(|e| format!("{what}: {e}"))?;
-    let array = array.cast::<PyArrayDyn<i64>>().map_err(|_| format!("{what} did not convert to int64"))?;
+    let array = np
+        .call_method1("ascontiguousarray", (array, np.getattr("int64").map_err(|e| e.to_string())?))
+        .map_err(|e| format!("{what}: {e}"))?;
+    let array =
+        array.cast::<PyArrayDyn<i64>>().map_err(|_| format!("{what} did not convert to int64"))?;
     Ok(Ints { shape: array.shape().to_vec(), array: array.readonly() })
 }
 
 impl Lister for Batch<'_> {
-    fn options(&mut self, positions: &[u64], each: &mut dyn FnMut(u64, &[u64])) -> Result<(), String> {
+    fn options(
+        &mut self,
+        positions: &[u64],
+        each: &mut dyn FnMut(u64, &[u64]),
+    ) -> Result<(), String> {
         self.list(positions, each)
     }
 
@@ -103,7 +118,11 @@ impl Lister for Batch<'_> {
 
 impl Batch<'_> {
     /// [`Lister::options`], with `each` known to the compiler (the in-order fold inlines it).
-    pub fn list<F: FnMut(u64, &[u64]) + ?Sized>(&mut self, positions: &[u64], each: &mut F) -> Result<(), String> {
+    pub fn list<F: FnMut(u64, &[u64]) + ?Sized>(
+        &mut self,
+        positions: &[u64],
+        each: &mut F,
+    ) -> Result<(), String> {
         let game = self.game;
         Python::attach(|py| {
             let batch = game.batch.as_ref().expect("a batch game has batch").bind(py);
@@ -111,15 +130,27 @@ impl Batch<'_> {
             while at < positions.len() {
                 let block = &positions[at..at + self.call_len(positions.len() - at)];
                 let call = || block_text(game, block);
-                let got = batch.call1((positions_array(py, game, block),)).map_err(|e| game.raise(py, e, format!("batch({})", call())))?;
+                let got = batch
+                    .call1((positions_array(py, game, block),))
+                    .map_err(|e| game.raise(py, e, format!("batch({})", call())))?;
                 let pair = got.cast::<PyTuple>().ok().filter(|t| t.len() == 2);
                 let Some(pair) = pair else {
-                    return Err(format!("batch({}) returned {}, not a pair (which, options) of int arrays", call(), describe(&got)));
+                    return Err(format!(
+                        "batch({}) returned {}, not a pair (which, options) of int arrays",
+                        call(),
+                        describe(&got)
+                    ));
                 };
                 let arrays = ints(py, &pair.get_item(0).map_err(|e| e.to_string())?, "which")
-                    .and_then(|which| Ok((which, ints(py, &pair.get_item(1).map_err(|e| e.to_string())?, "options")?)));
+                    .and_then(|which| {
+                        Ok((
+                            which,
+                            ints(py, &pair.get_item(1).map_err(|e| e.to_string())?, "options")?,
+                        ))
+                    });
                 let (which, options) = arrays.map_err(|why| format!("batch({}): {why}", call()))?;
-                read(game, block, &which, &options, each).map_err(|why| format!("batch({}): {why}", call()))?;
+                read(game, block, &which, &options, each)
+                    .map_err(|why| format!("batch({}): {why}", call()))?;
                 self.per_position = which.data().len() as f64 / block.len() as f64;
                 at += block.len();
             }
@@ -131,10 +162,18 @@ impl Batch<'_> {
         let game = self.game;
         Python::attach(|py| {
             let rank = game.rank.as_ref().expect("ranks are asked of a ranked game").bind(py);
-            let got = rank.call1((positions_array(py, game, positions),)).map_err(|e| game.raise(py, e, format!("rank({})", block_text(game, positions))))?;
-            let ranks = ints(py, &got, "rank's result").map_err(|why| format!("rank({}): {why}", block_text(game, positions)))?;
+            let got = rank
+                .call1((positions_array(py, game, positions),))
+                .map_err(|e| game.raise(py, e, format!("rank({})", block_text(game, positions))))?;
+            let ranks = ints(py, &got, "rank's result")
+                .map_err(|why| format!("rank({}): {why}", block_text(game, positions)))?;
             if ranks.shape != [positions.len()] {
-                return Err(format!("rank({}) returned an array of shape {:?}, not ({},)", block_text(game, positions), ranks.shape, positions.len()));
+                return Err(format!(
+                    "rank({}) returned an array of shape {:?}, not ({},)",
+                    block_text(game, positions),
+                    ranks.shape,
+                    positions.len()
+                ));
             }
             out.extend_from_slice(ranks.data());
             Ok(())
@@ -149,16 +188,27 @@ fn block_text(game: &Running, positions: &[u64]) -> String {
     match positions {
         [] => "no positions".into(),
         [p] => format!("position {}", name(*p)),
-        [a, .., b] if b - a + 1 == positions.len() as u64 => format!("the {} positions {} to {}", positions.len(), name(*a), name(*b)),
+        [a, .., b] if b - a + 1 == positions.len() as u64 => {
+            format!("the {} positions {} to {}", positions.len(), name(*a), name(*b))
+        }
         [a, ..] => format!("{} positions from {} on", positions.len(), name(*a)),
     }
 }
 
 /// The options `batch` returned, checked, handed to `each` in the order of `positions`.
-fn read<F: FnMut(u64, &[u64]) + ?Sized>(game: &Running, positions: &[u64], which: &Ints, options: &Ints, each: &mut F) -> Result<(), String> {
+fn read<F: FnMut(u64, &[u64]) + ?Sized>(
+    game: &Running,
+    positions: &[u64],
+    which: &Ints,
+    options: &Ints,
+    each: &mut F,
+) -> Result<(), String> {
     let (m, k) = (positions.len(), game.shape.len());
     if which.shape.len() != 1 {
-        return Err(format!("which has shape {:?}; it is one row number an option, shape (M,)", which.shape));
+        return Err(format!(
+            "which has shape {:?}; it is one row number an option, shape (M,)",
+            which.shape
+        ));
     }
     let rows = which.data();
     let count = rows.len();
@@ -169,8 +219,14 @@ fn read<F: FnMut(u64, &[u64]) + ?Sized>(game: &Running, positions: &[u64], which
         (k, [n, kk]) if k > 1 && *n == count && *kk == k => (1, false),
         (k, [n, s, kk]) if k > 1 && *n == count && *kk == k => (*s, true),
         (_, shape) => {
-            let want = if k == 1 { "(M,) or (M, s) for sums".to_string() } else { format!("(M, {k}) or (M, s, {k}) for sums") };
-            return Err(format!("options has shape {shape:?} for {count} rows of which; expected {want}"));
+            let want = if k == 1 {
+                "(M,) or (M, s) for sums".to_string()
+            } else {
+                format!("(M, {k}) or (M, s, {k}) for sums")
+            };
+            return Err(format!(
+                "options has shape {shape:?} for {count} rows of which; expected {want}"
+            ));
         }
     };
     let order = grouped(rows, m)?;
@@ -194,11 +250,19 @@ fn read<F: FnMut(u64, &[u64]) + ?Sized>(game: &Running, positions: &[u64], which
             let (a, b) = (data[2 * i], data[2 * i + 1]);
             let n = sizes[0];
             match (a == -1, b == -1) {
-                (false, false) if (a as u64) < n && (b as u64) < n => each(p, &[a as u64, b as u64]),
+                (false, false) if (a as u64) < n && (b as u64) < n => {
+                    each(p, &[a as u64, b as u64])
+                }
                 (false, true) if (a as u64) < n => each(p, &[a as u64]),
                 (true, false) if (b as u64) < n => each(p, &[b as u64]),
                 (true, true) => each(p, &[]),
-                _ => return Err(bad(i, p, &data[2 * i + usize::from(a == -1 || (a as u64) < n)..][..1])),
+                _ => {
+                    return Err(bad(
+                        i,
+                        p,
+                        &data[2 * i + usize::from(a == -1 || (a as u64) < n)..][..1],
+                    ));
+                }
             }
             Ok(())
         }),
@@ -250,7 +314,11 @@ fn grouped(rows: &[i64], m: usize) -> Result<Option<Vec<usize>>, String> {
     }
     if !inside {
         let i = rows.iter().position(|&w| (w as u64) >= m as u64).unwrap_or(0);
-        return Err(format!("which[{i}] is {}, not a row of the {m} positions (0 to {})", rows[i], m.saturating_sub(1)));
+        return Err(format!(
+            "which[{i}] is {}, not a row of the {m} positions (0 to {})",
+            rows[i],
+            m.saturating_sub(1)
+        ));
     }
     if sorted {
         return Ok(None);
@@ -273,7 +341,12 @@ fn grouped(rows: &[i64], m: usize) -> Result<Option<Vec<usize>>, String> {
 /// `option(i, p)` for each option i with its position p, grouped by row in the order of the
 /// positions ([`grouped`]).
 #[inline(always)]
-fn in_order(rows: &[i64], order: Option<&[usize]>, positions: &[u64], mut option: impl FnMut(usize, u64) -> Result<(), String>) -> Result<(), String> {
+fn in_order(
+    rows: &[i64],
+    order: Option<&[usize]>,
+    positions: &[u64],
+    mut option: impl FnMut(usize, u64) -> Result<(), String>,
+) -> Result<(), String> {
     match order {
         None => {
             for (i, &w) in rows.iter().enumerate() {
@@ -296,8 +369,16 @@ fn index(game: &Running, c: &[i64]) -> Result<u64, String> {
     for (axis, (&x, &d)) in c.iter().zip(&game.shape).enumerate() {
         if x < 0 || x as u64 >= d {
             let shown: Vec<String> = c.iter().map(i64::to_string).collect();
-            let at = if c.len() == 1 { String::new() } else { format!(" (coordinate {} is 0..={})", axis + 1, d - 1) };
-            return Err(format!("position {} is outside the shape {}{at}", shown.join(", "), game.shape_text()));
+            let at = if c.len() == 1 {
+                String::new()
+            } else {
+                format!(" (coordinate {} is 0..={})", axis + 1, d - 1)
+            };
+            return Err(format!(
+                "position {} is outside the shape {}{at}",
+                shown.join(", "),
+                game.shape_text()
+            ));
         }
         index = index * d + x as u64;
     }

@@ -21,7 +21,10 @@ use std::sync::Mutex;
 /// (`METH_VARARGS`: the argument tuple is the result), so that a game with a sum for each of
 /// millions of options pays a builtin's call and no more; a game reads a tuple as a sum where
 /// it cannot be a position.
-unsafe extern "C" fn sum_parts(_module: *mut ffi::PyObject, parts: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn sum_parts(
+    _module: *mut ffi::PyObject,
+    parts: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     // SAFETY: CPython hands a live tuple; the result is a new reference to it.
     unsafe { ffi::Py_INCREF(parts) };
     parts
@@ -33,7 +36,10 @@ static mut SUM: ffi::PyMethodDef = ffi::PyMethodDef {
     ml_name: c"sum".as_ptr(),
     ml_meth: ffi::PyMethodDefPointer { PyCFunction: sum_parts },
     ml_flags: ffi::METH_VARARGS,
-    ml_doc: c"sum(*parts)\n--\n\nA move to several games side by side, worth the XOR of their values: the tuple of its parts, each a position (an int in a 1-D game, a tuple of k ints in a k-D one). sum() is a move to nothing (worth 0).".as_ptr(),
+    ml_doc: c"sum(*parts)\n--\n\nA move to several games side by side, worth the XOR of their \
+        values: the tuple of its parts, each a position (an int in a 1-D game, a tuple of k ints \
+            in a k-D one). sum() is a move to nothing (worth 0)."
+        .as_ptr(),
 };
 
 /// `sgtab.sum`, as a builtin function of `module`.
@@ -42,14 +48,23 @@ pub fn sum_function<'py>(module: &Bound<'py, PyModule>) -> PyResult<Bound<'py, P
     let name = module.name()?;
     // SAFETY: SUM is never written; CPython reads it through the pointer for as long as the
     // function lives (the process). The result is a new reference or null with an error set.
-    unsafe { Bound::from_owned_ptr_or_err(py, ffi::PyCFunction_NewEx(&raw mut SUM, std::ptr::null_mut(), name.as_ptr())) }
+    unsafe {
+        Bound::from_owned_ptr_or_err(
+            py,
+            ffi::PyCFunction_NewEx(&raw mut SUM, std::ptr::null_mut(), name.as_ptr()),
+        )
+    }
 }
 
 /// `type value` for messages, the value's repr cut short.
 pub fn describe(x: &Bound<'_, PyAny>) -> String {
     let ty = x.get_type().name().map(|n| n.to_string()).unwrap_or_else(|_| "?".into());
     let repr = x.repr().map(|r| r.to_string()).unwrap_or_else(|_| "?".into());
-    let repr = if repr.chars().count() > 60 { format!("{}...", repr.chars().take(57).collect::<String>()) } else { repr };
+    let repr = if repr.chars().count() > 60 {
+        format!("{}...", repr.chars().take(57).collect::<String>())
+    } else {
+        repr
+    };
     format!("{ty} {repr}")
 }
 
@@ -65,16 +80,23 @@ pub struct Game {
 
 /// The shape argument: an int, or a tuple (or list) of ints.
 fn shape_of(shape: &Bound<'_, PyAny>) -> PyResult<Vec<u64>> {
-    let bad = || PyTypeError::new_err(format!("shape is an int or a tuple of ints, not {}", describe(shape)));
-    let sizes: Vec<Bound<'_, PyAny>> = if shape.is_instance_of::<PyInt>() || shape.hasattr("__index__")? {
-        vec![shape.clone()]
-    } else {
-        shape.try_iter().map_err(|_| bad())?.collect::<PyResult<_>>()?
+    let bad = || {
+        PyTypeError::new_err(format!("shape is an int or a tuple of ints, not {}", describe(shape)))
     };
+    let sizes: Vec<Bound<'_, PyAny>> =
+        if shape.is_instance_of::<PyInt>() || shape.hasattr("__index__")? {
+            vec![shape.clone()]
+        } else {
+            shape.try_iter().map_err(|_| bad())?.collect::<PyResult<_>>()?
+        };
     let mut out = Vec::with_capacity(sizes.len());
     for s in &sizes {
         let v: i64 = s.extract().map_err(|_| bad())?;
-        out.push(u64::try_from(v).map_err(|_| PyValueError::new_err(format!("size {v} of the shape is negative; every size is at least 1")))?);
+        out.push(u64::try_from(v).map_err(|_| {
+            PyValueError::new_err(format!(
+                "size {v} of the shape is negative; every size is at least 1"
+            ))
+        })?);
     }
     library::check_shape(&out).map_err(PyValueError::new_err)?;
     Ok(out)
@@ -83,7 +105,8 @@ fn shape_of(shape: &Bound<'_, PyAny>) -> PyResult<Vec<u64>> {
 /// A name the library keeps from a function's `__name__`: letters, digits, `_`, `-`, `.`.
 fn name_from(f: &Bound<'_, PyAny>) -> String {
     let raw = f.getattr("__name__").and_then(|n| n.extract::<String>()).unwrap_or_default();
-    let mut name: String = raw.chars().filter(|c| c.is_ascii_alphanumeric() || "_-.".contains(*c)).take(40).collect();
+    let mut name: String =
+        raw.chars().filter(|c| c.is_ascii_alphanumeric() || "_-.".contains(*c)).take(40).collect();
     if name.is_empty() || name.starts_with(['.', '-']) || library::check_name(&name).is_err() {
         name = "game".into();
     }
@@ -104,12 +127,25 @@ impl Game {
         let shape = shape_of(shape)?;
         let f = match (&moves, &batch) {
             (Some(f), None) | (None, Some(f)) => f.clone(),
-            (Some(_), Some(_)) => return Err(PyTypeError::new_err("give moves (one position a call) or batch (an array of positions a call), not both")),
-            (None, None) => return Err(PyTypeError::new_err("a game needs its moves: give moves=f (f(*position) returns its options) or batch=f")),
+            (Some(_), Some(_)) => {
+                return Err(PyTypeError::new_err(
+                    "give moves (one position a call) or batch (an array of positions a call), not \
+                        both",
+                ));
+            }
+            (None, None) => {
+                return Err(PyTypeError::new_err(
+                    "a game needs its moves: give moves=f (f(*position) returns its options) or \
+                        batch=f",
+                ));
+            }
         };
         for (what, g) in [("moves", &moves), ("batch", &batch), ("rank", &rank)] {
             if let Some(g) = g.as_ref().filter(|g| !g.is_callable()) {
-                return Err(PyTypeError::new_err(format!("{what} is a function, not {}", describe(g))));
+                return Err(PyTypeError::new_err(format!(
+                    "{what} is a function, not {}",
+                    describe(g)
+                )));
             }
         }
         let name = match name {
@@ -119,7 +155,13 @@ impl Game {
             }
             None => name_from(&f),
         };
-        Ok(Game { shape, name, moves: moves.map(Bound::unbind), batch: batch.map(Bound::unbind), rank: rank.map(Bound::unbind) })
+        Ok(Game {
+            shape,
+            name,
+            moves: moves.map(Bound::unbind),
+            batch: batch.map(Bound::unbind),
+            rank: rank.map(Bound::unbind),
+        })
     }
 
     /// The sizes of its shape.
@@ -177,7 +219,10 @@ impl Running {
 
     /// Keeps `err` (the first one only) and returns the line that stops the build.
     pub fn raise(&self, py: Python<'_>, err: PyErr, call: String) -> String {
-        let line = format!("{call} raised {}", err.value(py).repr().map(|r| r.to_string()).unwrap_or_default());
+        let line = format!(
+            "{call} raised {}",
+            err.value(py).repr().map(|r| r.to_string()).unwrap_or_default()
+        );
         let mut kept = self.raised.lock().unwrap_or_else(|e| e.into_inner());
         if kept.is_none() {
             *kept = Some(Raised { err, call });
@@ -233,6 +278,10 @@ impl Enumerate for Running {
     }
 
     fn worker(&self) -> Result<Box<dyn Lister + '_>, String> {
-        Ok(if self.batch.is_some() { Box::new(batch::Batch::new(self)) } else { Box::new(plain::Plain::new(self)) })
+        Ok(if self.batch.is_some() {
+            Box::new(batch::Batch::new(self))
+        } else {
+            Box::new(plain::Plain::new(self))
+        })
     }
 }

@@ -22,7 +22,12 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use table::Table;
 
-pyo3::create_exception!(sgtab, Error, PyException, "A build, a save or a load that failed: the message is the line the sgtab command prints.");
+pyo3::create_exception!(
+    sgtab,
+    Error,
+    PyException,
+    "A build, a save or a load that failed: the message is the line the sgtab command prints."
+);
 
 /// The table of `spec_or_game`: a spec as `sgtab build` takes it (`"0.77:2000"`, `"queen:64"`,
 /// `"lua:games/knight.lua:N=64"`), or an `sgtab.Game`. The engine is chosen as `sgtab build`
@@ -31,7 +36,12 @@ pyo3::create_exception!(sgtab, Error, PyException, "A build, a save or a load th
 /// command prints; an exception raised by a game's own functions propagates as it is, with a
 /// note naming the call and position.
 #[pyfunction(signature = (spec_or_game, *, backend = "auto", threads = None))]
-fn build(py: Python<'_>, spec_or_game: &Bound<'_, PyAny>, backend: &str, threads: Option<usize>) -> PyResult<Table> {
+fn build(
+    py: Python<'_>,
+    spec_or_game: &Bound<'_, PyAny>,
+    backend: &str,
+    threads: Option<usize>,
+) -> PyResult<Table> {
     if threads == Some(0) {
         return Err(PyValueError::new_err("threads must be at least 1 (None: every core)"));
     }
@@ -41,7 +51,10 @@ fn build(py: Python<'_>, spec_or_game: &Bound<'_, PyAny>, backend: &str, threads
         return Ok(Table::new(built.table, Some(built.engine)));
     }
     let Ok(game) = spec_or_game.cast::<Game>() else {
-        return Err(PyTypeError::new_err(format!("build takes a spec (a str) or an sgtab.Game, not {}", game::describe(spec_or_game))));
+        return Err(PyTypeError::new_err(format!(
+            "build takes a spec (a str) or an sgtab.Game, not {}",
+            game::describe(spec_or_game)
+        )));
     };
     let game = game.get();
     let running = Arc::new(Running::new(py, game));
@@ -50,7 +63,9 @@ fn build(py: Python<'_>, spec_or_game: &Bound<'_, PyAny>, backend: &str, threads
         // In index order here where the game allows (see resolve.rs), else the library's engine.
         if backend == "auto" && run.rank.is_none() {
             match resolve::in_order(&run) {
-                Ok(Some(values)) => return library::game_table(&game.name, run, &values, "in-order"),
+                Ok(Some(values)) => {
+                    return library::game_table(&game.name, run, &values, "in-order");
+                }
                 Ok(None) => {}
                 Err(line) => return Err(library::game_failure(&game.name, &line)),
             }

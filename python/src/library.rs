@@ -38,7 +38,11 @@ fn backend(name: &str) -> Result<Backend, Failure> {
         "simd" => Backend::Simd,
         "gpu" => Backend::Gpu,
         "generic" => Backend::Generic,
-        _ => return Err(Failure::Spec(format!("unknown backend `{name}`: give auto, scalar, simd, gpu or generic"))),
+        _ => {
+            return Err(Failure::Spec(format!(
+                "unknown backend `{name}`: give auto, scalar, simd, gpu or generic"
+            )));
+        }
     })
 }
 
@@ -80,10 +84,11 @@ fn engines(how: &How) -> Result<Engines, Failure> {
 
 /// `sgtab build` on one game: the error message as the command line words it.
 fn run(engines: &Engines, spec: &GameSpec) -> Result<Built, Failure> {
-    let built = sgtab::build::build(engines, spec, &Progress::silent(), &mut Timings::default()).map_err(|e| {
-        // A script's errors name its game already.
-        Failure::Build(e.about(spec))
-    })?;
+    let built = sgtab::build::build(engines, spec, &Progress::silent(), &mut Timings::default())
+        .map_err(|e| {
+            // A script's errors name its game already.
+            Failure::Build(e.about(spec))
+        })?;
     Ok(Built { table: Table(built.table), engine: built.engine.to_string() })
 }
 
@@ -102,7 +107,11 @@ pub trait Lister {
     /// Calls `each(p, option)` for each option of each position p of `positions` (table
     /// indices), in that order; an option is the positions it leaves side by side (table
     /// indices: one for a plain move, several for a sum, none for a move to nothing).
-    fn options(&mut self, positions: &[u64], each: &mut dyn FnMut(u64, &[u64])) -> Result<(), String>;
+    fn options(
+        &mut self,
+        positions: &[u64],
+        each: &mut dyn FnMut(u64, &[u64]),
+    ) -> Result<(), String>;
     /// The rank of each of `positions`, pushed in order onto `out`.
     fn ranks(&mut self, positions: &[u64], out: &mut Vec<i64>) -> Result<(), String>;
 }
@@ -132,7 +141,12 @@ pub fn build_game(name: &str, game: Arc<dyn Enumerate>, how: &How) -> Result<Bui
 
 /// The table of a game given by its options whose values were computed here (in index order,
 /// [`crate::resolve`]): packed, its rule found, as any build's; `engine` names what computed them.
-pub fn game_table(name: &str, game: Arc<dyn Enumerate>, values: &[u32], engine: &str) -> Result<Built, Failure> {
+pub fn game_table(
+    name: &str,
+    game: Arc<dyn Enumerate>,
+    values: &[u32],
+    engine: &str,
+) -> Result<Built, Failure> {
     let spec = defined(name, game)?;
     let table = sgtab::table::Table::new(spec, Packed::from_values(values));
     Ok(Built { table: Table(table), engine: engine.to_string() })
@@ -226,7 +240,11 @@ struct Listed<'a> {
 }
 
 impl Worker for Listed<'_> {
-    fn options(&mut self, positions: &[u64], f: &mut dyn FnMut(u64, &[u64])) -> Result<(), GameError> {
+    fn options(
+        &mut self,
+        positions: &[u64],
+        f: &mut dyn FnMut(u64, &[u64]),
+    ) -> Result<(), GameError> {
         self.lister.options(positions, f).map_err(GameError)
     }
 
@@ -313,29 +331,49 @@ impl Table {
     }
 
     pub fn rule(&self) -> Option<Rule> {
-        self.0.rule.map(|r| Rule { pre: r.pre, period: r.period, saltus: r.saltus, checked: r.checked, proven: r.proven, text: r.to_string() })
+        self.0.rule.map(|r| Rule {
+            pre: r.pre,
+            period: r.period,
+            saltus: r.saltus,
+            checked: r.checked,
+            proven: r.proven,
+            text: r.to_string(),
+        })
     }
 
-    /// The value of a position given by its numbers (decimal text), answered as `sgq value` answers it: from the
-    /// table, past it from the rule (with the note `sgq value` writes once where the rule is only
-    /// checked), and refused where neither covers it.
+    /// The value of a position given by its numbers (decimal text), answered as `sgq value` answers
+    /// it: from the table, past it from the rule (with the note `sgq value` writes once where the
+    /// rule is only checked), and refused where neither covers it.
     pub fn value(&self, coords: &[String]) -> Result<(u64, Option<String>), ValueError> {
         if coords.len() != self.arity() {
             let words = self.position_words();
-            return Err(ValueError::Arity(format!("a position of {} is {words}: give {} numbers, not {}", self.0.spec, self.arity(), coords.len())));
+            return Err(ValueError::Arity(format!(
+                "a position of {} is {words}: give {} numbers, not {}",
+                self.0.spec,
+                self.arity(),
+                coords.len()
+            )));
         }
         let (mut out, mut note) = (Vec::new(), None);
-        let answered = sgtab::judge::query::value(&self.0, format!("{}\n", coords.join(" ")).as_bytes(), &mut out, &mut |n: &str| note = Some(n.to_string()));
+        let answered = sgtab::judge::query::value(
+            &self.0,
+            format!("{}\n", coords.join(" ")).as_bytes(),
+            &mut out,
+            &mut |n: &str| note = Some(n.to_string()),
+        );
         match answered {
             Ok(()) => {
                 let text = String::from_utf8_lossy(&out);
-                let value = text.trim().parse().map_err(|_| ValueError::Beyond(format!("sgq value gave `{}`", text.trim())))?;
+                let value = text
+                    .trim()
+                    .parse()
+                    .map_err(|_| ValueError::Beyond(format!("sgq value gave `{}`", text.trim())))?;
                 Ok((value, note))
             }
             // The query's place in its input (line 1, position 1) means nothing here.
-            Err(JudgeError::Input(InputError::Format { message, .. })) => {
-                Err(ValueError::Beyond(message.replace(" of position 1", "").replace("position 1 ", "position ")))
-            }
+            Err(JudgeError::Input(InputError::Format { message, .. })) => Err(ValueError::Beyond(
+                message.replace(" of position 1", "").replace("position 1 ", "position "),
+            )),
             Err(e) => Err(ValueError::Beyond(e.to_string())),
         }
     }

@@ -30,7 +30,12 @@ struct Sink<'s, F: FnMut(u64, &[u64]) + ?Sized> {
 
 /// `f(*point)` for the point of index `p`: the coordinates as ints, passed by vectorcall (no
 /// argument tuple).
-fn call_at<'py>(py: Python<'py>, game: &Running, f: &Bound<'py, PyAny>, p: u64) -> PyResult<Bound<'py, PyAny>> {
+fn call_at<'py>(
+    py: Python<'py>,
+    game: &Running,
+    f: &Bound<'py, PyAny>,
+    p: u64,
+) -> PyResult<Bound<'py, PyAny>> {
     let k = game.shape.len();
     let mut point = [0u64; 8];
     game.point(p, &mut point);
@@ -57,7 +62,11 @@ fn call_at<'py>(py: Python<'py>, game: &Running, f: &Bound<'py, PyAny>, p: u64) 
 }
 
 impl Lister for Plain<'_> {
-    fn options(&mut self, positions: &[u64], each: &mut dyn FnMut(u64, &[u64])) -> Result<(), String> {
+    fn options(
+        &mut self,
+        positions: &[u64],
+        each: &mut dyn FnMut(u64, &[u64]),
+    ) -> Result<(), String> {
         self.list(positions, each)
     }
 
@@ -68,7 +77,11 @@ impl Lister for Plain<'_> {
 
 impl Plain<'_> {
     /// [`Lister::options`], with `each` known to the compiler (the in-order fold inlines it).
-    pub fn list<F: FnMut(u64, &[u64]) + ?Sized>(&mut self, positions: &[u64], each: &mut F) -> Result<(), String> {
+    pub fn list<F: FnMut(u64, &[u64]) + ?Sized>(
+        &mut self,
+        positions: &[u64],
+        each: &mut F,
+    ) -> Result<(), String> {
         let game = self.game;
         let out = &mut Sink { each, parts: &mut self.parts };
         Python::attach(|py| {
@@ -81,7 +94,11 @@ impl Plain<'_> {
                 if let Err(why) = read_options(game, &listed, p, out) {
                     return match why {
                         Bad::Raised(e) => Err(game.raise(py, e, game.call_text("moves", p))),
-                        Bad::Said(why) => Err(format!("at position {}: {}", crate::library::position_name(&game.shape, p), why)),
+                        Bad::Said(why) => Err(format!(
+                            "at position {}: {}",
+                            crate::library::position_name(&game.shape, p),
+                            why
+                        )),
                     };
                 }
             }
@@ -94,12 +111,16 @@ impl Plain<'_> {
         Python::attach(|py| {
             let rank = game.rank.as_ref().expect("ranks are asked of a ranked game").bind(py);
             for &p in positions {
-                let r = call_at(py, game, rank, p).map_err(|e| game.raise(py, e, game.call_text("rank", p)))?;
+                let r = call_at(py, game, rank, p)
+                    .map_err(|e| game.raise(py, e, game.call_text("rank", p)))?;
                 match r.extract::<i64>() {
                     Ok(r) => out.push(r),
                     Err(_) => {
                         let at = crate::library::position_name(&game.shape, p);
-                        return Err(format!("at position {at}: rank returned {}, not an int", describe(&r)));
+                        return Err(format!(
+                            "at position {at}: rank returned {}, not an int",
+                            describe(&r)
+                        ));
                     }
                 }
             }
@@ -124,7 +145,12 @@ impl From<PyErr> for Bad {
 
 /// The options `moves` returned for position `p`, into `out`. A list or a tuple is read in
 /// place; any other iterable item by item.
-fn read_options<F: FnMut(u64, &[u64]) + ?Sized>(game: &Running, listed: &Bound<'_, PyAny>, p: u64, out: &mut Sink<'_, F>) -> Result<(), Bad> {
+fn read_options<F: FnMut(u64, &[u64]) + ?Sized>(
+    game: &Running,
+    listed: &Bound<'_, PyAny>,
+    p: u64,
+    out: &mut Sink<'_, F>,
+) -> Result<(), Bad> {
     let py = listed.py();
     let ptr = listed.as_ptr();
     // SAFETY: `listed` is a live list or tuple (checked); an item is read borrowed and used only
@@ -133,23 +159,40 @@ fn read_options<F: FnMut(u64, &[u64]) + ?Sized>(game: &Running, listed: &Bound<'
         if ffi::PyList_CheckExact(ptr) != 0 {
             let mut i = 0;
             while i < ffi::PyList_GET_SIZE(ptr) {
-                option(game, Borrowed::from_ptr(py, ffi::PyList_GET_ITEM(ptr, i)), i as usize, p, out)?;
+                option(
+                    game,
+                    Borrowed::from_ptr(py, ffi::PyList_GET_ITEM(ptr, i)),
+                    i as usize,
+                    p,
+                    out,
+                )?;
                 i += 1;
             }
             return Ok(());
         }
         if ffi::PyTuple_CheckExact(ptr) != 0 {
             for i in 0..ffi::PyTuple_GET_SIZE(ptr) {
-                option(game, Borrowed::from_ptr(py, ffi::PyTuple_GET_ITEM(ptr, i)), i as usize, p, out)?;
+                option(
+                    game,
+                    Borrowed::from_ptr(py, ffi::PyTuple_GET_ITEM(ptr, i)),
+                    i as usize,
+                    p,
+                    out,
+                )?;
             }
             return Ok(());
         }
     }
     if listed.is_none() {
-        return Err(Bad::Said("moves returned None: return a list of options ([] for none)".into()));
+        return Err(Bad::Said(
+            "moves returned None: return a list of options ([] for none)".into(),
+        ));
     }
     let Ok(items) = listed.try_iter() else {
-        return Err(Bad::Said(format!("moves returned {}: return a list of options", describe(listed))));
+        return Err(Bad::Said(format!(
+            "moves returned {}: return a list of options",
+            describe(listed)
+        )));
     };
     for (i, item) in items.enumerate() {
         option(game, item?.as_borrowed(), i, p, out)?;
@@ -187,7 +230,10 @@ fn exact_point(x: Borrowed<'_, '_, PyAny>, k: usize) -> Option<[i64; 8]> {
         }
         let mut c = [0i64; 8];
         for (j, slot) in c[..k].iter_mut().enumerate() {
-            *slot = exact_int(Borrowed::from_ptr(x.py(), ffi::PyTuple_GET_ITEM(t, j as ffi::Py_ssize_t)))?;
+            *slot = exact_int(Borrowed::from_ptr(
+                x.py(),
+                ffi::PyTuple_GET_ITEM(t, j as ffi::Py_ssize_t),
+            ))?;
         }
         Some(c)
     }
@@ -201,7 +247,13 @@ fn any_int(x: Borrowed<'_, '_, PyAny>) -> Option<i64> {
 /// Option `i` (from 0) of position `p`: a position (an int in 1-D, a tuple of k ints in k-D),
 /// or a sum, a tuple of positions (what `sgtab.sum` returns).
 #[inline]
-fn option<F: FnMut(u64, &[u64]) + ?Sized>(game: &Running, item: Borrowed<'_, '_, PyAny>, i: usize, p: u64, out: &mut Sink<'_, F>) -> Result<(), Bad> {
+fn option<F: FnMut(u64, &[u64]) + ?Sized>(
+    game: &Running,
+    item: Borrowed<'_, '_, PyAny>,
+    i: usize,
+    p: u64,
+    out: &mut Sink<'_, F>,
+) -> Result<(), Bad> {
     let k = game.shape.len();
     if k == 1 {
         if let Some(v) = exact_int(item) {
@@ -216,15 +268,18 @@ fn option<F: FnMut(u64, &[u64]) + ?Sized>(game: &Running, item: Borrowed<'_, '_,
     if let Ok(t) = item.cast::<PyTuple>() {
         // In 1-D a tuple is a sum; in k-D, a tuple of ints is a position and one of tuples
         // (or none) a sum.
-        let is_sum = k == 1 || t.is_empty() || t.get_item(0).is_ok_and(|x| x.is_instance_of::<PyTuple>());
+        let is_sum =
+            k == 1 || t.is_empty() || t.get_item(0).is_ok_and(|x| x.is_instance_of::<PyTuple>());
         out.parts.clear();
         if is_sum {
             for part in t.iter() {
                 let index = if k == 1 {
-                    let v = any_int(part.as_borrowed()).ok_or_else(|| not_a_part(game, &item, &part, i))?;
+                    let v = any_int(part.as_borrowed())
+                        .ok_or_else(|| not_a_part(game, &item, &part, i))?;
                     index_1d(game, v, i)?
                 } else {
-                    let point = part.cast::<PyTuple>().map_err(|_| not_a_part(game, &item, &part, i))?;
+                    let point =
+                        part.cast::<PyTuple>().map_err(|_| not_a_part(game, &item, &part, i))?;
                     point_index(game, point, i).map_err(|_| not_a_part(game, &item, &part, i))??
                 };
                 out.parts.push(index);
@@ -240,37 +295,64 @@ fn option<F: FnMut(u64, &[u64]) + ?Sized>(game: &Running, item: Borrowed<'_, '_,
             (out.each)(p, &[index_1d(game, v, i)?]);
             return Ok(());
         }
-        return Err(Bad::Said(format!("option {} is {}, not a position (an int) or sgtab.sum(...)", i + 1, describe(&item))));
+        return Err(Bad::Said(format!(
+            "option {} is {}, not a position (an int) or sgtab.sum(...)",
+            i + 1,
+            describe(&item)
+        )));
     }
-    Err(Bad::Said(format!("option {} is {}, not a position (a tuple of {k} ints) or sgtab.sum(...)", i + 1, describe(&item))))
+    Err(Bad::Said(format!(
+        "option {} is {}, not a position (a tuple of {k} ints) or sgtab.sum(...)",
+        i + 1,
+        describe(&item)
+    )))
 }
 
 /// The message for a part of a sum that is not a position of the game.
 fn not_a_part(game: &Running, sum: &Bound<'_, PyAny>, part: &Bound<'_, PyAny>, i: usize) -> Bad {
     let k = game.shape.len();
     let what = if k == 1 { "an int".to_string() } else { format!("a tuple of {k} ints") };
-    Bad::Said(format!("option {} is the sum {}, whose part {} is not a position ({what})", i + 1, describe(sum), describe(part)))
+    Bad::Said(format!(
+        "option {} is the sum {}, whose part {} is not a position ({what})",
+        i + 1,
+        describe(sum),
+        describe(part)
+    ))
 }
 
 /// A 1-D position's index, checked against the shape.
 #[inline]
 fn index_1d(game: &Running, v: i64, i: usize) -> Result<u64, Bad> {
     if v < 0 || v as u64 >= game.shape[0] {
-        return Err(Bad::Said(format!("option {} is position {v}, outside the shape {}", i + 1, game.shape_text())));
+        return Err(Bad::Said(format!(
+            "option {} is position {v}, outside the shape {}",
+            i + 1,
+            game.shape_text()
+        )));
     }
     Ok(v as u64)
 }
 
 /// The index of a k-D point given as a tuple: the outer error where it is not k ints, the inner
 /// where it is off the shape.
-fn point_index(game: &Running, t: &Bound<'_, PyTuple>, i: usize) -> Result<Result<u64, Bad>, String> {
+fn point_index(
+    game: &Running,
+    t: &Bound<'_, PyTuple>,
+    i: usize,
+) -> Result<Result<u64, Bad>, String> {
     let k = game.shape.len();
     if t.len() != k {
-        return Err(format!("option {} is {}, not a position of this game (a tuple of {k} ints)", i + 1, describe(t)));
+        return Err(format!(
+            "option {} is {}, not a position of this game (a tuple of {k} ints)",
+            i + 1,
+            describe(t)
+        ));
     }
     let mut c = [0i64; 8];
     for (slot, x) in c.iter_mut().zip(t.iter()) {
-        *slot = any_int(x.as_borrowed()).ok_or_else(|| format!("option {} has a coordinate {}, not an int", i + 1, describe(&x)))?;
+        *slot = any_int(x.as_borrowed()).ok_or_else(|| {
+            format!("option {} has a coordinate {}, not an int", i + 1, describe(&x))
+        })?;
     }
     Ok(index_kd(game, &c[..k], i))
 }

@@ -23,12 +23,23 @@ const FIRST_BLOCK: u64 = 256;
 /// (the library's engine takes the game then); an error as the engine words one.
 pub fn in_order(game: &Running) -> Result<Option<Vec<u32>>, String> {
     let count = game.shape.iter().product::<u64>();
-    let len = usize::try_from(count).map_err(|_| format!("{count} positions do not fit in memory here"))?;
+    let len = usize::try_from(count)
+        .map_err(|_| format!("{count} positions do not fit in memory here"))?;
     let mut values: Vec<u32> = Vec::new();
-    values.try_reserve_exact(len).map_err(|_| format!("its {len} values ({} bytes) do not fit in memory here", len.saturating_mul(4)))?;
+    values.try_reserve_exact(len).map_err(|_| {
+        format!("its {len} values ({} bytes) do not fit in memory here", len.saturating_mul(4))
+    })?;
     values.resize(len, 0);
     let mut lister = Form::of(game);
-    let mut fold = Fold { values: &mut values, current: 0, low: 0, high: Vec::new(), seen: Vec::new(), stamp: 0, forward: false };
+    let mut fold = Fold {
+        values: &mut values,
+        current: 0,
+        low: 0,
+        high: Vec::new(),
+        seen: Vec::new(),
+        stamp: 0,
+        forward: false,
+    };
     let (mut lo, mut block) = (0u64, FIRST_BLOCK);
     let mut positions: Vec<u64> = Vec::new();
     while lo < count {
@@ -97,7 +108,8 @@ impl Fold<'_> {
     /// Finishes every position before `end`: their options are all in (none, for one never named).
     fn finish_until(&mut self, end: u64) {
         while self.current < end {
-            let v = if self.low != u64::MAX { (!self.low).trailing_zeros() } else { self.mex_high() };
+            let v =
+                if self.low != u64::MAX { (!self.low).trailing_zeros() } else { self.mex_high() };
             self.values[self.current as usize] = v;
             self.low = 0;
             self.high.clear();
@@ -136,6 +148,10 @@ enum Form<'a> {
 
 impl<'a> Form<'a> {
     fn of(game: &'a Running) -> Form<'a> {
-        if game.batch.is_some() { Form::Batch(Batch::new(game)) } else { Form::Plain(Plain::new(game)) }
+        if game.batch.is_some() {
+            Form::Batch(Batch::new(game))
+        } else {
+            Form::Plain(Plain::new(game))
+        }
     }
 }

@@ -45,7 +45,8 @@ impl Rule {
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
         other.cast::<Rule>().is_ok_and(|o| {
             let o = o.get();
-            (o.pre, o.period, o.saltus, o.checked, o.proven) == (self.pre, self.period, self.saltus, self.checked, self.proven)
+            (o.pre, o.period, o.saltus, o.checked, o.proven)
+                == (self.pre, self.period, self.saltus, self.checked, self.proven)
         })
     }
 }
@@ -66,8 +67,13 @@ impl Table {
 
 /// The values as an array of `T` in the table's shape, read-only. The unpacking runs without the
 /// GIL.
-fn array<'py, T: Element + Copy + Default + Send>(py: Python<'py>, table: &library::Table, to: fn(u32) -> T) -> PyResult<Bound<'py, PyAny>> {
-    let len = usize::try_from(table.len()).map_err(|_| PyMemoryError::new_err("the table does not fit in memory here"))?;
+fn array<'py, T: Element + Copy + Default + Send>(
+    py: Python<'py>,
+    table: &library::Table,
+    to: fn(u32) -> T,
+) -> PyResult<Bound<'py, PyAny>> {
+    let len = usize::try_from(table.len())
+        .map_err(|_| PyMemoryError::new_err("the table does not fit in memory here"))?;
     let values = py.detach(|| {
         let mut values: Vec<T> = Vec::new();
         values.try_reserve_exact(len).ok()?;
@@ -75,7 +81,12 @@ fn array<'py, T: Element + Copy + Default + Send>(py: Python<'py>, table: &libra
         table.values_into(&mut values, to);
         Some(values)
     });
-    let values = values.ok_or_else(|| PyMemoryError::new_err(format!("the {len} values of {} do not fit in memory here", table.spec())))?;
+    let values = values.ok_or_else(|| {
+        PyMemoryError::new_err(format!(
+            "the {len} values of {} do not fit in memory here",
+            table.spec()
+        ))
+    })?;
     let shape: Vec<usize> = table.shape().iter().map(|&d| d as usize).collect();
     let flat = PyArray1::from_vec(py, values);
     let shaped = flat.reshape(&shape[..])?;
@@ -121,7 +132,14 @@ impl Table {
     /// The rule found in the values (`None` where there is none).
     #[getter]
     fn rule(&self) -> Option<Rule> {
-        self.inner.rule().map(|r| Rule { pre: r.pre, period: r.period, saltus: r.saltus, checked: r.checked, proven: r.proven, text: r.text })
+        self.inner.rule().map(|r| Rule {
+            pre: r.pre,
+            period: r.period,
+            saltus: r.saltus,
+            checked: r.checked,
+            proven: r.proven,
+            text: r.text,
+        })
     }
 
     /// The engine that built it (`simd`, `gpu`, `generic`, ...); `None` for a loaded table.
@@ -161,8 +179,12 @@ impl Table {
         };
         let mut coords = Vec::with_capacity(items.len());
         for x in &items {
-            let int =
-                x.call_method0("__index__").map_err(|_| PyTypeError::new_err(format!("a position is given by ints, not {}", crate::game::describe(x))))?;
+            let int = x.call_method0("__index__").map_err(|_| {
+                PyTypeError::new_err(format!(
+                    "a position is given by ints, not {}",
+                    crate::game::describe(x)
+                ))
+            })?;
             coords.push(int.str()?.to_string());
         }
         match self.inner.value(&coords) {

@@ -12,7 +12,8 @@ use std::process::ExitCode;
 
 const USAGE: &str = "usage: sgq PROBLEM [--tables DIR] [--input FILE] [--threads N] < input
        sgq value SPEC|--table FILE [--tables DIR] [--input FILE] [--threads N] < positions
-       sgq sum SPEC|--table FILE [--first WORD] [--second WORD] [--tables DIR] [--input FILE] [--threads N] < cases
+       sgq sum SPEC|--table FILE [--first WORD] [--second WORD] [--tables DIR] [--input FILE] \
+           [--threads N] < cases
        sgq --version
 
 Answers judge input on standard input, writing the judge's output on standard output.
@@ -62,14 +63,22 @@ fn main() -> ExitCode {
                     return usage(&why);
                 }
             }
-            Some("-V" | "--version") => return print(&format!("sgq {}", env!("CARGO_PKG_VERSION"))),
+            Some("-V" | "--version") => {
+                return print(&format!("sgq {}", env!("CARGO_PKG_VERSION")));
+            }
             Some("-h" | "--help") => return print(USAGE),
             Some("--tables") => match args.next() {
-                Some(dir) if dir.is_empty() => return usage("--tables needs a directory, not an empty string (use `--tables .` for this one)"),
+                Some(dir) if dir.is_empty() => {
+                    return usage(
+                        "--tables needs a directory, not an empty string (use `--tables .` for \
+                            this one)",
+                    );
+                }
                 Some(dir) => tables = Some(PathBuf::from(dir)),
                 None => return usage("--tables needs a directory"),
             },
-            Some(name) if problem.is_none() && !name.starts_with('-') => match Problem::parse(name) {
+            Some(name) if problem.is_none() && !name.starts_with('-') => match Problem::parse(name)
+            {
                 Some(p) => problem = Some(p),
                 None => return usage(&format!("unknown problem `{name}`")),
             },
@@ -92,19 +101,31 @@ fn input_flag(input: &mut InputChoice, flag: &str, value: Option<OsString>) -> R
             input.threads = Some(n);
             Ok(())
         }
-        None => Err(format!("--threads needs a whole number of threads, 1 or more, not `{}`", value.to_string_lossy())),
+        None => Err(format!(
+            "--threads needs a whole number of threads, 1 or more, not `{}`",
+            value.to_string_lossy()
+        )),
     }
 }
 
 /// Reads the arguments of `sgq value` or `sgq sum` (`kind`); `Err` is the exit status of a
 /// refusal already said, or of `--help` already printed.
-fn query_args(kind: &str, tables: &mut Option<PathBuf>, input: &mut InputChoice, mut args: impl Iterator<Item = OsString>) -> Result<Query, ExitCode> {
+fn query_args(
+    kind: &str,
+    tables: &mut Option<PathBuf>,
+    input: &mut InputChoice,
+    mut args: impl Iterator<Item = OsString>,
+) -> Result<Query, ExitCode> {
     let (mut spec, mut first, mut second, mut file) = (None, None, None, None);
     while let Some(arg) = args.next() {
         let Some(arg) = arg.to_str().map(str::to_string) else {
             return Err(usage(&format!("unexpected argument `{}`", arg.to_string_lossy())));
         };
-        let mut value = |flag: &str| args.next().map(|v| v.to_string_lossy().into_owned()).ok_or(format!("{flag} needs a value"));
+        let mut value = |flag: &str| {
+            args.next()
+                .map(|v| v.to_string_lossy().into_owned())
+                .ok_or(format!("{flag} needs a value"))
+        };
         let slot = match arg.as_str() {
             "-h" | "--help" => return Err(print(USAGE)),
             "--tables" => {
@@ -127,18 +148,27 @@ fn query_args(kind: &str, tables: &mut Option<PathBuf>, input: &mut InputChoice,
         *slot = Some(value(&arg).map_err(|why| usage(&why))?);
     }
     let (spec, file) = match (spec, file) {
-        (Some(_), Some(_)) => return Err(usage(&format!("sgq {kind} takes a game spec or --table FILE, not both"))),
+        (Some(_), Some(_)) => {
+            return Err(usage(&format!("sgq {kind} takes a game spec or --table FILE, not both")));
+        }
         (Some(spec), None) => (spec, false),
         (None, Some(file)) => (file, true),
-        (None, None) => return Err(usage(&format!("sgq {kind} needs a game spec or --table FILE, e.g. sgq {kind} lasker"))),
+        (None, None) => {
+            return Err(usage(&format!(
+                "sgq {kind} needs a game spec or --table FILE, e.g. sgq {kind} lasker"
+            )));
+        }
     };
     if let Some(why) = (!file).then(|| judge::spec_refusal(&spec)).flatten() {
         return Err(usage(&why));
     }
-    let (first, second) = (first.unwrap_or_else(|| "First".into()), second.unwrap_or_else(|| "Second".into()));
+    let (first, second) =
+        (first.unwrap_or_else(|| "First".into()), second.unwrap_or_else(|| "Second".into()));
     for word in [&first, &second] {
         if word.is_empty() || word.chars().any(char::is_control) {
-            return Err(usage(&format!("the words of sgq sum must be non-empty, on one line: {word:?}")));
+            return Err(usage(&format!(
+                "the words of sgq sum must be non-empty, on one line: {word:?}"
+            )));
         }
     }
     Ok(Query { spec, file, sum: (kind == "sum").then_some((first, second)) })
@@ -152,7 +182,8 @@ fn print(text: &str) -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::FAILURE,
         Err(e) => {
-            let _ = writeln!(io::stderr().lock(), "sgq: error: cannot write to standard output: {e}");
+            let _ =
+                writeln!(io::stderr().lock(), "sgq: error: cannot write to standard output: {e}");
             ExitCode::FAILURE
         }
     }

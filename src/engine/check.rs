@@ -73,14 +73,21 @@ pub fn sample(len: u64, first: impl IntoIterator<Item = u64>) -> Vec<u64> {
 
 /// The first of `positions` (sorted) whose value in `values` is not the mex of its options'
 /// values in `values`, checked on `threads` threads; `None` when every one holds.
-pub fn check(game: &dyn Moves, values: &Packed, positions: &[u64], threads: usize) -> Option<Wrong> {
+pub fn check(
+    game: &dyn Moves,
+    values: &Packed,
+    positions: &[u64],
+    threads: usize,
+) -> Option<Wrong> {
     let threads = threads.clamp(1, positions.len().max(1));
     let per = positions.len().div_ceil(threads).max(1);
     let check_part = |part: &[u64]| {
         let mut mex = MexSet::new(64);
         part.iter().find_map(|&p| {
             mex.clear();
-            game.options(p, &mut |option| mex.mark(option.iter().fold(0, |x, &q| x ^ values.get(q)) as u64));
+            game.options(p, &mut |option| {
+                mex.mark(option.iter().fold(0, |x, &q| x ^ values.get(q)) as u64)
+            });
             let (held, mex) = (values.get(p), mex.mex() as u32);
             (held != mex).then_some(Wrong { index: p, held, mex })
         })
@@ -90,7 +97,8 @@ pub fn check(game: &dyn Moves, values: &Packed, positions: &[u64], threads: usiz
     }
     // Each part's first wrong position; the first part that has one has the first overall.
     std::thread::scope(|s| {
-        let parts: Vec<_> = positions.chunks(per).map(|part| s.spawn(move || check_part(part))).collect();
+        let parts: Vec<_> =
+            positions.chunks(per).map(|part| s.spawn(move || check_part(part))).collect();
         parts.into_iter().find_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
     })
 }
@@ -142,7 +150,8 @@ mod tests {
         let width = 10;
         let excess = |row: u64| {
             let c = row.count_ones() as u64;
-            (0..width as u64).filter(|&b| row >> b & 1 == 1).sum::<u64>() - c * c.saturating_sub(1) / 2
+            (0..width as u64).filter(|&b| row >> b & 1 == 1).sum::<u64>()
+                - c * c.saturating_sub(1) / 2
         };
         let mut got = chess_first_layers(width, 4);
         got.sort_unstable();
@@ -166,7 +175,10 @@ mod tests {
         let bad = Packed::with_bits(&values, good.bits());
         let wrong = check(&game, &bad, &positions, 2).expect("the flipped value is found");
         assert!(wrong.index <= bad_at, "{wrong:?}");
-        assert_eq!(wrong.position(Positions::Board { n: 40 }), format!("({}, {})", wrong.index / 40, wrong.index % 40));
+        assert_eq!(
+            wrong.position(Positions::Board { n: 40 }),
+            format!("({}, {})", wrong.index / 40, wrong.index % 40)
+        );
     }
 
     #[test]

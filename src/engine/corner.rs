@@ -115,14 +115,20 @@ impl Lines {
 
     /// Bytes all sets of an n×n board take in units of `unit_bits`, without keeping the layout.
     pub fn bytes(piece: Piece, n: u64, unit_bits: u64) -> u64 {
-        (0..Lines::count(piece, n)).map(|line| Lines::bits(piece, n, line).div_ceil(unit_bits)).sum::<u64>() * unit_bits / 8
+        (0..Lines::count(piece, n))
+            .map(|line| Lines::bits(piece, n, line).div_ceil(unit_bits))
+            .sum::<u64>()
+            * unit_bits
+            / 8
     }
 }
 
 /// Bytes the CPU engine holds for an n×n board: the table at its working width, the line sets
 /// and their floors.
 pub fn memory_needed(piece: Piece, n: u64) -> u64 {
-    payload_len(n * n, piece.value_bits(n)) + Lines::bytes(piece, n, VECTOR * 8) + Lines::count(piece, n) * 4
+    payload_len(n * n, piece.value_bits(n))
+        + Lines::bytes(piece, n, VECTOR * 8)
+        + Lines::count(piece, n) * 4
 }
 
 /// Refuses, before any work, a board whose table and sets do not fit in the memory available.
@@ -142,8 +148,10 @@ pub fn check_memory(piece: Piece, n: u32) -> Result<(), EngineError> {
     let widest = lo;
     let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
     Err(EngineError::memory(format!(
-        "{}:{n} needs {:.1} GiB of memory ({:.1} GiB of table and {:.1} GiB of line sets), more than the {:.1} GiB \
-         that fit here (ulimit -v / cgroup memory.max / MemAvailable); the widest {} board that fits is {widest}",
+        "{}:{n} needs {:.1} GiB of memory ({:.1} GiB of table and {:.1} GiB of line sets), more \
+            than the {:.1} GiB \
+         that fit here (ulimit -v / cgroup memory.max / MemAvailable); the widest {} board that \
+             fits is {widest}",
         piece.name(),
         gib(need),
         gib(payload_len(n as u64 * n as u64, piece.value_bits(n as u64))),
@@ -156,15 +164,29 @@ pub fn check_memory(piece: Piece, n: u32) -> Result<(), EngineError> {
 /// The value of every cell of an n×n board, packed at [`Piece::value_bits`] (the caller
 /// shrinks), computed on `threads` threads; fails, before any work, where the table and its
 /// sets cannot be allocated.
-pub fn corner(piece: Piece, n: u32, threads: usize, progress: &Progress) -> Result<Packed, EngineError> {
+pub fn corner(
+    piece: Piece,
+    n: u32,
+    threads: usize,
+    progress: &Progress,
+) -> Result<Packed, EngineError> {
     let n64 = n as u64;
     let bits = piece.value_bits(n64);
     let len = n64 * n64;
     let mut out = crate::memory::filled(payload_len(len, bits) as usize + PAD, 0u8, "its values")?;
     let lines = Lines::new(piece, n64, VECTOR * 8);
     let mut sets = crate::memory::filled((lines.total() * VECTOR) as usize, 0u8, "its line sets")?;
-    let mut floors = crate::memory::filled(Lines::count(piece, n64) as usize, 0u32, "its line floors")?;
-    let board = Board { piece, n, bits, out: out.as_mut_ptr(), sets: sets.as_mut_ptr(), offsets: &lines.offsets, floors: floors.as_mut_ptr() };
+    let mut floors =
+        crate::memory::filled(Lines::count(piece, n64) as usize, 0u32, "its line floors")?;
+    let board = Board {
+        piece,
+        n,
+        bits,
+        out: out.as_mut_ptr(),
+        sets: sets.as_mut_ptr(),
+        offsets: &lines.offsets,
+        floors: floors.as_mut_ptr(),
+    };
     let tiles = n.div_ceil(TILE);
     let diagonals = 2 * tiles - 1;
     let claimed: Vec<AtomicUsize> = (0..diagonals).map(|_| AtomicUsize::new(0)).collect();
@@ -243,7 +265,8 @@ impl Board<'_> {
             let r = unsafe { self.line(x as usize) };
             for y in y0..y1 {
                 let c = unsafe { self.line((n + y) as usize) };
-                let d = if DIAG { unsafe { self.line((2 * n + y + n - 1 - x) as usize) } } else { c };
+                let d =
+                    if DIAG { unsafe { self.line((2 * n + y + n - 1 - x) as usize) } } else { c };
                 row.push(unsafe { place::<DIAG>(r, c, d) });
             }
             unsafe { self.write(x as u64 * n as u64 + y0 as u64, row) };
@@ -259,7 +282,9 @@ impl Board<'_> {
         // prev[j] is cell (x − 1, y0 − 1 + j); row[j] likewise for x.
         let at = |x: u32, y: u32| unsafe { self.get(x as u64 * n + y as u64) };
         prev.clear();
-        prev.extend((y0..=y1).map(|j| if x0 > 0 && j > 0 { at(x0 - 1, j - 1) } else { ABSENT as u32 }));
+        prev.extend(
+            (y0..=y1).map(|j| if x0 > 0 && j > 0 { at(x0 - 1, j - 1) } else { ABSENT as u32 }),
+        );
         for x in x0..x1 {
             row.clear();
             row.push(if y0 > 0 { at(x, y0 - 1) } else { ABSENT as u32 });
@@ -296,10 +321,16 @@ impl Board<'_> {
         }
         // SAFETY: the bytes lie within the payload; interior bytes belong to this run only.
         unsafe {
-            let or = |i: usize| AtomicU8::from_ptr(self.out.add(first + i)).fetch_or(bytes[i], Ordering::Relaxed);
+            let or = |i: usize| {
+                AtomicU8::from_ptr(self.out.add(first + i)).fetch_or(bytes[i], Ordering::Relaxed)
+            };
             or(0);
             if k > 1 {
-                std::ptr::copy_nonoverlapping(bytes[1..k - 1].as_ptr(), self.out.add(first + 1), k - 2);
+                std::ptr::copy_nonoverlapping(
+                    bytes[1..k - 1].as_ptr(),
+                    self.out.add(first + 1),
+                    k - 2,
+                );
                 or(k - 1);
             }
         }
@@ -313,7 +344,8 @@ impl Board<'_> {
         let mut word = 0u64;
         for k in 0..(bit % 8 + self.bits as u64).div_ceil(8) as usize {
             // SAFETY: within the payload.
-            let byte = unsafe { AtomicU8::from_ptr(self.out.add(first + k)).load(Ordering::Relaxed) };
+            let byte =
+                unsafe { AtomicU8::from_ptr(self.out.add(first + k)).load(Ordering::Relaxed) };
             word |= (byte as u64) << (8 * k);
         }
         (word >> (bit % 8) & ((1 << self.bits) - 1)) as u32
@@ -323,7 +355,11 @@ impl Board<'_> {
 /// The value of a cell whose lines are `r`, `c` and (DIAG) `d`: the first value missing from
 /// all of them, which then joins them.
 #[inline(always)]
-unsafe fn place<const DIAG: bool>(r: (*mut u8, *mut u32), c: (*mut u8, *mut u32), d: (*mut u8, *mut u32)) -> u32 {
+unsafe fn place<const DIAG: bool>(
+    r: (*mut u8, *mut u32),
+    c: (*mut u8, *mut u32),
+    d: (*mut u8, *mut u32),
+) -> u32 {
     // SAFETY (whole function): the three sets are long enough to hold every value their lines
     // can take, in whole vectors, and the first zero lies below that (see the module comment).
     unsafe {
@@ -333,7 +369,8 @@ unsafe fn place<const DIAG: bool>(r: (*mut u8, *mut u32), c: (*mut u8, *mut u32)
         }
         // Every bit below `from` is taken in the line whose floor it is: start at its vector.
         let mut at = (from as usize / 8) & !(VECTOR as usize - 1);
-        let load = |p: *mut u8, at: usize| u8x32::new(p.add(at).cast::<[u8; 32]>().read_unaligned());
+        let load =
+            |p: *mut u8, at: usize| u8x32::new(p.add(at).cast::<[u8; 32]>().read_unaligned());
         let v = loop {
             let mut or = load(r.0, at) | load(c.0, at);
             if DIAG {
@@ -445,9 +482,15 @@ mod tests {
                 for x in 0..n {
                     for y in 0..n {
                         let need = piece.options_count(x, y) + 2;
-                        assert!(Lines::bits(piece, n, x) >= need && Lines::bits(piece, n, n + y) >= need);
+                        assert!(
+                            Lines::bits(piece, n, x) >= need
+                                && Lines::bits(piece, n, n + y) >= need
+                        );
                         if piece == Piece::Queen {
-                            assert!(Lines::bits(piece, n, 2 * n + y + n - 1 - x) >= need, "{n} {x} {y}");
+                            assert!(
+                                Lines::bits(piece, n, 2 * n + y + n - 1 - x) >= need,
+                                "{n} {x} {y}"
+                            );
                         }
                     }
                 }

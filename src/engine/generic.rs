@@ -61,10 +61,16 @@ const STACK: usize = 2 << 20;
 const HEADROOM: u64 = 64 << 20;
 
 /// The table of `source` on `threads` threads (at least one).
-pub fn compute<S: Source + ?Sized>(source: &S, threads: usize, progress: &Progress) -> Result<Vec<u32>, EngineError> {
+pub fn compute<S: Source + ?Sized>(
+    source: &S,
+    threads: usize,
+    progress: &Progress,
+) -> Result<Vec<u32>, EngineError> {
     let count = source.count();
-    let len = usize::try_from(count).map_err(|_| EngineError::memory(format!("{count} positions do not fit in memory here")))?;
-    let table: Vec<AtomicU32> = crate::memory::filled(len, 0u32, "its values")?.into_iter().map(AtomicU32::new).collect();
+    let len = usize::try_from(count)
+        .map_err(|_| EngineError::memory(format!("{count} positions do not fit in memory here")))?;
+    let table: Vec<AtomicU32> =
+        crate::memory::filled(len, 0u32, "its values")?.into_iter().map(AtomicU32::new).collect();
     let threads = threads.clamp(1, len.max(1));
     std::thread::scope(|s| {
         let mut pool = Pool::start(s, source, &table, threads)?;
@@ -75,7 +81,8 @@ pub fn compute<S: Source + ?Sized>(source: &S, threads: usize, progress: &Progre
             match by_index(&mut pool, &table, progress) {
                 Err(Stop::NotBelow(p, q)) => {
                     progress.set_label(format!(
-                        "storing the move graph (position {} has an option {} not below it; memory grows with the options)",
+                        "storing the move graph (position {} has an option {} not below it; memory \
+                            grows with the options)",
                         source.name(p),
                         source.name(q)
                     ));
@@ -109,12 +116,26 @@ impl Stop {
     fn error<S: Source + ?Sized>(self, source: &S) -> EngineError {
         let name = |p: u64| source.name(p);
         EngineError::game(match self {
-            Stop::NotBelow(p, q) => format!("position {} has an option {} not below it", name(p), name(q)),
-            Stop::Outside(p, q) => format!("position {} has an option at index {q}, outside the table's {} positions", name(p), source.count()),
-            Stop::Rank(p, q, rp, rq) => {
-                format!("position {} (rank {rp}) has an option {} of rank {rq}: every option's positions must have a smaller rank", name(p), name(q))
+            Stop::NotBelow(p, q) => {
+                format!("position {} has an option {} not below it", name(p), name(q))
             }
-            Stop::Cycle(cycle) => format!("the moves have a cycle, so the game has no SG values: {}", cycle_text(&cycle, name)),
+            Stop::Outside(p, q) => format!(
+                "position {} has an option at index {q}, outside the table's {} positions",
+                name(p),
+                source.count()
+            ),
+            Stop::Rank(p, q, rp, rq) => {
+                format!(
+                    "position {} (rank {rp}) has an option {} of rank {rq}: every option's \
+                        positions must have a smaller rank",
+                    name(p),
+                    name(q)
+                )
+            }
+            Stop::Cycle(cycle) => format!(
+                "the moves have a cycle, so the game has no SG values: {}",
+                cycle_text(&cycle, name)
+            ),
             Stop::Game(e) => return e.into(),
             Stop::Engine(e) => return e,
         })
@@ -133,7 +154,11 @@ fn cycle_text(cycle: &[u64], name: impl Fn(u64) -> String) -> String {
         shown.push(format!("({} more)", cycle.len() - 7));
         shown.extend(cycle[cycle.len() - 3..].iter().map(|&p| name(p)));
     }
-    let size = if cycle.len() > 8 { format!(" (a cycle of {} positions)", cycle.len()) } else { String::new() };
+    let size = if cycle.len() > 8 {
+        format!(" (a cycle of {} positions)", cycle.len())
+    } else {
+        String::new()
+    };
     format!("{} → {}{size}", shown.join(" → "), name(cycle[0]))
 }
 
@@ -219,7 +244,9 @@ fn room<T>(v: &mut Vec<T>, more: usize) -> Option<Stop> {
     }
     v.try_reserve(more).err().map(|_| {
         let need = ((v.len() + more) as u64).saturating_mul(std::mem::size_of::<T>() as u64);
-        Stop::Engine(crate::memory::short("the options of a block", need, crate::memory::room()).into())
+        Stop::Engine(
+            crate::memory::short("the options of a block", need, crate::memory::room()).into(),
+        )
     })
 }
 
@@ -242,25 +269,38 @@ impl Pool {
     ) -> Result<Pool, EngineError> {
         let (mut tasks, mut replies) = (Vec::new(), Vec::new());
         for i in 0..threads {
-            let cannot = |why: String| EngineError::refused(format!("cannot start thread {} of {threads}: {why}; use fewer --threads", i + 1));
-            if let Some(room) = crate::memory::address_room().filter(|&room| room < STACK as u64 + HEADROOM) {
-                return Err(cannot(format!("only {} of address space is left (ulimit -v)", crate::memory::size(room))));
+            let cannot = |why: String| {
+                EngineError::refused(format!(
+                    "cannot start thread {} of {threads}: {why}; use fewer --threads",
+                    i + 1
+                ))
+            };
+            if let Some(room) =
+                crate::memory::address_room().filter(|&room| room < STACK as u64 + HEADROOM)
+            {
+                return Err(cannot(format!(
+                    "only {} of address space is left (ulimit -v)",
+                    crate::memory::size(room)
+                )));
             }
             let (task_tx, task_rx) = mpsc::channel::<Task>();
             let (reply_tx, reply_rx) = mpsc::channel::<Reply>();
-            let spawned = std::thread::Builder::new().name(format!("sgtab-generic-{i}")).stack_size(STACK).spawn_scoped(s, move || {
-                let mut worker = source.worker();
-                let mut marks = Marks::default();
-                while let Ok(task) = task_rx.recv() {
-                    let reply = match &mut worker {
-                        Ok(w) => run(&mut **w, task, table, &mut marks),
-                        Err(e) => Reply::Failed(Stop::Game(e.clone())),
-                    };
-                    if reply_tx.send(reply).is_err() {
-                        return;
+            let spawned = std::thread::Builder::new()
+                .name(format!("sgtab-generic-{i}"))
+                .stack_size(STACK)
+                .spawn_scoped(s, move || {
+                    let mut worker = source.worker();
+                    let mut marks = Marks::default();
+                    while let Ok(task) = task_rx.recv() {
+                        let reply = match &mut worker {
+                            Ok(w) => run(&mut **w, task, table, &mut marks),
+                            Err(e) => Reply::Failed(Stop::Game(e.clone())),
+                        };
+                        if reply_tx.send(reply).is_err() {
+                            return;
+                        }
                     }
-                }
-            });
+                });
             if let Err(e) = spawned {
                 // The threads started so far end when `tasks` is dropped.
                 return Err(cannot(e.to_string()));
@@ -281,7 +321,9 @@ impl Pool {
     fn round(&mut self, tasks: Vec<Task>) -> Result<Vec<Reply>, Stop> {
         let n = tasks.len();
         for (i, task) in tasks.into_iter().enumerate() {
-            self.tasks[i].send(task).map_err(|_| EngineError::refused("a worker thread stopped"))?;
+            self.tasks[i]
+                .send(task)
+                .map_err(|_| EngineError::refused("a worker thread stopped"))?;
         }
         let mut replies = Vec::with_capacity(n);
         let mut failed = None;
@@ -289,7 +331,10 @@ impl Pool {
             match rx.recv() {
                 Ok(Reply::Failed(stop)) => failed = failed.or(Some(stop)),
                 Ok(reply) => replies.push(reply),
-                Err(_) => failed = failed.or(Some(Stop::Engine(EngineError::refused("a worker thread stopped")))),
+                Err(_) => {
+                    failed = failed
+                        .or(Some(Stop::Engine(EngineError::refused("a worker thread stopped"))))
+                }
             }
         }
         match failed {
@@ -312,12 +357,16 @@ impl Pool {
 /// Runs one task on this thread's worker.
 fn run(worker: &mut dyn Worker, task: Task, table: &[AtomicU32], marks: &mut Marks) -> Reply {
     match task {
-        Task::Block { positions, known, found, budget } => block(worker, positions, known, found, budget, table),
+        Task::Block { positions, known, found, budget } => {
+            block(worker, positions, known, found, budget, table)
+        }
         Task::Ranks { positions, mut out } => {
             out.clear();
             match worker.ranks(&positions, &mut out) {
                 Ok(()) if out.len() == positions.len() => Reply::Ranks(out),
-                Ok(()) => Reply::Failed(Stop::Engine(EngineError::game("the game gave a wrong number of ranks"))),
+                Ok(()) => Reply::Failed(Stop::Engine(EngineError::game(
+                    "the game gave a wrong number of ranks",
+                ))),
                 Err(e) => Reply::Failed(Stop::Game(e)),
             }
         }
@@ -328,16 +377,28 @@ fn run(worker: &mut dyn Worker, task: Task, table: &[AtomicU32], marks: &mut Mar
         Task::Layer { positions, rank, ranks, summaries: true, vmax } => {
             let mut out = Summaries::default();
             // SAFETY: as above.
-            match summary::layer(worker, &positions, rank, unsafe { &*ranks }, vmax, table, &mut out) {
+            match summary::layer(
+                worker,
+                &positions,
+                rank,
+                unsafe { &*ranks },
+                vmax,
+                table,
+                &mut out,
+            ) {
                 Ok(most) => Reply::Layer(most),
                 Err(stop) => Reply::Failed(stop),
             }
         }
-        Task::Summaries { positions, known, vmax, mut out } => match summary::summarize(worker, &positions, known, None, vmax, table, &mut out) {
-            Ok(()) => Reply::Summaries(positions, out),
-            Err(stop) => Reply::Failed(stop),
-        },
-        Task::Graph { positions, found, budget } => orders::graph(worker, positions, found, budget, table.len() as u64),
+        Task::Summaries { positions, known, vmax, mut out } => {
+            match summary::summarize(worker, &positions, known, None, vmax, table, &mut out) {
+                Ok(()) => Reply::Summaries(positions, out),
+                Err(stop) => Reply::Failed(stop),
+            }
+        }
+        Task::Graph { positions, found, budget } => {
+            orders::graph(worker, positions, found, budget, table.len() as u64)
+        }
     }
 }
 
@@ -365,7 +426,9 @@ fn gather(
         if done > 0 && held >= budget {
             break;
         }
-        step = ((budget - held) / most).clamp(1, (2 * step).clamp(1, STEP)).min(positions.len() - done);
+        step = ((budget - held) / most)
+            .clamp(1, (2 * step).clamp(1, STEP))
+            .min(positions.len() - done);
         let result = worker.options(&positions[done..done + step], &mut |p, option| {
             if bad.is_some() || full.is_some() {
                 return;
@@ -404,7 +467,14 @@ fn gather(
 
 /// A block in index order: each option folded to its value where all its positions are below
 /// `known`, kept as positions otherwise (for the caller to finish in order).
-fn block(worker: &mut dyn Worker, positions: Vec<u64>, known: u64, found: Found, budget: usize, table: &[AtomicU32]) -> Reply {
+fn block(
+    worker: &mut dyn Worker,
+    positions: Vec<u64>,
+    known: u64,
+    found: Found,
+    budget: usize,
+    table: &[AtomicU32],
+) -> Reply {
     let count = table.len() as u64;
     let value = |q: u64| table[q as usize].load(Relaxed);
     gather(worker, positions, found, budget, |p, option, found| {
@@ -468,9 +538,16 @@ fn by_index(pool: &mut Pool, table: &[AtomicU32], progress: &Progress) -> Result
         let mut tasks = Vec::with_capacity(parts);
         for part in 0..parts {
             let (a, b) = (part_start(n, parts, part) as u64, part_start(n, parts, part + 1) as u64);
-            tasks.push(Task::Block { positions: (lo + a..lo + b).collect(), known: lo, found: pool.found(), budget });
+            tasks.push(Task::Block {
+                positions: (lo + a..lo + b).collect(),
+                known: lo,
+                found: pool.found(),
+                budget,
+            });
         }
-        let wanted: Vec<usize> = (0..parts).map(|part| part_start(n, parts, part + 1) - part_start(n, parts, part)).collect();
+        let wanted: Vec<usize> = (0..parts)
+            .map(|part| part_start(n, parts, part + 1) - part_start(n, parts, part))
+            .collect();
         // The most entries one position kept: the next block is sized to it, so that a game
         // whose positions have more options the larger they are (most) stays within bounds.
         let mut most = 1;
@@ -481,10 +558,14 @@ fn by_index(pool: &mut Pool, table: &[AtomicU32], progress: &Progress) -> Result
             if whole {
                 let (mut v0, mut k0) = (0, 0);
                 for (&p, &(v1, k1)) in positions.iter().zip(&found.ends) {
-                    // Kept options hold their positions (8 bytes each) and a length: count them double.
+                    // Kept options hold their positions (8 bytes each) and a length: count them
+                    // double.
                     most = most.max((v1 - v0) + 2 * (k1 - k0));
                     // Every position was checked below p, and p is the next one to be computed.
-                    table[p as usize].store(fold(&found.values[v0..v1], &found.kept[k0..k1], table, &mut marks)?, Relaxed);
+                    table[p as usize].store(
+                        fold(&found.values[v0..v1], &found.kept[k0..k1], table, &mut marks)?,
+                        Relaxed,
+                    );
                     (v0, k0) = (v1, k1);
                     next = p + 1;
                 }

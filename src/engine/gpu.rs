@@ -58,7 +58,10 @@ fn best_adapter() -> Result<wgpu::Adapter, EngineError> {
     let desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
     let tried = desc.backends & wgpu::Instance::enabled_backend_features();
     let instance = wgpu::Instance::new(desc);
-    let options = wgpu::RequestAdapterOptions { power_preference: wgpu::PowerPreference::HighPerformance, ..Default::default() };
+    let options = wgpu::RequestAdapterOptions {
+        power_preference: wgpu::PowerPreference::HighPerformance,
+        ..Default::default()
+    };
     pollster::block_on(instance.request_adapter(&options)).map_err(|_| no_adapter(tried))
 }
 
@@ -75,15 +78,24 @@ impl GpuEngine {
         let timestamps = adapter.features().contains(wgpu::Features::TIMESTAMP_QUERY);
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("sgtab"),
-            required_features: if timestamps { wgpu::Features::TIMESTAMP_QUERY } else { wgpu::Features::empty() },
+            required_features: if timestamps {
+                wgpu::Features::TIMESTAMP_QUERY
+            } else {
+                wgpu::Features::empty()
+            },
             required_limits: adapter.limits(),
             ..Default::default()
         }))
-        .map_err(|e| EngineError::device(format!("could not open GPU device {}: {}", info.name, one_line(e))))?;
+        .map_err(|e| {
+            EngineError::device(format!("could not open GPU device {}: {}", info.name, one_line(e)))
+        })?;
         // Errors are caught in error scopes around each build; one that escapes must not panic,
         // nor may printing it (a failing stderr).
         device.on_uncaptured_error(std::sync::Arc::new(|e| {
-            let _ = std::io::Write::write_fmt(&mut std::io::stderr().lock(), format_args!("sgtab: GPU error: {e}\n"));
+            let _ = std::io::Write::write_fmt(
+                &mut std::io::stderr().lock(),
+                format_args!("sgtab: GPU error: {e}\n"),
+            );
         }));
         let chess = GpuKernel::new::<LayerParams>(
             &device,
@@ -95,7 +107,15 @@ impl GpuEngine {
             [("chess", 0.0), ("chess", 1.0)],
         )
         .map_err(EngineError::device)?;
-        Ok(GpuEngine { info, device, queue, chess, binding_cap: None, timestamps, corner: Default::default() })
+        Ok(GpuEngine {
+            info,
+            device,
+            queue,
+            chess,
+            binding_cap: None,
+            timestamps,
+            corner: Default::default(),
+        })
     }
 
     /// The adapter `new` would open, described, and whether it is a software rasteriser such
@@ -112,17 +132,25 @@ impl GpuEngine {
         self.binding_cap = Some(bytes);
     }
 
-    /// Adapter name, backend and device type, e.g. "llvmpipe (LLVM 15.0.6, 256 bits) (Vulkan, Cpu)".
+    /// Adapter name, backend and device type, e.g. "llvmpipe (LLVM 15.0.6, 256 bits) (Vulkan,
+    /// Cpu)".
     pub fn describe(&self) -> String {
         describe(&self.info)
     }
 
     /// The value of every row of `width` cells, packed 5 bits a value. Records "upload",
     /// "kernel (wall)", "kernel (gpu timestamps)" where the device has them, and "readback".
-    pub fn chess(&self, width: u32, progress: &Progress, timings: &mut Timings) -> Result<Packed, EngineError> {
+    pub fn chess(
+        &self,
+        width: u32,
+        progress: &Progress,
+        timings: &mut Timings,
+    ) -> Result<Packed, EngineError> {
         let split = self.split(width)?;
-        let bytes = self.scoped(&format!("width {width}"), || self.build(width, split, progress, timings))?;
-        Packed::from_payload(VALUE_BITS as u32, 1 << width, bytes).map_err(|e| EngineError::device(format!("GPU table: {e}")))
+        let bytes =
+            self.scoped(&format!("width {width}"), || self.build(width, split, progress, timings))?;
+        Packed::from_payload(VALUE_BITS as u32, 1 << width, bytes)
+            .map_err(|e| EngineError::device(format!("GPU table: {e}")))
     }
 
     /// How a table of `width` cells is spread over bindings within the device's limits.
@@ -131,7 +159,13 @@ impl GpuEngine {
         schedule::split(width, per_binding, &limited_by)
     }
 
-    fn build(&self, width: u32, split: Split, progress: &Progress, timings: &mut Timings) -> Result<Vec<u8>, EngineError> {
+    fn build(
+        &self,
+        width: u32,
+        split: Split,
+        progress: &Progress,
+        timings: &mut Timings,
+    ) -> Result<Vec<u8>, EngineError> {
         let start = Instant::now();
         let table = Chunks {
             chunks: split.chunks as u64,
@@ -142,11 +176,16 @@ impl GpuEngine {
         let counts = schedule::count_table(width);
         let layers = schedule::layers(width, split.chunk_shift, &counts);
         let (params, stride) = self.params_buffer("layer params", &layers);
-        let counts = self.buffer_init("row counts", bytemuck::cast_slice(&counts), wgpu::BufferUsages::STORAGE);
+        let counts = self.buffer_init(
+            "row counts",
+            bytemuck::cast_slice(&counts),
+            wgpu::BufferUsages::STORAGE,
+        );
         let values = self.value_buffers(table);
         self.clear(&values)?;
         let storage: Vec<&wgpu::Buffer> = [&counts].into_iter().chain(&values).collect();
-        let bind_group = self.bind_group::<LayerParams>("chess", &self.chess.layout, &params, &storage);
+        let bind_group =
+            self.bind_group::<LayerParams>("chess", &self.chess.layout, &params, &storage);
         timings.add("upload", start.elapsed());
 
         // One dispatch a layer, in order.
@@ -176,18 +215,21 @@ fn no_adapter(tried: wgpu::Backends) -> EngineError {
         (wgpu::Backends::GL, "gl"),
         (wgpu::Backends::BROWSER_WEBGPU, "webgpu"),
     ];
-    let tried: Vec<&str> = names.iter().filter(|(b, _)| tried.contains(*b)).map(|&(_, name)| name).collect();
+    let tried: Vec<&str> =
+        names.iter().filter(|(b, _)| tried.contains(*b)).map(|&(_, name)| name).collect();
     if tried.is_empty() {
         // wgpu reads WGPU_BACKEND and drops the names it does not know: say so, not "none".
         let set = std::env::var("WGPU_BACKEND").unwrap_or_default();
         return EngineError::device(format!(
-            "WGPU_BACKEND=`{}` names no wgpu backend built into this sgtab; set it to one or more of \
+            "WGPU_BACKEND=`{}` names no wgpu backend built into this sgtab; set it to one or more \
+                of \
              vulkan, metal, dx12, gl (comma-separated), or unset it",
             set.escape_debug()
         ));
     }
     EngineError::device(format!(
-        "no GPU adapter found (tried wgpu backends: {}); install a GPU driver, or Mesa's software one: \
+        "no GPU adapter found (tried wgpu backends: {}); install a GPU driver, or Mesa's software \
+            one: \
          apt-get install mesa-vulkan-drivers; or use --backend simd",
         tried.join(", ")
     ))

@@ -304,9 +304,10 @@ impl Engines {
     fn hardware_gpu(&self) -> Result<(), String> {
         self.hardware
             .get_or_init(|| match gpu::GpuEngine::probe() {
-                Ok((name, true)) => {
-                    Err(format!("the only GPU adapter, {name}, is a software driver and slower than simd (use --backend gpu to run it anyway)"))
-                }
+                Ok((name, true)) => Err(format!(
+                    "the only GPU adapter, {name}, is a software driver and slower \
+                        than simd (use --backend gpu to run it anyway)"
+                )),
                 Ok(_) => Ok(()),
                 Err(e) => Err(e.line),
             })
@@ -356,10 +357,22 @@ impl Engines {
     ///
     /// Under `auto`, a GPU build that fails (its self-check found a wrong value, the device was
     /// lost) is built again on the CPU, with a note saying why.
-    pub fn compute(&self, spec: &GameSpec, progress: &Progress, timings: &mut Timings) -> Result<(Packed, Backend), EngineError> {
+    pub fn compute(
+        &self,
+        spec: &GameSpec,
+        progress: &Progress,
+        timings: &mut Timings,
+    ) -> Result<(Packed, Backend), EngineError> {
         let chosen = self.choose(spec);
         match self.compute_on(spec, chosen, progress, timings) {
-            Err(e) if chosen == Backend::Gpu && self.backend == Backend::Auto && matches!(e.kind, ErrorKind::Device | ErrorKind::Check | ErrorKind::Memory) => {
+            Err(e)
+                if chosen == Backend::Gpu
+                    && self.backend == Backend::Auto
+                    && matches!(
+                        e.kind,
+                        ErrorKind::Device | ErrorKind::Check | ErrorKind::Memory
+                    ) =>
+            {
                 let cpu = self.cpu_engine(spec);
                 self.note(format!("--backend auto built {spec} on {cpu} instead: {e}"));
                 self.compute_on(spec, cpu, progress, timings)
@@ -370,24 +383,40 @@ impl Engines {
 
     /// The best CPU engine `spec`'s game has: its fast one, else its reference.
     fn cpu_engine(&self, spec: &GameSpec) -> Backend {
-        if registry::of(&**spec).is_some_and(|f| f.engines.contains(&Backend::Simd)) { Backend::Simd } else { Backend::Scalar }
+        if registry::of(&**spec).is_some_and(|f| f.engines.contains(&Backend::Simd)) {
+            Backend::Simd
+        } else {
+            Backend::Scalar
+        }
     }
 
     /// [`Engines::compute`] on the engine `chosen`, with no fallback.
-    fn compute_on(&self, spec: &GameSpec, chosen: Backend, progress: &Progress, timings: &mut Timings) -> Result<(Packed, Backend), EngineError> {
+    fn compute_on(
+        &self,
+        spec: &GameSpec,
+        chosen: Backend,
+        progress: &Progress,
+        timings: &mut Timings,
+    ) -> Result<(Packed, Backend), EngineError> {
         if let Some(need) = memory_needed(spec, chosen) {
             crate::memory::check("its values", need)?;
         }
         let values = match chosen {
             Backend::Scalar => match spec.source() {
-                // A game given by its options has the generic engine on one thread as its reference.
-                Some(source) => Packed::from_values(&timings.time("kernel", || generic::compute(source, 1, progress))?),
+                // A game given by its options has the generic engine on one thread as its
+                // reference.
+                Some(source) => Packed::from_values(
+                    &timings.time("kernel", || generic::compute(source, 1, progress))?,
+                ),
                 None => timings.time("kernel", || spec.reference(progress))?,
             },
             Backend::Generic => {
-                let source = spec.source().ok_or_else(|| EngineError::refused(format!("{spec} is not given by its options")))?;
+                let source = spec.source().ok_or_else(|| {
+                    EngineError::refused(format!("{spec} is not given by its options"))
+                })?;
                 let threads = if self.backend == Backend::Scalar { 1 } else { self.threads() };
-                let values = timings.time("kernel", || generic::compute(source, threads, progress))?;
+                let values =
+                    timings.time("kernel", || generic::compute(source, threads, progress))?;
                 Packed::from_values(&values)
             }
             b => match registry::of(&**spec) {
@@ -409,9 +438,15 @@ mod error_tests {
     fn errors_carry_their_kind_and_are_named_once() {
         let spec = GameSpec::parse("lasker:10").unwrap();
         let own: EngineError = GameError("lasker:10: its own words".into()).into();
-        assert_eq!((own.kind, own.about(&spec).as_str()), (ErrorKind::Game, "lasker:10: its own words"));
+        assert_eq!(
+            (own.kind, own.about(&spec).as_str()),
+            (ErrorKind::Game, "lasker:10: its own words")
+        );
         let refused = EngineError::refused("no such engine");
-        assert_eq!((refused.kind, refused.about(&spec).as_str()), (ErrorKind::Refused, "lasker:10: no such engine"));
+        assert_eq!(
+            (refused.kind, refused.about(&spec).as_str()),
+            (ErrorKind::Refused, "lasker:10: no such engine")
+        );
         let memory: EngineError = crate::memory::MemoryError("needs 1 GiB".into()).into();
         assert_eq!(memory.kind, ErrorKind::Memory);
     }

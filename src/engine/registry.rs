@@ -34,7 +34,8 @@ pub struct FastEngines {
 pub type Start = fn(&dyn Game) -> Option<Box<dyn Grow>>;
 
 /// A family's fast-engine entry: see [`FastEngines::compute`].
-pub type Compute = fn(&dyn Game, Backend, &Engines, &Progress, &mut Timings) -> Result<Packed, EngineError>;
+pub type Compute =
+    fn(&dyn Game, Backend, &Engines, &Progress, &mut Timings) -> Result<Packed, EngineError>;
 
 /// A table that an engine extends in place, keeping its state between steps, so that growing to
 /// N in steps costs what one build to N costs (`build` and `--prove` look for a rule at each
@@ -67,12 +68,20 @@ pub trait Grow: Send {
 /// Every family's fast engines.
 pub static FAST: &[&FastEngines] = &[&CHESS, &QUEEN, &ROOK, &KING, &TAKEBREAK, &GRUNDY];
 
-static CHESS: FastEngines = FastEngines { family: &games::chess::FAMILY, engines: &[Backend::Simd, Backend::Gpu], compute: chess, grow: None };
+static CHESS: FastEngines = FastEngines {
+    family: &games::chess::FAMILY,
+    engines: &[Backend::Simd, Backend::Gpu],
+    compute: chess,
+    grow: None,
+};
 
 const BOARD: &[Backend] = &[Backend::Simd, Backend::Gpu];
-static QUEEN: FastEngines = FastEngines { family: &games::corner::QUEEN, engines: BOARD, compute: corner, grow: None };
-static ROOK: FastEngines = FastEngines { family: &games::corner::ROOK, engines: BOARD, compute: corner, grow: None };
-static KING: FastEngines = FastEngines { family: &games::corner::KING, engines: BOARD, compute: corner, grow: None };
+static QUEEN: FastEngines =
+    FastEngines { family: &games::corner::QUEEN, engines: BOARD, compute: corner, grow: None };
+static ROOK: FastEngines =
+    FastEngines { family: &games::corner::ROOK, engines: BOARD, compute: corner, grow: None };
+static KING: FastEngines =
+    FastEngines { family: &games::corner::KING, engines: BOARD, compute: corner, grow: None };
 
 static TAKEBREAK: FastEngines = FastEngines {
     family: &games::takebreak::FAMILY,
@@ -81,7 +90,12 @@ static TAKEBREAK: FastEngines = FastEngines {
     grow: Some(|g| Some(Box::new(Timed::new(grow_takebreak(g)?)))),
 };
 
-static GRUNDY: FastEngines = FastEngines { family: &games::grundy::FAMILY, engines: &[Backend::Simd], compute: grundy, grow: None };
+static GRUNDY: FastEngines = FastEngines {
+    family: &games::grundy::FAMILY,
+    engines: &[Backend::Simd],
+    compute: grundy,
+    grow: None,
+};
 
 /// The fast engines of `game`'s family.
 pub fn of(game: &dyn Game) -> Option<&'static FastEngines> {
@@ -96,15 +110,30 @@ fn not_of(game: &dyn Game, family: &str) -> EngineError {
     EngineError::refused(format!("{} is not a {family} game", game.canonical()))
 }
 
-fn chess(game: &dyn Game, backend: Backend, engines: &Engines, progress: &Progress, timings: &mut Timings) -> Result<Packed, EngineError> {
-    let &Chess { width } = game.as_any().downcast_ref::<Chess>().ok_or_else(|| not_of(game, "chess"))?;
+fn chess(
+    game: &dyn Game,
+    backend: Backend,
+    engines: &Engines,
+    progress: &Progress,
+    timings: &mut Timings,
+) -> Result<Packed, EngineError> {
+    let &Chess { width } =
+        game.as_any().downcast_ref::<Chess>().ok_or_else(|| not_of(game, "chess"))?;
     match backend {
-        Backend::Simd => Ok(timings.time("kernel", || rows::chess(width, threads(), progress))?.shrink()),
+        Backend::Simd => {
+            Ok(timings.time("kernel", || rows::chess(width, threads(), progress))?.shrink())
+        }
         #[cfg(feature = "gpu")]
         Backend::Gpu => {
             let gpu = engines.gpu(timings)?;
             let values = gpu.chess(width, progress, timings)?.shrink();
-            self_checked(game, gpu, engines.gpu_fault(values), check::chess_first_layers(width, FIRST_CHESS_LAYERS), timings)
+            self_checked(
+                game,
+                gpu,
+                engines.gpu_fault(values),
+                check::chess_first_layers(width, FIRST_CHESS_LAYERS),
+                timings,
+            )
         }
         _ => {
             let _ = engines;
@@ -113,8 +142,15 @@ fn chess(game: &dyn Game, backend: Backend, engines: &Engines, progress: &Progre
     }
 }
 
-fn corner(game: &dyn Game, backend: Backend, engines: &Engines, progress: &Progress, timings: &mut Timings) -> Result<Packed, EngineError> {
-    let &Corner { piece, n } = game.as_any().downcast_ref::<Corner>().ok_or_else(|| not_of(game, "corner"))?;
+fn corner(
+    game: &dyn Game,
+    backend: Backend,
+    engines: &Engines,
+    progress: &Progress,
+    timings: &mut Timings,
+) -> Result<Packed, EngineError> {
+    let &Corner { piece, n } =
+        game.as_any().downcast_ref::<Corner>().ok_or_else(|| not_of(game, "corner"))?;
     let values = match backend {
         Backend::Simd => {
             corner::check_memory(piece, n)?;
@@ -125,7 +161,13 @@ fn corner(game: &dyn Game, backend: Backend, engines: &Engines, progress: &Progr
             let gpu = engines.gpu(timings)?;
             let values = gpu.corner(piece, n, progress, timings)?;
             let values = timings.time("shrink", || values.shrink());
-            return self_checked(game, gpu, engines.gpu_fault(values), check::corner_first_layers(n as u64, FIRST_LAYERS), timings);
+            return self_checked(
+                game,
+                gpu,
+                engines.gpu_fault(values),
+                check::corner_first_layers(n as u64, FIRST_LAYERS),
+                timings,
+            );
         }
         _ => {
             let _ = engines;
@@ -147,14 +189,28 @@ const FIRST_CHESS_LAYERS: u32 = 12;
 /// table) has been recomputed on the CPU from the table itself: see [`check`]. A wrong value
 /// fails the build with one line naming the adapter and the position.
 #[cfg(feature = "gpu")]
-fn self_checked(game: &dyn Game, gpu: &super::gpu::GpuEngine, values: Packed, first: Vec<u64>, timings: &mut Timings) -> Result<Packed, EngineError> {
-    let moves = game.moves().ok_or_else(|| EngineError::refused(format!("{} gives no options to check its GPU table against", game.canonical())))?;
+fn self_checked(
+    game: &dyn Game,
+    gpu: &super::gpu::GpuEngine,
+    values: Packed,
+    first: Vec<u64>,
+    timings: &mut Timings,
+) -> Result<Packed, EngineError> {
+    let moves = game.moves().ok_or_else(|| {
+        EngineError::refused(format!(
+            "{} gives no options to check its GPU table against",
+            game.canonical()
+        ))
+    })?;
     let positions = check::sample(values.len(), first);
-    let wrong = timings.time(&format!("self-check ({} positions)", positions.len()), || check::check(moves, &values, &positions, threads()));
+    let wrong = timings.time(&format!("self-check ({} positions)", positions.len()), || {
+        check::check(moves, &values, &positions, threads())
+    });
     match wrong {
         None => Ok(values),
         Some(w) => Err(EngineError::check(format!(
-            "{}: the GPU table failed its self-check on {}: at {} it holds {} where the mex of its options' values is {}; nothing written (build it with --backend simd)",
+            "{}: the GPU table failed its self-check on {}: at {} it holds {} where the mex of its \
+                options' values is {}; nothing written (build it with --backend simd)",
             game.canonical(),
             gpu.describe(),
             w.position(game.positions()),
@@ -164,10 +220,19 @@ fn self_checked(game: &dyn Game, gpu: &super::gpu::GpuEngine, values: Packed, fi
     }
 }
 
-fn takebreak(game: &dyn Game, backend: Backend, _: &Engines, progress: &Progress, timings: &mut Timings) -> Result<Packed, EngineError> {
-    let t = game.as_any().downcast_ref::<TakeBreak>().ok_or_else(|| not_of(game, "take-and-break"))?;
+fn takebreak(
+    game: &dyn Game,
+    backend: Backend,
+    _: &Engines,
+    progress: &Progress,
+    timings: &mut Timings,
+) -> Result<Packed, EngineError> {
+    let t =
+        game.as_any().downcast_ref::<TakeBreak>().ok_or_else(|| not_of(game, "take-and-break"))?;
     match backend {
-        Backend::Simd => timings.time("kernel", || octal::takebreak(&t.code, t.len, threads(), progress)),
+        Backend::Simd => {
+            timings.time("kernel", || octal::takebreak(&t.code, t.len, threads(), progress))
+        }
         _ => Err(no_engine(game, backend)),
     }
 }
@@ -216,7 +281,13 @@ fn grow_takebreak(game: &dyn Game) -> Option<octal::Growing> {
     Some(octal::Growing::code(&t.code, threads()))
 }
 
-fn grundy(game: &dyn Game, backend: Backend, _: &Engines, progress: &Progress, timings: &mut Timings) -> Result<Packed, EngineError> {
+fn grundy(
+    game: &dyn Game,
+    backend: Backend,
+    _: &Engines,
+    progress: &Progress,
+    timings: &mut Timings,
+) -> Result<Packed, EngineError> {
     let g = game.as_any().downcast_ref::<Grundy>().ok_or_else(|| not_of(game, "Grundy's"))?;
     match backend {
         Backend::Simd => timings.time("kernel", || octal::grundy(g.len, threads(), progress)),

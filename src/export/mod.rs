@@ -48,7 +48,8 @@ impl Lang {
     }
 }
 
-/// How the comment line about values past 32 bits starts (Python's integers have no such limit: it leaves it out).
+/// How the comment line about values past 32 bits starts (Python's integers have no such limit: it
+/// leaves it out).
 const OVER32: &str = "g(n) passes 32 bits";
 
 /// Longest function name `--name` takes.
@@ -175,11 +176,16 @@ pub fn check_name(name: &str) -> Result<(), String> {
         && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
     if !ident {
         return Err(format!(
-            "--name {name:?} is not a function name every language takes: use ASCII letters, digits and _ (not first a digit, not starting with __), at most {MAX_NAME} characters"
+            "--name {name:?} is not a function name every language takes: use ASCII letters, \
+                digits and _ (not first a digit, not starting with __), at most {MAX_NAME} \
+                    characters"
         ));
     }
     if RESERVED.contains(&name) {
-        return Err(format!("--name {name} is a keyword or a name the exported code uses; pick another, such as grundy"));
+        return Err(format!(
+            "--name {name} is a keyword or a name the exported code uses; pick another, such as \
+                grundy"
+        ));
     }
     Ok(())
 }
@@ -198,9 +204,11 @@ impl Args {
     fn of(table: &Table) -> Args {
         match table.spec.positions() {
             Positions::Heap | Positions::Row { .. } => Args::Index,
-            Positions::Board { n } => {
-                Args::Point { names: vec!["x".into(), "y".into()], sizes: vec![n, n], outside: format!("off the board, 0 <= x, y < {n}") }
-            }
+            Positions::Board { n } => Args::Point {
+                names: vec!["x".into(), "y".into()],
+                sizes: vec![n, n],
+                outside: format!("off the board, 0 <= x, y < {n}"),
+            },
             Positions::Grid(dims) => Args::Point {
                 names: (1..=dims.axes()).map(|i| format!("p{i}")).collect(),
                 sizes: dims.sizes().to_vec(),
@@ -236,8 +244,13 @@ impl<'a> Plan<'a> {
         let len = values.len();
         let rule = table.rule.filter(|_| matches!(table.spec.positions(), Positions::Heap));
         match rule {
-            // Checked over the whole table: the rule reproduces every stored value from pre + period on.
-            Some(r) if r.checked >= len && r.period > 0 && r.pre.checked_add(r.period).is_some_and(|end| end <= len) => {
+            // Checked over the whole table: the rule reproduces every stored value from pre +
+            // period on.
+            Some(r)
+                if r.checked >= len
+                    && r.period > 0
+                    && r.pre.checked_add(r.period).is_some_and(|end| end <= len) =>
+            {
                 let count = r.pre + r.period;
                 // Read in place from the table: a copy of the head widened to a machine word
                 // would take up to 32 times the table's size.
@@ -246,8 +259,14 @@ impl<'a> Plan<'a> {
                 let stored = if bits == values.bits() {
                     Cow::Borrowed(values)
                 } else {
-                    let packed = Packed::try_from_fn(count, bits, |i| values.get(i))
-                        .map_err(|_| format!("{}: no memory left to repack its {count} stored values; export on a machine with more memory", table.spec))?;
+                    let packed =
+                        Packed::try_from_fn(count, bits, |i| values.get(i)).map_err(|_| {
+                            format!(
+                                "{}: no memory left to repack its {count} stored \
+                            values; export on a machine with more memory",
+                                table.spec
+                            )
+                        })?;
                     Cow::Owned(packed)
                 };
                 let first_over32 = match r.saltus {
@@ -260,10 +279,29 @@ impl<'a> Plan<'a> {
                         })
                         .min(),
                 };
-                Ok(Plan { table, name, stored, count, args: Args::of(table), rule: Some((r.pre, r.period, r.saltus)), first_over32 })
+                Ok(Plan {
+                    table,
+                    name,
+                    stored,
+                    count,
+                    args: Args::of(table),
+                    rule: Some((r.pre, r.period, r.saltus)),
+                    first_over32,
+                })
             }
-            Some(r) => Err(format!("the rule stored with {} ({r}) does not cover its table; rebuild it", table.spec)),
-            None => Ok(Plan { table, name, stored: Cow::Borrowed(values), count: len, args: Args::of(table), rule: None, first_over32: None }),
+            Some(r) => Err(format!(
+                "the rule stored with {} ({r}) does not cover its table; rebuild it",
+                table.spec
+            )),
+            None => Ok(Plan {
+                table,
+                name,
+                stored: Cow::Borrowed(values),
+                count: len,
+                args: Args::of(table),
+                rule: None,
+                first_over32: None,
+            }),
         }
     }
 
@@ -276,7 +314,8 @@ impl<'a> Plan<'a> {
         (0..count).map(move |j| {
             let at = j * 6;
             let byte = (at / 8) as usize;
-            let word = payload[byte] as u16 | (payload.get(byte + 1).copied().unwrap_or(0) as u16) << 8;
+            let word =
+                payload[byte] as u16 | (payload.get(byte + 1).copied().unwrap_or(0) as u16) << 8;
             let keep = (total - at).min(6);
             b'0' + (word >> (at % 8) & ((1 << keep) - 1)) as u8
         })
@@ -288,26 +327,64 @@ impl<'a> Plan<'a> {
         let len = t.values.len();
         let holds = match &self.args {
             Args::Index => format!("the table holds n < {len}"),
-            Args::Point { sizes, .. } => format!("the table holds all {len} positions of {}", sizes.iter().map(u64::to_string).collect::<Vec<_>>().join("x")),
+            Args::Point { sizes, .. } => format!(
+                "the table holds all {len} positions of {}",
+                sizes.iter().map(u64::to_string).collect::<Vec<_>>().join("x")
+            ),
         };
-        let mut doc = vec![format!("Sprague-Grundy values of {}, exported by sgtab ({holds}).", t.spec), self.argument()];
-        let stops = format!("{name} writes why on stderr and exits with status 1 (what the program wrote before is flushed)");
+        let mut doc = vec![
+            format!("Sprague-Grundy values of {}, exported by sgtab ({holds}).", t.spec),
+            self.argument(),
+        ];
+        let stops = format!(
+            "{name} writes why on stderr and exits with status 1 (what the program wrote before is \
+                flushed)"
+        );
         match (self.rule, t.rule, &self.args) {
             (Some(_), Some(r), _) => {
                 let count = self.count;
-                doc.push(format!("Stores the {count} values g(0) to g({}); the rest from the rule {}.", count - 1, r.equation()));
+                doc.push(format!(
+                    "Stores the {count} values g(0) to g({}); the rest from the rule \
+                    {}.",
+                    count - 1,
+                    r.equation()
+                ));
                 if r.proven {
-                    let theorem = t.spec.theorem(&r).map(|th| format!(" ({})", th.name)).unwrap_or_default();
+                    let theorem = t
+                        .spec
+                        .theorem(&r)
+                        .map(|th| {
+                            format!(
+                                " \
+                        ({})",
+                                th.name
+                            )
+                        })
+                        .unwrap_or_default();
                     doc.push(format!("The rule is PROVEN{theorem}: every value is exact."));
                 } else {
-                    doc.push(format!("The rule was CHECKED up to n = {} only, NOT PROVEN: values for n >= {len} are a conjecture.", r.checked - 1));
+                    doc.push(format!(
+                        "The rule was CHECKED up to n = {} only, NOT PROVEN: values \
+                        for n >= {len} are a conjecture.",
+                        r.checked - 1
+                    ));
                 }
                 if let Some(n) = self.first_over32 {
-                    doc.push(format!("{OVER32} first at n = {n}: for each n whose g(n) does not fit, {stops}."));
+                    doc.push(format!(
+                        "{OVER32} first at n = {n}: for each n whose g(n) does not \
+                        fit, {stops}."
+                    ));
                 }
             }
-            (_, _, Args::Point { .. }) => doc.push(format!("Stores all {len} values, one a position; for a coordinate past its size, {stops}.")),
-            _ => doc.push(format!("Stores all {len} values, g(0) to g({}); no rule is known past the table: for n >= {len}, {stops}.", len - 1)),
+            (_, _, Args::Point { .. }) => doc.push(format!(
+                "Stores all {len} values, one a \
+                position; for a coordinate past its size, {stops}."
+            )),
+            _ => doc.push(format!(
+                "Stores all {len} values, g(0) to g({}); no rule is known past \
+                the table: for n >= {len}, {stops}.",
+                len - 1
+            )),
         }
         doc
     }
@@ -318,19 +395,39 @@ impl<'a> Plan<'a> {
         let t = self.table;
         match (t.spec.positions(), &self.args) {
             (Positions::Row { width }, _) => {
-                format!("The argument n is a row of {width} cells as a bitmask: a chip in column p (1 = left, {width} = right) is bit {width} - p.")
+                format!(
+                    "The argument n is a row of {width} cells as a bitmask: a chip in column p (1 \
+                        = left, {width} = right) is bit {width} - p."
+                )
             }
-            (Positions::Board { n }, _) => format!("The arguments are the square (x, y) of the piece, 0 <= x, y < {n}."),
+            (Positions::Board { n }, _) => {
+                format!("The arguments are the square (x, y) of the piece, 0 <= x, y < {n}.")
+            }
             (Positions::Grid(dims), _) => {
                 let point: Vec<String> = (1..=dims.axes()).map(|i| format!("p{i}")).collect();
-                format!("The arguments are a position ({}) of the box {}: 0 <= pi < the i-th size.", point.join(", "), dims.text())
+                format!(
+                    "The arguments are a position ({}) of the box {}: 0 <= pi < the i-th size.",
+                    point.join(", "),
+                    dims.text()
+                )
             }
             (Positions::Heap, _) => match t.spec.stored() {
                 Some(stored) => match stored.script() {
-                    Some(script) => format!("The argument n is position n of the script {}.lua (its positions are 0 to {}).", script.name, t.values.len() - 1),
-                    None => format!("The argument n is the index of a value imported by sgtab import (0 to {}).", t.values.len() - 1),
+                    Some(script) => format!(
+                        "The argument n is position n of the script {}.lua (its positions are 0 to \
+                            {}).",
+                        script.name,
+                        t.values.len() - 1
+                    ),
+                    None => format!(
+                        "The argument n is the index of a value imported by sgtab import (0 to \
+                            {}).",
+                        t.values.len() - 1
+                    ),
                 },
-                None if t.spec.game() == "funny" => "The argument n is a stone with n piles to its right.".to_string(),
+                None if t.spec.game() == "funny" => {
+                    "The argument n is a stone with n piles to its right.".to_string()
+                }
                 None => "The argument n is the heap size.".to_string(),
             },
         }
@@ -356,7 +453,8 @@ pub fn export(table: &Table, lang: Lang, max_bytes: u64, name: &str) -> Result<S
     plan.render(lang, &mut count).expect("counting never fails");
     if count.0 > max_bytes {
         return Err(format!(
-            "the {} source for {} would be {} bytes ({:.1} KiB), more than --max-bytes {max_bytes}; pass --max-bytes {} (or more) to write it",
+            "the {} source for {} would be {} bytes ({:.1} KiB), more than --max-bytes \
+                {max_bytes}; pass --max-bytes {} (or more) to write it",
             lang.name(),
             table.spec,
             count.0,
@@ -367,7 +465,8 @@ pub fn export(table: &Table, lang: Lang, max_bytes: u64, name: &str) -> Result<S
     let mut source = String::new();
     source.try_reserve_exact(usize::try_from(count.0).unwrap_or(usize::MAX)).map_err(|_| {
         format!(
-            "the {} source for {} would be {} bytes ({:.1} MiB), more than fits in memory here; export a shorter table",
+            "the {} source for {} would be {} bytes ({:.1} MiB), more than fits in memory here; \
+                export a shorter table",
             lang.name(),
             table.spec,
             count.0,
@@ -412,9 +511,16 @@ mod tests {
     #[test]
     fn a_rule_stores_only_its_head_and_a_large_table_is_refused_with_its_size() {
         let values: Vec<u32> = (0..1000u32).map(|n| n % 2).collect();
-        let mut table = Table { spec: GameSpec::parse("sub:1:1000").unwrap(), values: Packed::from_values(&values), rule: None };
+        let mut table = Table {
+            spec: GameSpec::parse("sub:1:1000").unwrap(),
+            values: Packed::from_values(&values),
+            rule: None,
+        };
         let big = export(&table, Lang::C, 100, "sg").unwrap_err();
-        assert!(big.starts_with("the C source for sub:1:1000 would be ") && big.contains("--max-bytes"), "{big}");
+        assert!(
+            big.starts_with("the C source for sub:1:1000 would be ") && big.contains("--max-bytes"),
+            "{big}"
+        );
         table.rule = Some(Rule { pre: 0, period: 2, saltus: 0, checked: 1000, proven: true });
         let small = export(&table, Lang::C, 65536, "sg").unwrap();
         assert!(small.len() < 1200 && small.contains("PROVEN"), "{small}");

@@ -21,7 +21,14 @@ impl Plan<'_> {
 
     /// The stored bit stream as the data lines of a literal, each opened with `open` and closed
     /// with `close` (the last with `last_close`), escaped for `lang`.
-    fn data(&self, lang: Lang, out: &mut dyn Write, open: &str, close: &str, last_close: &str) -> fmt::Result {
+    fn data(
+        &self,
+        lang: Lang,
+        out: &mut dyn Write,
+        open: &str,
+        close: &str,
+        last_close: &str,
+    ) -> fmt::Result {
         let escape = |c: u8| -> &'static str {
             match (c, lang) {
                 (b'\\', _) => "\\\\",
@@ -58,7 +65,8 @@ impl Plan<'_> {
     /// index of the point (`x * 8u + y`), and the stop's words; `suffix` ends each literal.
     fn point_code(&self, suffix: &str) -> Option<(String, String, &str)> {
         let Args::Point { names, sizes, outside } = &self.args else { return None };
-        let past: Vec<String> = names.iter().zip(sizes).map(|(p, d)| format!("{p} >= {d}{suffix}")).collect();
+        let past: Vec<String> =
+            names.iter().zip(sizes).map(|(p, d)| format!("{p} >= {d}{suffix}")).collect();
         let mut index = names[0].clone();
         for (i, (p, d)) in names.iter().zip(sizes).enumerate().skip(1) {
             let base = if i == 1 { index } else { format!("({index})") };
@@ -80,16 +88,24 @@ impl Plan<'_> {
         // iostreams, even unsynchronised), so the judge still shows the output written before.
         let stop = |why: &str, pad: &str| {
             let formats = vec!["%llu"; params.len()].join(", ");
-            let values: String = params.iter().map(|p| format!(", (unsigned long long){p}")).collect();
-            format!("{pad}{std}fprintf(stderr, \"{name}({formats}): {why}\\n\"{values});\n{pad}{std}exit(1);")
+            let values: String =
+                params.iter().map(|p| format!(", (unsigned long long){p}")).collect();
+            format!(
+                "{pad}{std}fprintf(stderr, \"{name}({formats}): \
+                    {why}\\n\"{values});\n{pad}{std}exit(1);"
+            )
         };
-        let signature = params.iter().map(|p| format!("uint64_t {p}")).collect::<Vec<_>>().join(", ");
+        let signature =
+            params.iter().map(|p| format!("uint64_t {p}")).collect::<Vec<_>>().join(", ");
         writeln!(out, "/* uint32_t {name}({signature})")?;
         for line in doc {
             writeln!(out, " * {line}")?;
         }
         writeln!(out, " */\n{headers}\n")?;
-        writeln!(out, "/* {stored} values of {b} bits, 6 bits a character ('0' + bits), lowest bit first. */")?;
+        writeln!(
+            out,
+            "/* {stored} values of {b} bits, 6 bits a character ('0' + bits), lowest bit first. */"
+        )?;
         writeln!(out, "static const char {data}[] =")?;
         self.data(lang, out, "\"", "\"\n", "\";\n")?;
         writeln!(out, "\nstatic uint32_t {name}_stored(uint64_t i) {{")?;
@@ -111,10 +127,17 @@ impl Plan<'_> {
                     writeln!(out, "    return {name}_stored({pre}u + (n - {pre}u) % {period}u);")?;
                 } else {
                     writeln!(out, "    uint64_t k = (n - {pre}u) / {period}u;")?;
-                    writeln!(out, "    uint32_t h = {name}_stored({pre}u + (n - {pre}u) % {period}u);")?;
+                    writeln!(
+                        out,
+                        "    uint32_t h = {name}_stored({pre}u + (n - {pre}u) % {period}u);"
+                    )?;
                     if self.first_over32.is_some() {
                         // This n's own value, so a larger n whose value fits again still answers.
-                        writeln!(out, "    if (k > (0xFFFFFFFFu - h) / {saltus}u) {{\n{}\n    }}", stop("g(n) does not fit 32 bits", "        "))?;
+                        writeln!(
+                            out,
+                            "    if (k > (0xFFFFFFFFu - h) / {saltus}u) {{\n{}\n    }}",
+                            stop("g(n) does not fit 32 bits", "        ")
+                        )?;
                     }
                     writeln!(out, "    return h + (uint32_t)(k * {saltus}u);")?;
                 }
@@ -132,7 +155,11 @@ impl Plan<'_> {
         // a lone literal as the text, braces and all).
         let stop = |why: &str, pad: &str| {
             let holes = vec!["{}"; params.len()].join(", ");
-            format!("{pad}eprintln!(\"{{}}({holes}): {why}\", \"{name}\", {});\n{pad}std::process::exit(1)", params.join(", "))
+            format!(
+                "{pad}eprintln!(\"{{}}({holes}): {why}\", \"{name}\", \
+                    {});\n{pad}std::process::exit(1)",
+                params.join(", ")
+            )
         };
         writeln!(out, "/// `{name}({})`", params.join(", "))?;
         for line in doc {
@@ -140,13 +167,20 @@ impl Plan<'_> {
         }
         let signature = params.iter().map(|p| format!("{p}: u64")).collect::<Vec<_>>().join(", ");
         writeln!(out, "pub fn {name}({signature}) -> u32 {{")?;
-        writeln!(out, "    // {stored} values of {b} bits, 6 bits a character (b'0' + bits), lowest bit first.")?;
+        writeln!(
+            out,
+            "    // {stored} values of {b} bits, 6 bits a character (b'0' + bits), lowest bit \
+                first."
+        )?;
         out.write_str("    const DATA: &[u8] = b\"\\\n")?;
         self.data(Lang::Rust, out, "        ", "\\\n", "\";\n")?;
         writeln!(out, "    let stored = |i: u64| -> u32 {{")?;
         writeln!(out, "        (0..{b}u64).fold(0, |v, j| {{")?;
         writeln!(out, "            let bit = i * {b} + j;")?;
-        writeln!(out, "            v | ((((DATA[(bit / 6) as usize] - b'0') >> (bit % 6)) & 1) as u32) << j")?;
+        writeln!(
+            out,
+            "            v | ((((DATA[(bit / 6) as usize] - b'0') >> (bit % 6)) & 1) as u32) << j"
+        )?;
         writeln!(out, "        }})\n    }};")?;
         if let Some((past, index, outside)) = self.point_code("") {
             writeln!(out, "    if {past} {{\n{};\n    }}", stop(outside, "        "))?;
@@ -162,7 +196,11 @@ impl Plan<'_> {
                     writeln!(out, "    let k = (n - {pre}) / {period};")?;
                     writeln!(out, "    let h = stored({pre} + (n - {pre}) % {period});")?;
                     if self.first_over32.is_some() {
-                        writeln!(out, "    if k > u64::from(u32::MAX - h) / {saltus} {{\n{};\n    }}", stop("g(n) does not fit 32 bits", "        "))?;
+                        writeln!(
+                            out,
+                            "    if k > u64::from(u32::MAX - h) / {saltus} {{\n{};\n    }}",
+                            stop("g(n) does not fit 32 bits", "        ")
+                        )?;
                     }
                     writeln!(out, "    h + (k * {saltus}) as u32")?;
                 }
@@ -178,7 +216,10 @@ impl Plan<'_> {
         let (b, stored, name) = (self.stored.bits(), self.count, self.name);
         let params = self.params();
         let data = format!("_{}_DATA", name.to_ascii_uppercase());
-        writeln!(out, "# {stored} values of {b} bits, 6 bits a character (ord('0') + bits), lowest bit first.")?;
+        writeln!(
+            out,
+            "# {stored} values of {b} bits, 6 bits a character (ord('0') + bits), lowest bit first."
+        )?;
         writeln!(out, "{data} = (")?;
         self.data(Lang::Python, out, "    b\"", "\"\n", "\"\n")?;
         writeln!(out, ")\n\n")?;
@@ -195,15 +236,23 @@ impl Plan<'_> {
             writeln!(
                 out,
                 "    {}",
-                line.replace("writes why on stderr and exits with status 1", "raises SystemExit, which writes why on stderr and exits with status 1")
+                line.replace(
+                    "writes why on stderr and exits with status 1",
+                    "raises SystemExit, which writes why on stderr and exits with status 1"
+                )
             )?;
         }
         writeln!(out, "    \"\"\"")?;
         if let Args::Point { names, sizes, outside } = &self.args {
-            let inside: Vec<String> = names.iter().zip(sizes).map(|(p, d)| format!("0 <= {p} < {d}")).collect();
+            let inside: Vec<String> =
+                names.iter().zip(sizes).map(|(p, d)| format!("0 <= {p} < {d}")).collect();
             let formats = vec!["%d"; names.len()].join(", ");
             writeln!(out, "    if not ({}):", inside.join(" and "))?;
-            writeln!(out, "        raise SystemExit(\"{name}({formats}): {outside}\" % ({},))", names.join(", "))?;
+            writeln!(
+                out,
+                "        raise SystemExit(\"{name}({formats}): {outside}\" % ({},))",
+                names.join(", ")
+            )?;
             let (_, index, _) = self.point_code("").expect("a point");
             return writeln!(out, "    return _{name}_stored({index})");
         }
@@ -211,10 +260,17 @@ impl Plan<'_> {
         writeln!(out, "    if n < {stored}:\n        return _{name}_stored(n)")?;
         match self.rule {
             Some((pre, period, saltus)) => {
-                let k = if saltus == 0 { String::new() } else { format!(" + (n - {pre}) // {period} * {saltus}") };
+                let k = if saltus == 0 {
+                    String::new()
+                } else {
+                    format!(" + (n - {pre}) // {period} * {saltus}")
+                };
                 writeln!(out, "    return _{name}_stored({pre} + (n - {pre}) % {period}){k}")
             }
-            None => writeln!(out, "    raise SystemExit(\"{name}(%d): past the table, no value known\" % n)"),
+            None => writeln!(
+                out,
+                "    raise SystemExit(\"{name}(%d): past the table, no value known\" % n)"
+            ),
         }
     }
 }

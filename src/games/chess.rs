@@ -24,8 +24,15 @@ pub static FAMILY: Family = Family { name: "chess", grammar: GRAMMAR, parse: par
 fn parse_spec(spec: &str) -> Option<Result<Arc<dyn Game>, SpecError>> {
     let rest = parse::named(spec, "chess")?;
     Some(
-        parse::bounded(spec, "chess width", rest, DEFAULT_WIDTH as u64, (1, MAX_WIDTH as u64), GRAMMAR)
-            .map(|w| Arc::new(Chess { width: w as u32 }) as Arc<dyn Game>),
+        parse::bounded(
+            spec,
+            "chess width",
+            rest,
+            DEFAULT_WIDTH as u64,
+            (1, MAX_WIDTH as u64),
+            GRAMMAR,
+        )
+        .map(|w| Arc::new(Chess { width: w as u32 }) as Arc<dyn Game>),
     )
 }
 
@@ -61,7 +68,9 @@ impl Game for Chess {
     }
 
     fn with_size(&self, width: u64) -> Option<Arc<dyn Game>> {
-        (1..=MAX_WIDTH as u64).contains(&width).then(|| Arc::new(Chess { width: width as u32 }) as Arc<dyn Game>)
+        (1..=MAX_WIDTH as u64)
+            .contains(&width)
+            .then(|| Arc::new(Chess { width: width as u32 }) as Arc<dyn Game>)
     }
 
     fn as_any(&self) -> &dyn std::any::Any {

@@ -96,18 +96,27 @@ impl Piece {
     }
 }
 
-const QUEEN_GRAMMAR: &str = "queen[:N] (Wythoff's game: a queen moving toward the corner of an N×N board, N 1 to 65536, default 1024)";
-const ROOK_GRAMMAR: &str = "rook[:N] (a rook moving toward the corner of an N×N board, N 1 to 65536, default 1024)";
-const KING_GRAMMAR: &str = "king[:N] (a king moving toward the corner of an N×N board, N 1 to 65536, default 1024)";
+const QUEEN_GRAMMAR: &str = "queen[:N] (Wythoff's game: a queen moving toward the corner of an N×N \
+    board, N 1 to 65536, default 1024)";
+const ROOK_GRAMMAR: &str =
+    "rook[:N] (a rook moving toward the corner of an N×N board, N 1 to 65536, default 1024)";
+const KING_GRAMMAR: &str =
+    "king[:N] (a king moving toward the corner of an N×N board, N 1 to 65536, default 1024)";
 
-pub static QUEEN: Family = Family { name: "queen", grammar: QUEEN_GRAMMAR, parse: |s| parse_spec(s, Piece::Queen) };
-pub static ROOK: Family = Family { name: "rook", grammar: ROOK_GRAMMAR, parse: |s| parse_spec(s, Piece::Rook) };
-pub static KING: Family = Family { name: "king", grammar: KING_GRAMMAR, parse: |s| parse_spec(s, Piece::King) };
+pub static QUEEN: Family =
+    Family { name: "queen", grammar: QUEEN_GRAMMAR, parse: |s| parse_spec(s, Piece::Queen) };
+pub static ROOK: Family =
+    Family { name: "rook", grammar: ROOK_GRAMMAR, parse: |s| parse_spec(s, Piece::Rook) };
+pub static KING: Family =
+    Family { name: "king", grammar: KING_GRAMMAR, parse: |s| parse_spec(s, Piece::King) };
 
 fn parse_spec(spec: &str, piece: Piece) -> Option<Result<Arc<dyn Game>, SpecError>> {
     let rest = parse::named(spec, piece.name())?;
     let grammar = piece.family().grammar;
-    Some(parse::bounded(spec, "board side", rest, DEFAULT_N, (1, MAX_N), grammar).map(|n| Arc::new(Corner { piece, n: n as u32 }) as Arc<dyn Game>))
+    Some(
+        parse::bounded(spec, "board side", rest, DEFAULT_N, (1, MAX_N), grammar)
+            .map(|n| Arc::new(Corner { piece, n: n as u32 }) as Arc<dyn Game>),
+    )
 }
 
 /// A piece on an n×n board; the table has n² entries, entry x·n + y for the piece on (x, y).
@@ -148,7 +157,9 @@ impl Game for Corner {
     }
 
     fn with_size(&self, n: u64) -> Option<Arc<dyn Game>> {
-        (1..=MAX_N).contains(&n).then(|| Arc::new(Corner { piece: self.piece, n: n as u32 }) as Arc<dyn Game>)
+        (1..=MAX_N)
+            .contains(&n)
+            .then(|| Arc::new(Corner { piece: self.piece, n: n as u32 }) as Arc<dyn Game>)
     }
 
     fn as_any(&self) -> &dyn std::any::Any {
@@ -202,7 +213,11 @@ struct BitTable {
 impl BitTable {
     fn new(len: u64, bits: u32) -> BitTable {
         // 8 bytes of room past the payload for the 8-byte windows below.
-        BitTable { bits, len, bytes: vec![0; crate::values::packed::payload_len(len, bits) as usize + 8] }
+        BitTable {
+            bits,
+            len,
+            bytes: vec![0; crate::values::packed::payload_len(len, bits) as usize + 8],
+        }
     }
 
     fn window(&self, i: u64) -> (usize, u32, u64) {
@@ -224,7 +239,8 @@ impl BitTable {
     }
 
     fn into_packed(self) -> Packed {
-        Packed::from_payload(self.bits, self.len, self.bytes).expect("the table is exactly the payload")
+        Packed::from_payload(self.bits, self.len, self.bytes)
+            .expect("the table is exactly the payload")
     }
 }
 
@@ -241,7 +257,9 @@ pub struct RowRule {
 /// a heap game's rule, with y as the heap. Wythoff's rows are known to become additively
 /// periodic (saltus = period), but only from some y on, so a short row may show none.
 pub fn row_rules(values: &Packed, n: u64, rows: u64) -> Vec<RowRule> {
-    (0..rows.min(n)).map(|x| RowRule { x, rule: Rule::find(n, |y| values.get(x * n + y) as u64) }).collect()
+    (0..rows.min(n))
+        .map(|x| RowRule { x, rule: Rule::find(n, |y| values.get(x * n + y) as u64) })
+        .collect()
 }
 
 #[cfg(test)]
@@ -252,7 +270,8 @@ mod tests {
     fn small_boards_by_hand() {
         // Wythoff's P-positions in a 6×6 corner: (0,0), (1,2), (2,1), (3,5), (5,3).
         let t = reference(Piece::Queen, 6, &Progress::silent());
-        let zeros: Vec<(u64, u64)> = (0..36).filter(|&i| t.get(i) == 0).map(|i| (i / 6, i % 6)).collect();
+        let zeros: Vec<(u64, u64)> =
+            (0..36).filter(|&i| t.get(i) == 0).map(|i| (i / 6, i % 6)).collect();
         assert_eq!(zeros, vec![(0, 0), (1, 2), (2, 1), (3, 5), (5, 3)]);
         assert_eq!(t.get(7), 2, "(1, 1)");
         let k = reference(Piece::King, 3, &Progress::silent());

@@ -7,7 +7,8 @@ use crate::progress::Progress;
 /// Heaps tabulated when the spec names no count.
 pub const DEFAULT_LEN: u64 = 1024;
 
-const GRAMMAR: &str = "grundy[:N] (Grundy's game: split a heap into two unequal heaps; N heaps, default 1024)";
+const GRAMMAR: &str =
+    "grundy[:N] (Grundy's game: split a heap into two unequal heaps; N heaps, default 1024)";
 
 heap_family! {
     /// Grundy's game with `len` entries.

@@ -31,6 +31,9 @@ use std::any::Any;
 use std::fmt;
 use std::sync::Arc;
 
+/// A game as the resolver hands it out: shared, immutable, usable from every thread.
+pub type GameRef = Arc<dyn Game>;
+
 /// File names longer than this keep a readable prefix and a hash of the canonical text.
 pub(crate) const MAX_FILE_STEM: usize = 96;
 
@@ -166,7 +169,11 @@ pub trait Source: Sync {
 pub trait Worker {
     /// Calls `f(p, option)` for each option of each position p of `positions`, in that order;
     /// an option is the positions it leaves side by side, as in [`Moves::options`].
-    fn options(&mut self, positions: &[u64], f: &mut dyn FnMut(u64, &[u64])) -> Result<(), GameError>;
+    fn options(
+        &mut self,
+        positions: &[u64],
+        f: &mut dyn FnMut(u64, &[u64]),
+    ) -> Result<(), GameError>;
 
     /// The rank of each position of `positions`, pushed in order onto `out` (only asked of a
     /// source that is [`Source::ranked`]).
@@ -178,7 +185,11 @@ pub trait Worker {
     /// The summaries of `ask`'s positions into `out` ([`summary`]: each position's value, or
     /// its options not yet known and the values its known options miss). By default made from
     /// [`Worker::options`].
-    fn summaries(&mut self, ask: &summary::Ask, out: &mut summary::Summaries) -> Result<(), GameError> {
+    fn summaries(
+        &mut self,
+        ask: &summary::Ask,
+        out: &mut summary::Summaries,
+    ) -> Result<(), GameError> {
         summary::from_options(self, ask, out)
     }
 }
@@ -191,7 +202,11 @@ impl<M: Moves + ?Sized> Source for M {
     fn worker(&self) -> Result<Box<dyn Worker + '_>, GameError> {
         struct Plain<'a, M: ?Sized>(&'a M);
         impl<M: Moves + ?Sized> Worker for Plain<'_, M> {
-            fn options(&mut self, positions: &[u64], f: &mut dyn FnMut(u64, &[u64])) -> Result<(), GameError> {
+            fn options(
+                &mut self,
+                positions: &[u64],
+                f: &mut dyn FnMut(u64, &[u64]),
+            ) -> Result<(), GameError> {
                 for &p in positions {
                     self.0.options(p, &mut |o| f(p, o));
                 }
@@ -226,7 +241,10 @@ pub trait Game: fmt::Debug + Send + Sync + 'static {
     /// as its reference.
     fn reference(&self, progress: &Progress) -> Result<Packed, GameError> {
         let _ = progress;
-        Err(GameError(format!("{} has no reference of its own: it is built from its options", self.canonical())))
+        Err(GameError(format!(
+            "{} has no reference of its own: it is built from its options",
+            self.canonical()
+        )))
     }
 
     /// The game as its options, where it is given that way.
@@ -296,7 +314,11 @@ pub fn grammar() -> String {
 /// The values of positions 0..len straight from the definition: each is the mex over its
 /// options, which `options(n, values so far, set)` marks in the set (an option worth the XOR of
 /// the values of the positions it leaves, all smaller than n). The families' references.
-pub(crate) fn mex_table(len: u64, progress: &Progress, mut options: impl FnMut(u64, &[u32], &mut MexSet)) -> Vec<u32> {
+pub(crate) fn mex_table(
+    len: u64,
+    progress: &Progress,
+    mut options: impl FnMut(u64, &[u32], &mut MexSet),
+) -> Vec<u32> {
     let mut table: Vec<u32> = Vec::with_capacity(len as usize);
     let mut mex = MexSet::new(64);
     for n in 0..len {
@@ -311,7 +333,11 @@ pub(crate) fn mex_table(len: u64, progress: &Progress, mut options: impl FnMut(u
 }
 
 /// [`mex_table`] of a game whose options are pairs of positions side by side (0 for none).
-pub(crate) fn pair_table<I: Iterator<Item = (u64, u64)>>(len: u64, progress: &Progress, options: impl Fn(u64) -> I) -> Vec<u32> {
+pub(crate) fn pair_table<I: Iterator<Item = (u64, u64)>>(
+    len: u64,
+    progress: &Progress,
+    options: impl Fn(u64) -> I,
+) -> Vec<u32> {
     mex_table(len, progress, |n, t, mex| {
         for (a, b) in options(n) {
             mex.mark((t[a as usize] ^ t[b as usize]) as u64);
@@ -319,8 +345,9 @@ pub(crate) fn pair_table<I: Iterator<Item = (u64, u64)>>(len: u64, progress: &Pr
     })
 }
 
-/// Smallest value not marked, in a set that grows as needed and is reused between positions: `seen[v] == stamp`
-/// means v was marked for the position being computed. The stamp trick avoids clearing.
+/// Smallest value not marked, in a set that grows as needed and is reused between positions:
+/// `seen[v] == stamp` means v was marked for the position being computed. The stamp trick avoids
+/// clearing.
 pub(crate) struct MexSet {
     seen: Vec<u64>,
     stamp: u64,
@@ -360,7 +387,8 @@ impl MexSet {
 macro_rules! heap_family {
     (
         $(#[$meta:meta])*
-        $game:ident, name: $name:literal, default: $default:expr, bounds: $bounds:expr, grammar: $grammar:expr,
+        $game:ident, name: $name:literal, default: $default:expr, bounds: $bounds:expr,
+        grammar: $grammar:expr,
         reference: $reference:expr, options: $options:expr $(,)?
     ) => {
         pub static FAMILY: $crate::games::Family =
@@ -368,11 +396,13 @@ macro_rules! heap_family {
 
         fn parse_spec(
             spec: &str,
-        ) -> Option<Result<std::sync::Arc<dyn $crate::games::Game>, $crate::games::SpecError>> {
+        ) -> Option<Result<$crate::games::GameRef, $crate::games::SpecError>> {
             let rest = $crate::games::parse::named(spec, $name)?;
             Some(
-                $crate::games::parse::bounded(spec, "entry count", rest, $default, $bounds, $grammar)
-                    .map(|len| std::sync::Arc::new($game { len }) as std::sync::Arc<dyn $crate::games::Game>),
+                $crate::games::parse::bounded(
+                    spec, "entry count", rest, $default, $bounds, $grammar,
+                )
+                    .map(|len| std::sync::Arc::new($game { len }) as $crate::games::GameRef),
             )
         }
 
@@ -395,7 +425,10 @@ macro_rules! heap_family {
                 self.len
             }
 
-            fn reference(&self, progress: &$crate::progress::Progress) -> Result<$crate::values::Packed, $crate::games::GameError> {
+            fn reference(
+                &self,
+                progress: &$crate::progress::Progress,
+            ) -> Result<$crate::values::Packed, $crate::games::GameError> {
                 Ok($crate::values::Packed::from_values(&($reference)(self.len, progress)))
             }
 
@@ -403,9 +436,11 @@ macro_rules! heap_family {
                 Some(self)
             }
 
-            fn with_size(&self, len: u64) -> Option<std::sync::Arc<dyn $crate::games::Game>> {
+            fn with_size(&self, len: u64) -> Option<$crate::games::GameRef> {
                 let (min, max) = $bounds;
-                (min..=max).contains(&len).then(|| std::sync::Arc::new($game { len }) as std::sync::Arc<dyn $crate::games::Game>)
+                (min..=max)
+                    .contains(&len)
+                    .then(|| std::sync::Arc::new($game { len }) as $crate::games::GameRef)
             }
 
             fn as_any(&self) -> &dyn std::any::Any {
@@ -450,7 +485,14 @@ pub mod parse {
     }
 
     /// A number in `min` to `max`, or `default` when absent.
-    pub fn bounded(spec: &str, what: &str, text: Option<&str>, default: u64, (min, max): (u64, u64), grammar: &str) -> Result<u64, SpecError> {
+    pub fn bounded(
+        spec: &str,
+        what: &str,
+        text: Option<&str>,
+        default: u64,
+        (min, max): (u64, u64),
+        grammar: &str,
+    ) -> Result<u64, SpecError> {
         let Some(text) = text else { return Ok(default) };
         let n = num(spec, what, text, grammar)?;
         if n < min || n > max {

@@ -19,16 +19,29 @@ use std::path::Path;
 use std::sync::Arc;
 
 /// The family of games given by Lua scripts.
-pub static LUA: Family = Family { name: "lua", grammar: "lua:PATH[:NAME=VALUE,...] (a Lua script, see docs/scripts.md)", parse: parse_lua };
+pub static LUA: Family = Family {
+    name: "lua",
+    grammar: "lua:PATH[:NAME=VALUE,...] (a Lua script, see docs/scripts.md)",
+    parse: parse_lua,
+};
 
 /// The family of games given by C++ sources (built by `crate::native`, in `sgtab` alone).
-pub static CPP: Family = Family { name: "cpp", grammar: "cpp:PATH[:NAME=VALUE,...] (C++, see docs/native.md)", parse: parse_native };
+pub static CPP: Family = Family {
+    name: "cpp",
+    grammar: "cpp:PATH[:NAME=VALUE,...] (C++, see docs/native.md)",
+    parse: parse_native,
+};
 
 /// The family of games given by a shared library (`native:PATH`).
-pub static NATIVE: Family = Family { name: "native", grammar: "native:PATH (a shared library, see docs/native.md)", parse: parse_native };
+pub static NATIVE: Family = Family {
+    name: "native",
+    grammar: "native:PATH (a shared library, see docs/native.md)",
+    parse: parse_native,
+};
 
 /// The family of imported tables.
-pub static IMPORT: Family = Family { name: "import", grammar: "import:NAME (made by sgtab import)", parse: parse_import };
+pub static IMPORT: Family =
+    Family { name: "import", grammar: "import:NAME (made by sgtab import)", parse: parse_import };
 
 /// Longest script read, in bytes.
 pub const MAX_SCRIPT: usize = crate::sgt::MAX_SOURCE;
@@ -43,7 +56,8 @@ const MAX_NAME: usize = 40;
 fn parse_lua(spec: &str) -> Option<Result<Arc<dyn Game>, SpecError>> {
     spec.strip_prefix("lua:")?;
     Some(Err(SpecError(format!(
-        "`{}` is a script's game: build it with `sgtab build {}`, or query its table with `sgq value {}`",
+        "`{}` is a script's game: build it with `sgtab build {}`, or query its table with `sgq \
+            value {}`",
         spec.escape_debug(),
         spec.escape_debug(),
         spec.escape_debug()
@@ -57,7 +71,8 @@ fn parse_native(spec: &str) -> Option<Result<Arc<dyn Game>, SpecError>> {
         return None;
     }
     Some(Err(SpecError(format!(
-        "`{}` is a native game: build it with `sgtab build {}`, or query its table with `sgq value {}`",
+        "`{}` is a native game: build it with `sgtab build {}`, or query its table with `sgq value \
+            {}`",
         spec.escape_debug(),
         spec.escape_debug(),
         spec.escape_debug()
@@ -68,7 +83,8 @@ fn parse_import(spec: &str) -> Option<Result<Arc<dyn Game>, SpecError>> {
     let name = spec.strip_prefix("import:")?;
     Some(check_name(name, "import name").and_then(|_| {
         Err(SpecError(format!(
-            "`import:{name}` is an imported table: make it with `sgtab import FILE --name {name} --shape N`, query it with `sgq value import:{name}`"
+            "`import:{name}` is an imported table: make it with `sgtab import FILE --name {name} \
+                --shape N`, query it with `sgq value import:{name}`"
         )))
     }))
 }
@@ -76,12 +92,18 @@ fn parse_import(spec: &str) -> Option<Result<Arc<dyn Game>, SpecError>> {
 /// A name as sgtab keeps it: letters, digits, `_`, `-` and `.`, not starting with `.` or `-`,
 /// at most 40 characters.
 pub fn check_name(name: &str, what: &str) -> Result<(), SpecError> {
-    let ok =
-        !name.is_empty() && name.len() <= MAX_NAME && name.bytes().all(|b| b.is_ascii_alphanumeric() || b"_-.".contains(&b)) && !name.starts_with(['.', '-']);
+    let ok = !name.is_empty()
+        && name.len() <= MAX_NAME
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b"_-.".contains(&b))
+        && !name.starts_with(['.', '-']);
     if ok {
         Ok(())
     } else {
-        Err(SpecError(format!("bad {what} `{}`: use 1 to {MAX_NAME} letters, digits, `_`, `-` or `.`, not starting with `.` or `-`", name.escape_debug())))
+        Err(SpecError(format!(
+            "bad {what} `{}`: use 1 to {MAX_NAME} letters, digits, `_`, `-` or `.`, not starting \
+                with `.` or `-`",
+            name.escape_debug()
+        )))
     }
 }
 
@@ -109,7 +131,9 @@ impl Lang {
     }
 
     fn of(spec: &str) -> Option<(Lang, &str)> {
-        [Lang::Lua, Lang::Cpp].into_iter().find_map(|l| spec.strip_prefix(l.word()).and_then(|r| r.strip_prefix(':')).map(|r| (l, r)))
+        [Lang::Lua, Lang::Cpp].into_iter().find_map(|l| {
+            spec.strip_prefix(l.word()).and_then(|r| r.strip_prefix(':')).map(|r| (l, r))
+        })
     }
 }
 
@@ -179,7 +203,13 @@ impl Script {
 
     fn open(lang: Lang, rest: &str) -> Result<Script, SpecError> {
         let word = lang.word();
-        let bad = |why: String| SpecError(format!("bad {} spec `{word}:{}`: {why}", if lang == Lang::Lua { "script" } else { "C++" }, rest.escape_debug()));
+        let bad = |why: String| {
+            SpecError(format!(
+                "bad {} spec `{word}:{}`: {why}",
+                if lang == Lang::Lua { "script" } else { "C++" },
+                rest.escape_debug()
+            ))
+        };
         // PATH may hold `:`; the parameters are what follows the last `:` outside braces, if
         // it has a `=`.
         let (path, params) = match split_params(rest) {
@@ -199,11 +229,21 @@ impl Script {
 
     /// A Lua script from its parts (a table's stored script; tests).
     pub fn new(name: &str, text: &str, params: Vec<(String, i64)>) -> Result<Script, SpecError> {
-        Script::with(Lang::Lua, name, text, params.into_iter().map(|(k, v)| (k, Param::Int(v))).collect())
+        Script::with(
+            Lang::Lua,
+            name,
+            text,
+            params.into_iter().map(|(k, v)| (k, Param::Int(v))).collect(),
+        )
     }
 
     /// A source of `lang` from its parts.
-    pub fn with(lang: Lang, name: &str, text: &str, params: Vec<(String, Param)>) -> Result<Script, SpecError> {
+    pub fn with(
+        lang: Lang,
+        name: &str,
+        text: &str,
+        params: Vec<(String, Param)>,
+    ) -> Result<Script, SpecError> {
         check_name(name, "source name")?;
         let mut params = params;
         params.sort();
@@ -215,7 +255,11 @@ impl Script {
     pub fn spec_at(&self, path: &str, params: &[(String, Param)]) -> String {
         let params: Vec<String> = params.iter().map(|(k, v)| format!("{k}={v}")).collect();
         let word = self.lang.word();
-        if params.is_empty() { format!("{word}:{path}") } else { format!("{word}:{path}:{}", params.join(",")) }
+        if params.is_empty() {
+            format!("{word}:{path}")
+        } else {
+            format!("{word}:{path}:{}", params.join(","))
+        }
     }
 
     /// The source path a spec `lua:PATH[:NAME=VALUE,...]` (or `cpp:`) names, as
@@ -271,7 +315,10 @@ impl Script {
         let params = parse_params(params)?;
         let script = Script::with(lang, name, text, params).map_err(|e| e.0)?;
         if script.hash() != hash {
-            return Err(format!("the stored script's hash is {}, its spec says {hash}", script.hash()));
+            return Err(format!(
+                "the stored script's hash is {}, its spec says {hash}",
+                script.hash()
+            ));
         }
         if script.canonical() != canonical {
             return Err("the script's spec is not in canonical form".into());
@@ -282,13 +329,18 @@ impl Script {
 
 /// A script file's text: a regular file of at most [`MAX_SCRIPT`] bytes of UTF-8.
 fn read_script(path: &Path) -> Result<String, String> {
-    let bytes = crate::output::read_small(path, MAX_SCRIPT as u64).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let bytes = crate::output::read_small(path, MAX_SCRIPT as u64)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     String::from_utf8(bytes).map_err(|_| format!("{} is not UTF-8 text", path.display()))
 }
 
 /// A file stem as a name: other characters become `_`, at most [`MAX_NAME`] of them.
 fn sanitize(stem: &str) -> String {
-    let mut name: String = stem.chars().map(|c| if c.is_ascii_alphanumeric() || "_-.".contains(c) { c } else { '_' }).take(MAX_NAME).collect();
+    let mut name: String = stem
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || "_-.".contains(c) { c } else { '_' })
+        .take(MAX_NAME)
+        .collect();
     if name.is_empty() || name.starts_with(['.', '-']) {
         name.insert(0, 's');
         name.truncate(MAX_NAME);
@@ -335,14 +387,22 @@ fn split_top(text: &str) -> Vec<&str> {
 /// A parameter's value: a 64-bit integer, or a list `{a,b,...}` of them.
 fn parse_value(name: &str, value: &str) -> Result<Param, String> {
     let int = |v: &str| {
-        v.trim().parse::<i64>().map_err(|_| format!("parameter {name} = `{value}` is not a whole number (a 64-bit integer) or a list {{a,b,...}} of them"))
+        v.trim().parse::<i64>().map_err(|_| {
+            format!(
+                "parameter {name} = `{value}` is not a whole \
+            number (a 64-bit integer) or a list {{a,b,...}} of them"
+            )
+        })
     };
     match value.strip_prefix('{').and_then(|v| v.strip_suffix('}')) {
         Some(inner) if inner.trim().is_empty() => Ok(Param::List(Vec::new())),
         Some(inner) => {
             let list = inner.split(',').map(int).collect::<Result<Vec<i64>, String>>()?;
             if list.len() > MAX_LIST {
-                return Err(format!("parameter {name} lists {} integers, more than {MAX_LIST}", list.len()));
+                return Err(format!(
+                    "parameter {name} lists {} integers, more than {MAX_LIST}",
+                    list.len()
+                ));
             }
             Ok(Param::List(list))
         }
@@ -357,12 +417,16 @@ pub fn parse_params(text: &str) -> Result<Vec<(String, Param)>, String> {
         return Ok(params);
     }
     for part in split_top(text) {
-        let (name, value) = part.split_once('=').ok_or_else(|| format!("parameter `{part}` is not NAME=VALUE"))?;
+        let (name, value) =
+            part.split_once('=').ok_or_else(|| format!("parameter `{part}` is not NAME=VALUE"))?;
         let ident = name.bytes().next().is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
             && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
             && name.len() <= MAX_NAME;
         if !ident {
-            return Err(format!("parameter name `{name}` is not a Lua name (a letter or `_`, then letters, digits or `_`)"));
+            return Err(format!(
+                "parameter name `{name}` is not a Lua name (a letter or `_`, then letters, digits \
+                    or `_`)"
+            ));
         }
         let value = parse_value(name, value)?;
         if params.iter().any(|(n, _)| n == name) {
@@ -384,7 +448,8 @@ pub const MAX_LIBRARY: u64 = 1 << 30;
 /// its file's name up to the first `.` (`libgame.so` is `libgame`), HASH eight hex digits of
 /// the CRC-32 of its bytes, so that a rebuilt library names a new table.
 pub fn library_canonical(path: &Path) -> Result<String, SpecError> {
-    let bytes = crate::output::read_small(path, MAX_LIBRARY).map_err(|e| SpecError(format!("cannot read the library {}: {e}", path.display())))?;
+    let bytes = crate::output::read_small(path, MAX_LIBRARY)
+        .map_err(|e| SpecError(format!("cannot read the library {}: {e}", path.display())))?;
     let stem = path.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
     let stem = stem.split('.').next().unwrap_or_default();
     Ok(format!("native:{}@{:08x}", sanitize(stem), crc32fast::hash(&bytes)))
@@ -421,7 +486,9 @@ impl Origin {
 
     /// Whether `text` is written as a stored kind's spec (its prefix alone is looked at).
     pub fn is_spelled(text: &str) -> bool {
-        [&LUA, &CPP, &NATIVE, &IMPORT].iter().any(|f| text.trim().strip_prefix(f.name).is_some_and(|r| r.starts_with(':')))
+        [&LUA, &CPP, &NATIVE, &IMPORT]
+            .iter()
+            .any(|f| text.trim().strip_prefix(f.name).is_some_and(|r| r.starts_with(':')))
     }
 
     /// The kind of game it is, as a runtime names what it runs (`lua`, `cpp`, `native`,
@@ -460,7 +527,9 @@ impl Origin {
     /// typed it.
     pub fn make_command(&self, given: &str, dir: &str) -> String {
         match self {
-            Origin::Import(name) => format!("sgtab import FILE --name {name} --shape N --dir {dir}"),
+            Origin::Import(name) => {
+                format!("sgtab import FILE --name {name} --shape N --dir {dir}")
+            }
             _ => format!("sgtab build {} --dir {dir}", shell_word(given.trim())),
         }
     }
@@ -486,16 +555,25 @@ pub struct Stored {
 impl Stored {
     /// The game of a table whose file holds `canonical`, `dims` and (for a script) its text and
     /// the header version it was compiled against (0 for Lua).
-    pub fn from_parts(canonical: &str, dims: Dims, script: Option<&str>, header: u32) -> Result<Stored, String> {
+    pub fn from_parts(
+        canonical: &str,
+        dims: Dims,
+        script: Option<&str>,
+        header: u32,
+    ) -> Result<Stored, String> {
         let origin = match (canonical.strip_prefix("import:"), script) {
             (Some(name), None) => {
                 check_name(name, "import name").map_err(|e| e.0)?;
                 Origin::Import(name.to_string())
             }
             (None, None) if canonical.starts_with("native:") => {
-                let (name, hash) = canonical["native:".len()..].split_once('@').ok_or("no @HASH after the library's name")?;
+                let (name, hash) = canonical["native:".len()..]
+                    .split_once('@')
+                    .ok_or("no @HASH after the library's name")?;
                 check_name(name, "library name").map_err(|e| e.0)?;
-                if hash.len() != 8 || !hash.bytes().all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase()) {
+                if hash.len() != 8
+                    || !hash.bytes().all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase())
+                {
                     return Err(format!("`{canonical}` is not a library's canonical spec"));
                 }
                 Origin::Library(canonical.to_string())
@@ -508,7 +586,11 @@ impl Stored {
                 script.header = header;
                 Origin::Script(script)
             }
-            _ => return Err(format!("`{canonical}` is neither a script's nor an imported table's spec")),
+            _ => {
+                return Err(format!(
+                    "`{canonical}` is neither a script's nor an imported table's spec"
+                ));
+            }
         };
         Ok(Stored { origin, dims })
     }
@@ -554,9 +636,19 @@ impl Game for Stored {
 
     fn reference(&self, _: &Progress) -> Result<Packed, GameError> {
         Err(GameError(match &self.origin {
-            Origin::Script(_) => "a script's table is recomputed by running its script, which this program cannot (sgtab verify can)".into(),
-            Origin::Import(name) => format!("import:{name} holds values imported from another program; sgtab cannot recompute them"),
-            Origin::Library(c) => format!("{c} holds values computed by a shared library the table does not carry; sgtab cannot recompute them"),
+            Origin::Script(_) => {
+                "a script's table is recomputed by running its script, which this \
+                program cannot (sgtab verify can)"
+                    .into()
+            }
+            Origin::Import(name) => format!(
+                "import:{name} holds values imported from another \
+                program; sgtab cannot recompute them"
+            ),
+            Origin::Library(c) => format!(
+                "{c} holds values computed by a shared library the table \
+                does not carry; sgtab cannot recompute them"
+            ),
         }))
     }
 
@@ -582,8 +674,21 @@ mod tests {
 
     #[test]
     fn params_are_checked_and_sorted() {
-        assert_eq!(parse_params("W=3,N=-8").unwrap(), [("N".to_string(), Param::Int(-8)), ("W".to_string(), Param::Int(3))]);
-        for bad in ["N", "1N=2", "N=x", "N=1,N=2", "N=99999999999999999999", "math.x=1", "S={1,x}", "S={1,2", "S=1}"] {
+        assert_eq!(
+            parse_params("W=3,N=-8").unwrap(),
+            [("N".to_string(), Param::Int(-8)), ("W".to_string(), Param::Int(3))]
+        );
+        for bad in [
+            "N",
+            "1N=2",
+            "N=x",
+            "N=1,N=2",
+            "N=99999999999999999999",
+            "math.x=1",
+            "S={1,x}",
+            "S={1,2",
+            "S=1}",
+        ] {
             assert!(parse_params(bad).is_err(), "{bad}");
         }
     }
@@ -591,7 +696,14 @@ mod tests {
     #[test]
     fn list_params_keep_their_commas() {
         let p = parse_params("S={2, 5,7},N=4,E={}").unwrap();
-        assert_eq!(p, [("E".to_string(), Param::List(vec![])), ("N".to_string(), Param::Int(4)), ("S".to_string(), Param::List(vec![2, 5, 7]))]);
+        assert_eq!(
+            p,
+            [
+                ("E".to_string(), Param::List(vec![])),
+                ("N".to_string(), Param::Int(4)),
+                ("S".to_string(), Param::List(vec![2, 5, 7]))
+            ]
+        );
         let s = Script::with(Lang::Cpp, "sub", "x", p).unwrap();
         assert!(s.canonical().ends_with(":E={},N=4,S={2,5,7}"), "{}", s.canonical());
         assert_eq!(Script::from_canonical(&s.canonical(), "x").unwrap(), s);

@@ -33,7 +33,8 @@ fn parse_spec(spec: &str) -> Option<Result<Arc<dyn Game>, SpecError>> {
         }
         moves.sort_unstable();
         moves.dedup();
-        let len = parse::bounded(spec, "entry count", it.next(), DEFAULT_LEN, (1, MAX_LEN), GRAMMAR)?;
+        let len =
+            parse::bounded(spec, "entry count", it.next(), DEFAULT_LEN, (1, MAX_LEN), GRAMMAR)?;
         Ok(Arc::new(Sub { moves, len }) as Arc<dyn Game>)
     })())
 }
@@ -71,7 +72,10 @@ impl Game for Sub {
 
     fn theorem(&self, rule: &Rule) -> Option<Theorem> {
         let t = self.moves.iter().copied().max().unwrap_or(0) as u64;
-        (rule.saltus == 0).then_some(Theorem { name: "the subtraction-game window (as long as the largest move)", needs: rule.pre + rule.period + t })
+        (rule.saltus == 0).then_some(Theorem {
+            name: "the subtraction-game window (as long as the largest move)",
+            needs: rule.pre + rule.period + t,
+        })
     }
 
     fn moves(&self) -> Option<&dyn super::Moves> {
@@ -79,7 +83,9 @@ impl Game for Sub {
     }
 
     fn with_size(&self, len: u64) -> Option<Arc<dyn Game>> {
-        (1..=MAX_LEN).contains(&len).then(|| Arc::new(Sub { moves: self.moves.clone(), len }) as Arc<dyn Game>)
+        (1..=MAX_LEN)
+            .contains(&len)
+            .then(|| Arc::new(Sub { moves: self.moves.clone(), len }) as Arc<dyn Game>)
     }
 
     fn as_any(&self) -> &dyn std::any::Any {

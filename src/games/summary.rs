@@ -47,7 +47,11 @@ pub struct Summaries {
 /// [`Worker::summaries`] from the worker's options: the default for workers that give only
 /// options (scripts). An option naming a position outside the table or (by rank) of no lower
 /// rank is kept, for the engine to refuse with its own message.
-pub fn from_options<W: Worker + ?Sized>(worker: &mut W, ask: &Ask, out: &mut Summaries) -> Result<(), GameError> {
+pub fn from_options<W: Worker + ?Sized>(
+    worker: &mut W,
+    ask: &Ask,
+    out: &mut Summaries,
+) -> Result<(), GameError> {
     let count = ask.values.len() as u64;
     let known = |q: u64| match ask.ranks {
         Some((ranks, rank)) => q < count && ranks[q as usize] < rank,
@@ -68,7 +72,8 @@ pub fn from_options<W: Worker + ?Sized>(worker: &mut W, ask: &Ask, out: &mut Sum
         }
         *options += 1;
         if option.iter().all(|&q| known(q)) {
-            one.folded.push(option.iter().fold(0, |x, &q| x ^ ask.values[q as usize].load(Relaxed)));
+            one.folded
+                .push(option.iter().fold(0, |x, &q| x ^ ask.values[q as usize].load(Relaxed)));
         } else {
             one.kept.push(option.len() as u64);
             one.kept.extend_from_slice(option);

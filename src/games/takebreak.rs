@@ -28,7 +28,8 @@ pub const DEFAULT_LEN: u64 = 1024;
 /// Longest code accepted (digits after the point, tail included).
 pub const MAX_DIGITS: usize = 1024;
 
-const GRAMMAR: &str = "a take-and-break code d0.d1d2...[tail][:N] such as 0.07, .6, 4.[3], 0.F, C.1:5000 \
+const GRAMMAR: &str = "a take-and-break code d0.d1d2...[tail][:N] such as 0.07, .6, 4.[3], 0.F, \
+    C.1:5000 \
     (digits 0-9 and A-F; d0 is 0, 4, 8 or C; N heaps, default 1024)";
 
 pub static FAMILY: Family = Family { name: "code", grammar: GRAMMAR, parse: parse_spec };
@@ -91,7 +92,9 @@ impl Code {
     fn normalise(mut self) -> Code {
         // The tail at its shortest period.
         let t = self.tail.len();
-        if let Some(p) = (1..=t).find(|&p| t.is_multiple_of(p) && (p..t).all(|i| self.tail[i] == self.tail[i - p])) {
+        if let Some(p) = (1..=t)
+            .find(|&p| t.is_multiple_of(p) && (p..t).all(|i| self.tail[i] == self.tail[i - p]))
+        {
             self.tail.truncate(p);
         }
         if self.tail.iter().all(|&d| d == 0) {
@@ -145,7 +148,11 @@ pub fn parse_code(text: &str) -> Result<Code, String> {
         "8" => 8,
         "C" | "c" => 12,
         other => {
-            return Err(format!("the digit before the point is `{}`; it must be 0, 4, 8 or C (splitting a heap without removing any)", other.escape_debug()));
+            return Err(format!(
+                "the digit before the point is `{}`; it must be 0, 4, 8 or C (splitting a heap \
+                    without removing any)",
+                other.escape_debug()
+            ));
         }
     };
     let (mut digits, mut tail) = (Vec::new(), Vec::new());
@@ -154,7 +161,10 @@ pub fn parse_code(text: &str) -> Result<Code, String> {
     for (i, c) in text[point + 1..].char_indices() {
         let at = point + 1 + i + 1; // 1-based character position in the code
         if closed {
-            return Err(format!("`{}` at character {at} follows the repeating tail; `[...]` must end the code", c.escape_debug()));
+            return Err(format!(
+                "`{}` at character {at} follows the repeating tail; `[...]` must end the code",
+                c.escape_debug()
+            ));
         }
         match c {
             '[' if !in_tail => in_tail = true,
@@ -176,13 +186,23 @@ pub fn parse_code(text: &str) -> Result<Code, String> {
                 }
             }
             c => {
-                let expected = if in_tail { "a hex digit 0-9, A-F or the closing `]`" } else { "a hex digit 0-9, A-F or `[`" };
-                return Err(format!("`{}` at character {at} is not allowed; expected {expected}", c.escape_debug()));
+                let expected = if in_tail {
+                    "a hex digit 0-9, A-F or the closing `]`"
+                } else {
+                    "a hex digit 0-9, A-F or `[`"
+                };
+                return Err(format!(
+                    "`{}` at character {at} is not allowed; expected {expected}",
+                    c.escape_debug()
+                ));
             }
         }
     }
     if in_tail && !closed {
-        return Err(format!("the repeating tail opened with `[` is not closed with `]` (character {})", bytes.len() + 1));
+        return Err(format!(
+            "the repeating tail opened with `[` is not closed with `]` (character {})",
+            bytes.len() + 1
+        ));
     }
     Ok(Code { d0, digits, tail }.normalise())
 }
@@ -193,7 +213,10 @@ fn parse_spec(spec: &str) -> Option<Result<Arc<dyn Game>, SpecError>> {
     // digit with a point before any `:` (`C.1`; `A.1`, which is then told that d0 must be 0, 4,
     // 8 or C) is a code too: no family's name has a point in it.
     let head = spec.split(':').next().unwrap_or("");
-    if !(first.is_ascii_digit() || first == '.' || (first.is_ascii_hexdigit() && head.contains('.'))) {
+    if !(first.is_ascii_digit()
+        || first == '.'
+        || (first.is_ascii_hexdigit() && head.contains('.')))
+    {
         return None;
     }
     let (code, count) = match spec.split_once(':') {
@@ -271,7 +294,9 @@ impl Game for TakeBreak {
     }
 
     fn with_size(&self, len: u64) -> Option<Arc<dyn Game>> {
-        (1..=MAX_LEN).contains(&len).then(|| Arc::new(TakeBreak { code: self.code.clone(), len }) as Arc<dyn Game>)
+        (1..=MAX_LEN)
+            .contains(&len)
+            .then(|| Arc::new(TakeBreak { code: self.code.clone(), len }) as Arc<dyn Game>)
     }
 
     fn as_any(&self) -> &dyn std::any::Any {
@@ -292,7 +317,8 @@ impl super::Moves for TakeBreak {
 /// The theorem's name for plain octal codes, and for codes that split without removing or leave
 /// three heaps (the same argument with the largest of m parts; `docs/rules.md`).
 pub const GUY_SMITH: &str = "the Guy-Smith periodicity theorem";
-pub const GUY_SMITH_EXTENDED: &str = "the Guy-Smith periodicity theorem, extended to every finite code";
+pub const GUY_SMITH_EXTENDED: &str =
+    "the Guy-Smith periodicity theorem, extended to every finite code";
 
 /// Why a code with a repeating tail has no proven rules.
 const TAIL: &str = "a code with a repeating tail (take-any moves) has no periodicity theorem here";
@@ -304,7 +330,10 @@ pub fn no_theorem(code: &Code, rule: &Rule) -> Option<&'static str> {
         return Some(TAIL);
     }
     if rule.saltus != 0 {
-        return Some("the Guy-Smith theorem covers plain periods only, not a saltus (no arithmetic-periodicity theorem is applied here)");
+        return Some(
+            "the Guy-Smith theorem covers plain periods only, not a saltus (no \
+                arithmetic-periodicity theorem is applied here)",
+        );
     }
     None
 }
@@ -346,7 +375,9 @@ pub fn options(code: &Code, n: u64, mut f: impl FnMut(&[u64])) {
 /// Scalar reference: values of heaps 0..len, each the mex of its options' values (a list of
 /// heaps is worth the XOR of theirs). Cubic in `len` where a digit has 8, quadratic otherwise.
 pub fn reference(code: &Code, len: u64, progress: &Progress) -> Vec<u32> {
-    super::mex_table(len, progress, |n, t, mex| options(code, n, |heaps| mex.mark(heaps.iter().fold(0, |x, &h| x ^ t[h as usize]) as u64)))
+    super::mex_table(len, progress, |n, t, mex| {
+        options(code, n, |heaps| mex.mark(heaps.iter().fold(0, |x, &h| x ^ t[h as usize]) as u64))
+    })
 }
 
 #[cfg(test)]
@@ -394,7 +425,11 @@ mod tests {
             ("A.1", "must be 0, 4, 8 or C"),
             ("12.07", "before the point is `12`"),
             ("0.1]", "`]` at character 4 is not allowed; expected a hex digit 0-9, A-F or `[`"),
-            ("0.[1[2]]", "`[` at character 5 is not allowed; expected a hex digit 0-9, A-F or the closing `]`"),
+            (
+                "0.[1[2]]",
+                "`[` at character 5 is not allowed; expected a hex digit 0-9, A-F or the closing \
+                    `]`",
+            ),
             ("0.é7", "`é` at character 3"),
             ("0.7é", "`é` at character 4"),
             ("0.07:x", "entry count `x` is not a whole number"),

@@ -21,13 +21,20 @@ pub fn winning_move(counts: &[u64], g: &[u64]) -> Option<(usize, usize, usize)> 
     if total == 0 {
         return None;
     }
-    (0..n).filter(|&i| counts[i] > 0).find_map(|i| (i + 1..n).find_map(|j| (j..n).find(|&k| total ^ right(i) ^ right(j) ^ right(k) == 0).map(|k| (i, j, k))))
+    (0..n).filter(|&i| counts[i] > 0).find_map(|i| {
+        (i + 1..n).find_map(|j| {
+            (j..n).find(|&k| total ^ right(i) ^ right(j) ^ right(k) == 0).map(|k| (i, j, k))
+        })
+    })
 }
 
 /// The stone values g(0..MAX_PILES) of the table, or why it cannot give them.
 fn stone_values(table: &Table) -> Result<Vec<u64>, JudgeError> {
     if table.values.len() < MAX_PILES {
-        return Err(JudgeError::Table(format!("table {} is too short: the judge needs {MAX_PILES} entries", table.spec)));
+        return Err(JudgeError::Table(format!(
+            "table {} is too short: the judge needs {MAX_PILES} entries",
+            table.spec
+        )));
     }
     Ok((0..MAX_PILES).map(|r| table.values.get(r) as u64).collect())
 }
@@ -41,7 +48,11 @@ fn say(out: &mut impl Write, case: u64, counts: &[u64], g: &[u64]) -> Result<(),
     Ok(())
 }
 
-pub fn answer(table: &Table, input: &mut Scanner<impl Read, impl Buf>, out: &mut impl Write) -> Result<(), JudgeError> {
+pub fn answer(
+    table: &Table,
+    input: &mut Scanner<impl Read, impl Buf>,
+    out: &mut impl Write,
+) -> Result<(), JudgeError> {
     let g = stone_values(table)?;
     answer_cases(input, 1, 1, out, read_game, &|case, game, out| answer_game(case, game, &g, out))
 }
@@ -52,10 +63,17 @@ const BATCH: usize = 4096;
 /// The same answers for an input all in memory: its tokens read on `par.threads` threads, the
 /// games answered in batches on `par.threads` threads (finding a winning move is most of the
 /// work) and written in order.
-pub fn answer_bytes(table: &Table, data: &[u8], par: Parallel, out: &mut impl Write) -> Result<(), JudgeError> {
+pub fn answer_bytes(
+    table: &Table,
+    data: &[u8],
+    par: Parallel,
+    out: &mut impl Write,
+) -> Result<(), JudgeError> {
     let g = stone_values(table)?;
     let answer = |case, game: &FunnyGame, out: &mut Vec<u8>| answer_game(case, game, &g, out);
-    tokens::read(data, 0, par, MAX_STONES as u16, |input| answer_cases(input, par.threads, BATCH, out, read_game, &answer))
+    tokens::read(data, 0, par, MAX_STONES as u16, |input| {
+        answer_cases(input, par.threads, BATCH, out, read_game, &answer)
+    })
 }
 
 /// A game: its piles' stone counts.
@@ -66,14 +84,22 @@ struct FunnyGame {
 
 /// Game `case`, or `None` at the closing 0 (nothing may follow it). The grammar, for both paths.
 fn read_game(input: &mut impl Numbers, case: u64) -> Result<Option<FunnyGame>, JudgeError> {
-    let n = input.next(0, MAX_PILES, &format_args!("the pile count n of game {case} (0 ends the input)"))?;
+    let n = input.next(
+        0,
+        MAX_PILES,
+        &format_args!("the pile count n of game {case} (0 ends the input)"),
+    )?;
     if n == 0 {
         input.expect_end("the closing 0")?;
         return Ok(None);
     }
     let mut game = FunnyGame { piles: n as u8, counts: [0; MAX_PILES as usize] };
     for pile in 0..n as usize {
-        game.counts[pile] = input.next(0, MAX_STONES, &format_args!("the stone count of pile {pile} in game {case}"))?;
+        game.counts[pile] = input.next(
+            0,
+            MAX_STONES,
+            &format_args!("the stone count of pile {pile} in game {case}"),
+        )?;
     }
     Ok(Some(game))
 }

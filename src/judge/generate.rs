@@ -27,7 +27,9 @@ impl Size {
     pub fn ranges(problem: Problem) -> (SizeRange, SizeRange, SizeRange) {
         match problem {
             Problem::Lasker => (Some(lasker::FORMAT.cases), Some(lasker::FORMAT.count), None),
-            Problem::Chess => (Some((1, MAX_CASES)), Some((1, chess::MAX_ROWS)), Some((0, chess::WIDTH as u64))),
+            Problem::Chess => {
+                (Some((1, MAX_CASES)), Some((1, chess::MAX_ROWS)), Some((0, chess::WIDTH as u64)))
+            }
             Problem::Snim => (Some((1, MAX_CASES)), Some((1, snim::MAX_M)), None),
             Problem::Stones => (Some((1, MAX_CASES)), None, None),
             Problem::Funny => (Some((1, MAX_CASES)), Some((1, funny::MAX_PILES)), None),
@@ -39,7 +41,11 @@ impl Size {
     pub fn check(&self, problem: Problem) -> Result<(), String> {
         let (cases, per_case, chips) = Size::ranges(problem);
         let name = problem.name();
-        for (flag, given, range) in [("--cases", self.cases, cases), ("--per-case", self.per_case, per_case), ("--chips", self.chips.map(u64::from), chips)] {
+        for (flag, given, range) in [
+            ("--cases", self.cases, cases),
+            ("--per-case", self.per_case, per_case),
+            ("--chips", self.chips.map(u64::from), chips),
+        ] {
             let Some(v) = given else { continue };
             match range {
                 None => return Err(format!("{flag} does not apply to {name}")),
@@ -75,7 +81,12 @@ impl Rng {
 }
 
 /// Writes numbers separated by single spaces, `per_line` to a line.
-fn numbers(out: &mut impl Write, count: u64, per_line: u64, mut next: impl FnMut() -> u64) -> io::Result<()> {
+fn numbers(
+    out: &mut impl Write,
+    count: u64,
+    per_line: u64,
+    mut next: impl FnMut() -> u64,
+) -> io::Result<()> {
     for i in 0..count {
         let sep = if (i + 1) % per_line == 0 || i + 1 == count { '\n' } else { ' ' };
         write!(out, "{}{sep}", next())?;
@@ -114,7 +125,13 @@ struct Values {
 impl Values {
     fn new(problem: Problem) -> Values {
         let silent = crate::progress::Progress::silent();
-        let mut v = Values { lasker: [0; 4], chess: vec![], chess_by: vec![], stones: vec![], funny: vec![] };
+        let mut v = Values {
+            lasker: [0; 4],
+            chess: vec![],
+            chess_by: vec![],
+            stones: vec![],
+            funny: vec![],
+        };
         match problem {
             Problem::Lasker => {
                 let head = crate::games::lasker::reference(5);

@@ -15,16 +15,27 @@ use std::io::{Read, Write};
 pub(crate) const MAX_HEAP: u64 = (1 << 31) - 1;
 
 /// The grammar: `T` (1 to 100) cases, each `N` (1 to 10^6) and N heap sizes.
-pub(crate) const FORMAT: Counted = Counted { cases: (1, 100), count: (1, 1_000_000), count_name: "the heap count N", body_name: "a heap size" };
+pub(crate) const FORMAT: Counted = Counted {
+    cases: (1, 100),
+    count: (1, 1_000_000),
+    count_name: "the heap count N",
+    body_name: "a heap size",
+};
 
 /// The lookup for `table`, or why it cannot answer every heap up to 2^31 − 1.
 fn lookup(table: &Table) -> Result<Lookup<'_>, JudgeError> {
     let g = Lookup::new(table)?;
     if g.ext.is_none() {
-        return Err(JudgeError::Table(format!("table {} has no rule, so it cannot answer heaps beyond its {} entries", table.spec, g.len)));
+        return Err(JudgeError::Table(format!(
+            "table {} has no rule, so it cannot answer heaps beyond its {} entries",
+            table.spec, g.len
+        )));
     }
     if g.limit < MAX_HEAP {
-        return Err(JudgeError::Table(format!("the rule of table {} gives values past 64 bits below heap {MAX_HEAP}", table.spec)));
+        return Err(JudgeError::Table(format!(
+            "the rule of table {} gives values past 64 bits below heap {MAX_HEAP}",
+            table.spec
+        )));
     }
     Ok(g)
 }
@@ -39,13 +50,22 @@ fn say(out: &mut impl Write) -> impl FnMut(u64, Sum) -> Result<(), JudgeError> {
     |_, s| out.write_all(if s.xor != 0 { b"Alice\n" } else { b"Bob\n" }).map_err(JudgeError::from)
 }
 
-pub fn answer(table: &Table, input: &mut Scanner<impl Read, impl Buf>, out: &mut impl Write) -> Result<(), JudgeError> {
+pub fn answer(
+    table: &Table,
+    input: &mut Scanner<impl Read, impl Buf>,
+    out: &mut impl Write,
+) -> Result<(), JudgeError> {
     let g = lookup(table)?;
     with_value!(&g, |value| FORMAT.answer_stream(&heaps(value), None, input, &mut say(out)))
 }
 
 /// The same answers for an input all in memory, on `par.threads` threads.
-pub fn answer_bytes(table: &Table, data: &[u8], par: Parallel, out: &mut impl Write) -> Result<(), JudgeError> {
+pub fn answer_bytes(
+    table: &Table,
+    data: &[u8],
+    par: Parallel,
+    out: &mut impl Write,
+) -> Result<(), JudgeError> {
     let g = lookup(table)?;
     with_value!(&g, |value| FORMAT.answer_mapped(&heaps(value), None, data, par, &mut say(out)))
 }

@@ -100,7 +100,9 @@ impl<'a> Extension<'a> {
         match self.split {
             PeriodSplit::Offset { ref offset } => offset_value(n, offset),
             PeriodSplit::Pow2 { shift, mask } => self.divided_value(n, |x| (x >> shift, x & mask)),
-            PeriodSplit::Magic { magic, period } => self.divided_value(n, |x| magic_divide(x, magic, period)),
+            PeriodSplit::Magic { magic, period } => {
+                self.divided_value(n, |x| magic_divide(x, magic, period))
+            }
         }
     }
 
@@ -141,13 +143,16 @@ macro_rules! with_value {
                     PeriodSplit::Offset { ref offset } => {
                         // A copy in the closure: one pointer fewer to follow once a number.
                         let offset: [u64; 64] = **offset;
-                        let $g = move |n: u64| if n < from { values.get(n) as u64 } else { offset_value(n, &offset) };
+                        let $g = move |n: u64| {
+                            if n < from { values.get(n) as u64 } else { offset_value(n, &offset) }
+                        };
                         $body
                     }
                     // A shift or a multiply, chosen once a number: one more copy of each hot
                     // loop is not worth its size in `sgq` (which must stay small).
                     _ => {
-                        let $g = move |n: u64| if n < from { values.get(n) as u64 } else { ext.get(n) };
+                        let $g =
+                            move |n: u64| if n < from { values.get(n) as u64 } else { ext.get(n) };
                         $body
                     }
                 }
@@ -188,7 +193,8 @@ impl<'a> Lookup<'a> {
         if let (Some(rule), Positions::Heap) = (table.rule, positions) {
             if rule.period == 0 || rule.pre.checked_add(rule.period).is_none_or(|end| end > len) {
                 return Err(JudgeError::Table(format!(
-                    "table {} stores a rule (pre-period {}, period {}) that does not fit its {len} entries; rebuild it with `sgtab build {}`",
+                    "table {} stores a rule (pre-period {}, period {}) that does not fit its {len} \
+                        entries; rebuild it with `sgtab build {}`",
                     table.spec, rule.pre, rule.period, table.spec
                 )));
             }
@@ -196,9 +202,14 @@ impl<'a> Lookup<'a> {
             limit = match rule.saltus {
                 0 => u64::MAX,
                 s => {
-                    let top = (rule.pre..rule.pre + rule.period).map(|i| values.get(i)).max().unwrap_or(0);
+                    let top = (rule.pre..rule.pre + rule.period)
+                        .map(|i| values.get(i))
+                        .max()
+                        .unwrap_or(0);
                     let kmax = (u64::MAX - top as u64) / s;
-                    kmax.checked_mul(rule.period).and_then(|x| x.checked_add(rule.pre + rule.period - 1)).unwrap_or(u64::MAX)
+                    kmax.checked_mul(rule.period)
+                        .and_then(|x| x.checked_add(rule.pre + rule.period - 1))
+                        .unwrap_or(u64::MAX)
                 }
             }
             .max(len - 1);
@@ -232,7 +243,10 @@ impl<'a> Lookup<'a> {
     /// The note written (once) when a position past the table is answered from a checked rule.
     pub(crate) fn note(&self) -> String {
         let rule = self.table.rule.expect("a rule answers past the table");
-        format!("note: positions past the {} entries of {} are answered from its rule {rule}", self.len, self.table.spec)
+        format!(
+            "note: positions past the {} entries of {} are answered from its rule {rule}",
+            self.len, self.table.spec
+        )
     }
 
     /// Range of one number read: a heap or a row up to the limit, a board coordinate below n.
@@ -246,28 +260,51 @@ impl<'a> Lookup<'a> {
 
     /// The message for a number past [`number_range`](Lookup::number_range) (`n` is `None`
     /// past 64 bits): why it is out of reach and which build would cover it. The scanner calls it
-    /// from its error path ([`Beyond`](super::input::Beyond)), so the message keeps the scanner's line and column.
-    pub(crate) fn beyond(&self, what: &dyn std::fmt::Display, token: &str, n: Option<u64>) -> String {
+    /// from its error path ([`Beyond`](super::input::Beyond)), so the message keeps the scanner's
+    /// line and column.
+    pub(crate) fn beyond(
+        &self,
+        what: &dyn std::fmt::Display,
+        token: &str,
+        n: Option<u64>,
+    ) -> String {
         let max = self.number_range();
         let spec = &self.table.spec;
         let why = match (self.positions, n) {
             (_, None) => format!("out of reach: {spec} answers 0..={max}"),
             (Positions::Heap, Some(_)) if self.ext.is_some() => {
-                format!("past the reach of the rule of {spec}: its value would not fit 64 bits (positions up to {} do)", self.limit)
+                format!(
+                    "past the reach of the rule of {spec}: its value would not fit 64 bits \
+                        (positions up to {} do)",
+                    self.limit
+                )
             }
             (Positions::Heap, Some(n)) => format!(
-                "past the table: {spec} has {} entries (0..={max}) and no rule for positions past them; {}",
+                "past the table: {spec} has {} entries (0..={max}) and no rule for positions past \
+                    them; {}",
                 self.len,
-                self.cover_stored(None, n).unwrap_or_else(|| cover(spec, |s| matches!(s.positions(), Positions::Heap) && s.len() > n, n.checked_add(1)))
+                self.cover_stored(None, n).unwrap_or_else(|| cover(
+                    spec,
+                    |s| matches!(s.positions(), Positions::Heap) && s.len() > n,
+                    n.checked_add(1)
+                ))
             ),
             (Positions::Row { width }, Some(n)) => format!(
                 "not a row of {spec}: a row is a bitmask of {width} bits (0..={max}); {}",
-                cover(spec, |s| matches!(s.positions(), Positions::Row { .. }) && s.len() > n, Some(64 - n.leading_zeros() as u64))
+                cover(
+                    spec,
+                    |s| matches!(s.positions(), Positions::Row { .. }) && s.len() > n,
+                    Some(64 - n.leading_zeros() as u64)
+                )
             ),
             (Positions::Grid(_), n) => return self.off_grid(what, token, 0, n),
             (Positions::Board { n: side }, Some(c)) => format!(
                 "off the board: {spec} is {side}×{side}, coordinates 0..={max}; {}",
-                cover(spec, |s| matches!(s.positions(), Positions::Board { n } if n > c), c.checked_add(1))
+                cover(
+                    spec,
+                    |s| matches!(s.positions(), Positions::Board { n } if n > c),
+                    c.checked_add(1)
+                )
             ),
         };
         format!("{what} `{token}` is {why}")
@@ -275,9 +312,18 @@ impl<'a> Lookup<'a> {
 
     /// The message for coordinate `axis` (from 0) of a grid position past its size (`c`, or
     /// `None` past 64 bits).
-    pub(crate) fn off_grid(&self, what: &dyn std::fmt::Display, token: &str, axis: usize, c: Option<u64>) -> String {
+    pub(crate) fn off_grid(
+        &self,
+        what: &dyn std::fmt::Display,
+        token: &str,
+        axis: usize,
+        c: Option<u64>,
+    ) -> String {
         let Positions::Grid(dims) = self.positions else { return self.beyond(what, token, None) };
-        let cover = c.and_then(|c| self.cover_stored(Some(axis), c)).map(|how| format!("; {how}")).unwrap_or_default();
+        let cover = c
+            .and_then(|c| self.cover_stored(Some(axis), c))
+            .map(|how| format!("; {how}"))
+            .unwrap_or_default();
         format!(
             "{what} `{token}` is off the grid: {} is {} (coordinate {} is 0..={}){cover}",
             self.table.spec,
@@ -299,32 +345,60 @@ impl<'a> Lookup<'a> {
         };
         let axis = axis.unwrap_or(0).min(sizes.len() - 1);
         let shape = |sizes: &[u64]| sizes.iter().map(u64::to_string).collect::<Vec<_>>().join("x");
-        let file = self.found.file.map_or_else(|| self.table.spec.file_name(), |f| f.display().to_string());
+        let file = self
+            .found
+            .file
+            .map_or_else(|| self.table.spec.file_name(), |f| f.display().to_string());
         let found = match sizes.len() {
             1 => format!("the table found, {file}, has {} entries", self.len),
-            _ => format!("the table found, {file}, has shape {} ({} entries)", shape(&sizes), self.len),
+            _ => format!(
+                "the table found, {file}, has shape {} ({} entries)",
+                shape(&sizes),
+                self.len
+            ),
         };
         let script = match &stored.origin {
             Origin::Script(script) => script,
             Origin::Import(name) => {
                 let mut larger = sizes.clone();
                 larger[axis] = c.saturating_add(1);
-                return Some(format!("{found}; import a larger one: `sgtab import FILE --name {name} --shape {}`", shape(&larger)));
+                return Some(format!(
+                    "{found}; import a larger one: `sgtab import FILE --name {name} --shape {}`",
+                    shape(&larger)
+                ));
             }
-            Origin::Library(_) => return Some(format!("{found}; its library computes a larger one if it is built with a larger shape")),
+            Origin::Library(_) => {
+                return Some(format!(
+                    "{found}; its library computes a larger one if it is built with a larger shape"
+                ));
+            }
         };
         // The source's path as the user gave it, else its name (the table stores its text).
-        let path = self.found.spec.and_then(Script::path_of).map_or_else(|| script.file(), str::to_string);
-        let command = |params: &[(String, Param)]| format!("`sgtab build {}`", shell_word(&script.spec_at(&path, params)));
+        let path =
+            self.found.spec.and_then(Script::path_of).map_or_else(|| script.file(), str::to_string);
+        let command = |params: &[(String, Param)]| {
+            format!("`sgtab build {}`", shell_word(&script.spec_at(&path, params)))
+        };
         // A parameter equal to the size passed is most likely the one that sets it.
         let size = sizes[axis];
-        let how = match script.params.iter().position(|(_, v)| v.int().and_then(|v| u64::try_from(v).ok()) == Some(size)) {
+        let how = match script
+            .params
+            .iter()
+            .position(|(_, v)| v.int().and_then(|v| u64::try_from(v).ok()) == Some(size))
+        {
             Some(i) if c < i64::MAX as u64 => {
                 let mut params = script.params.clone();
                 params[i].1 = Param::Int(c as i64 + 1);
-                format!("build a larger one from its script: {} (this one was built with {}={size})", command(&params), params[i].0)
+                format!(
+                    "build a larger one from its script: {} (this one was built with {}={size})",
+                    command(&params),
+                    params[i].0
+                )
             }
-            _ => format!("{} built this one: build it again with parameters that make its shape larger", command(&script.params)),
+            _ => format!(
+                "{} built this one: build it again with parameters that make its shape larger",
+                command(&script.params)
+            ),
         };
         Some(format!("{found}; {how}"))
     }
@@ -359,19 +433,35 @@ mod tests {
         // (any other period, exact below 2^32 and divided above).
         let offsets = [(1u64, 0u64, 1u64), (2, 3, 2), (4, 0, 4), (8, 1, 8), (64, 5, 64)];
         let shifts = [(4, 2, 3), (128, 2, 128), (1, 0, 0)];
-        let multiplies = [(3, 0, 2), (5, 7, 5), (12, 1, 0), (1000, 3, 9), (65537, 0, 1), ((1 << 32) + 1, 0, 2)];
+        let multiplies =
+            [(3, 0, 2), (5, 7, 5), (12, 1, 0), (1000, 3, 9), (65537, 0, 1), ((1 << 32) + 1, 0, 2)];
         for (period, pre, saltus) in offsets.into_iter().chain(shifts).chain(multiplies) {
             // Values below and above n (g(n) < n makes the offsets wrap).
-            let head: Vec<u64> = (0..period.min(1000)).map(|r| (r * 5 + 3) % (period + 2)).chain((1000..period.min(70_000)).map(|r| r / 3)).collect();
+            let head: Vec<u64> = (0..period.min(1000))
+                .map(|r| (r * 5 + 3) % (period + 2))
+                .chain((1000..period.min(70_000)).map(|r| r / 3))
+                .collect();
             if head.len() as u64 != period {
                 // 2^32 + 1 values cannot be held: only the division is checked.
                 let magic = (u64::MAX / period).wrapping_add(1);
-                for x in (0..3000u64).chain([(1 << 32) - 1, 1 << 32, (1 << 32) + 5, 1 << 40, u64::MAX - 1, u64::MAX]) {
-                    assert_eq!(magic_divide(x, magic, period), (x / period, x % period), "period {period}, x {x}");
+                for x in (0..3000u64).chain([
+                    (1 << 32) - 1,
+                    1 << 32,
+                    (1 << 32) + 5,
+                    1 << 40,
+                    u64::MAX - 1,
+                    u64::MAX,
+                ]) {
+                    assert_eq!(
+                        magic_divide(x, magic, period),
+                        (x / period, x % period),
+                        "period {period}, x {x}"
+                    );
                 }
                 continue;
             }
-            let values: Vec<u64> = std::iter::repeat_n(0, pre as usize).chain(head.iter().copied()).collect();
+            let values: Vec<u64> =
+                std::iter::repeat_n(0, pre as usize).chain(head.iter().copied()).collect();
             let packed = Packed::from_values(&values);
             let ext = Extension::new(&packed, pre, period, saltus);
             let kind = match ext.split {
@@ -389,7 +479,11 @@ mod tests {
             assert_eq!(kind, want, "period {period}, saltus {saltus}");
             let far = [(1 << 31) - 1, (1 << 32) - 1, 1 << 32, (1 << 32) + 7, 1 << 45, 1 << 50];
             for n in (pre..pre + 3 * period + 500).chain(far) {
-                assert_eq!(ext.get(n) as u128, by_definition(&head, pre, saltus, n), "{kind}: period {period}, pre {pre}, saltus {saltus}, n {n}");
+                assert_eq!(
+                    ext.get(n) as u128,
+                    by_definition(&head, pre, saltus, n),
+                    "{kind}: period {period}, pre {pre}, saltus {saltus}, n {n}"
+                );
             }
         }
     }
@@ -402,16 +496,24 @@ mod tests {
         for (period, pre, saltus) in [(4u64, 1u64, 4u64), (8, 0, 3), (6, 2, 2)] {
             let head: Vec<u64> = (0..period).map(|r| (r * 7 + 1) % (period + 1)).collect();
             let len = pre + 3 * period + 2;
-            let g = |n: u64| if n < pre { 100 + n } else { by_definition(&head, pre, saltus, n) as u64 };
+            let g = |n: u64| {
+                if n < pre { 100 + n } else { by_definition(&head, pre, saltus, n) as u64 }
+            };
             let values: Vec<u64> = (0..len).map(g).collect();
             let spec = GameSpec::parse(&format!("sub:1:{len}")).unwrap();
             let mut table = Table::new(spec, Packed::from_values(&values));
             table.rule = Some(Rule { pre, period, saltus, checked: len, proven: false });
             let lookup = Lookup::new(&table).unwrap();
-            let ns: Vec<u64> = (0..len + 3 * period).chain([(1 << 31) - 1, (1 << 32) + 3]).collect();
-            let got: Vec<u64> = with_value!(&lookup, |value| ns.iter().map(|&n| value(n)).collect());
+            let ns: Vec<u64> =
+                (0..len + 3 * period).chain([(1 << 31) - 1, (1 << 32) + 3]).collect();
+            let got: Vec<u64> =
+                with_value!(&lookup, |value| ns.iter().map(|&n| value(n)).collect());
             for (&n, v) in ns.iter().zip(got) {
-                assert_eq!((v, lookup.get(n)), (g(n), g(n)), "period {period}, pre {pre}, saltus {saltus}, n {n}");
+                assert_eq!(
+                    (v, lookup.get(n)),
+                    (g(n), g(n)),
+                    "period {period}, pre {pre}, saltus {saltus}, n {n}"
+                );
             }
         }
     }
@@ -420,7 +522,8 @@ mod tests {
     fn a_rule_checked_on_part_of_the_table_leaves_the_rest_to_the_table() {
         // g(n) = n on 0..30 (period 1, saltus 1), checked only up to 20; entries 20..30 are 0.
         let values: Vec<u64> = (0..30).map(|n| if n < 20 { n } else { 0 }).collect();
-        let mut table = Table::new(GameSpec::parse("sub:1:30").unwrap(), Packed::from_values(&values));
+        let mut table =
+            Table::new(GameSpec::parse("sub:1:30").unwrap(), Packed::from_values(&values));
         table.rule = Some(Rule { pre: 0, period: 1, saltus: 1, checked: 20, proven: false });
         let lookup = Lookup::new(&table).unwrap();
         assert_eq!(lookup.rule_from, 30);
@@ -437,7 +540,8 @@ mod tests {
     #[test]
     fn a_table_without_a_rule_reads_only_the_table() {
         let values: Vec<u64> = (0..50).map(|n| n * 3 % 7).collect();
-        let mut table = Table::new(GameSpec::parse("sub:1:50").unwrap(), Packed::from_values(&values));
+        let mut table =
+            Table::new(GameSpec::parse("sub:1:50").unwrap(), Packed::from_values(&values));
         table.rule = None;
         let lookup = Lookup::new(&table).unwrap();
         assert_eq!(lookup.limit(), 49);

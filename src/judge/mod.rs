@@ -43,7 +43,8 @@ pub enum Problem {
 }
 
 impl Problem {
-    pub const ALL: [Problem; 5] = [Problem::Snim, Problem::Chess, Problem::Lasker, Problem::Stones, Problem::Funny];
+    pub const ALL: [Problem; 5] =
+        [Problem::Snim, Problem::Chess, Problem::Lasker, Problem::Stones, Problem::Funny];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -130,7 +131,9 @@ fn built_tables() -> PathBuf {
 fn out_dir(dir: &Path) -> String {
     if dir.as_os_str().is_empty() {
         ".".to_string()
-    } else if dir == built_tables() && std::env::var_os("SGTAB_TABLES").is_none_or(|d| Path::new(&d) != dir) {
+    } else if dir == built_tables()
+        && std::env::var_os("SGTAB_TABLES").is_none_or(|d| Path::new(&d) != dir)
+    {
         "tables".to_string()
     } else {
         shell_word(&dir.to_string_lossy())
@@ -155,12 +158,20 @@ fn looked(dir: &Path) -> String {
         Some(d) => format!("$SGTAB_TABLES ({})", d.display()),
         None => "$SGTAB_TABLES (not set)".to_string(),
     });
-    order.push(if Path::new("tables").is_dir() { "./tables".to_string() } else { "./tables (none here)".to_string() });
+    order.push(if Path::new("tables").is_dir() {
+        "./tables".to_string()
+    } else {
+        "./tables (none here)".to_string()
+    });
     let built = built_tables();
     if built.is_dir() {
         order.push(format!("{} (where sgq was built)", built.display()));
     }
-    format!("sgq looked in {} ({why}); it looks in {}, the first that applies", dir.display(), order.join(", then "))
+    format!(
+        "sgq looked in {} ({why}); it looks in {}, the first that applies",
+        dir.display(),
+        order.join(", then ")
+    )
 }
 
 /// Loads the table `spec` from `dir`, checked, or says how to make it (once, at the end of the
@@ -196,19 +207,33 @@ fn load_named(dir: &Path, spec: &str, name: &str, fix: &str) -> Result<Table, Ju
     let path = dir.join(name);
     match format::read_expecting(&path, spec) {
         Ok(table) => Ok(table),
-        Err(format::ReadError::OtherGame(found)) => Err(JudgeError::Table(format!("table {} holds {found}, not {spec}; {fix}", path.display()))),
+        Err(format::ReadError::OtherGame(found)) => Err(JudgeError::Table(format!(
+            "table {} holds {found}, not {spec}; {fix}",
+            path.display()
+        ))),
         Err(format::ReadError::Io(e)) if e.kind() == io::ErrorKind::NotFound => {
-            Err(JudgeError::Table(format!("table {} not found; {fix} ({})", path.display(), looked(dir))))
+            Err(JudgeError::Table(format!(
+                "table {} not found; {fix} ({})",
+                path.display(),
+                looked(dir)
+            )))
         }
         // A damaged table is rebuilt; one that cannot be read here (no memory for it, no
         // permission) would not be helped by rebuilding it.
-        Err(e @ format::ReadError::Bad(_)) => Err(JudgeError::Table(format!("cannot use table {}: {e}; {fix}", path.display()))),
+        Err(e @ format::ReadError::Bad(_)) => {
+            Err(JudgeError::Table(format!("cannot use table {}: {e}; {fix}", path.display())))
+        }
         Err(e) => Err(JudgeError::Table(format!("cannot use table {}: {e}", path.display()))),
     }
 }
 
 /// Answers `problem` for the judge input on `input`, writing the judge output to `out`.
-pub fn answer(problem: Problem, tables: &Path, input: impl Read, out: &mut impl Write) -> Result<(), JudgeError> {
+pub fn answer(
+    problem: Problem,
+    tables: &Path,
+    input: impl Read,
+    out: &mut impl Write,
+) -> Result<(), JudgeError> {
     let table = problem_table(problem, tables)?;
     let input = &mut Scanner::new(input);
     match (problem, &table) {
@@ -223,7 +248,13 @@ pub fn answer(problem: Problem, tables: &Path, input: impl Read, out: &mut impl 
 
 /// [`answer`] for an input all in memory (a mapped file): the same output and errors, byte for
 /// byte, read on `par.threads` threads ([`input::mapped`]).
-pub fn answer_bytes(problem: Problem, tables: &Path, data: &[u8], par: input::mapped::Parallel, out: &mut impl Write) -> Result<(), JudgeError> {
+pub fn answer_bytes(
+    problem: Problem,
+    tables: &Path,
+    data: &[u8],
+    par: input::mapped::Parallel,
+    out: &mut impl Write,
+) -> Result<(), JudgeError> {
     let table = problem_table(problem, tables)?;
     match (problem, &table) {
         (Problem::Lasker, Some(t)) => lasker::answer_bytes(t, data, par, out),

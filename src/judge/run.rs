@@ -47,18 +47,29 @@ impl Query {
     /// Loads the table: from its file, or found by its spec in `tables`.
     fn table(&self, tables: &Path) -> Result<Table, JudgeError> {
         if self.file {
-            return format::read(Path::new(&self.spec)).map_err(|e| JudgeError::Table(format!("cannot use table {}: {e}", self.spec)));
+            return format::read(Path::new(&self.spec))
+                .map_err(|e| JudgeError::Table(format!("cannot use table {}: {e}", self.spec)));
         }
         super::load_any(tables, &self.spec)
     }
 
     /// Answers the positions of `input` from the table, to `out`; a note (a checked rule
     /// answered past the table) goes to stderr, once.
-    fn answer(&self, tables: &Path, input: &InputChoice, out: &mut impl Write) -> Result<(), JudgeError> {
+    fn answer(
+        &self,
+        tables: &Path,
+        input: &InputChoice,
+        out: &mut impl Write,
+    ) -> Result<(), JudgeError> {
         let table = self.table(tables)?;
         // Where the table was found, for a message about a position past it.
-        let path = if self.file { PathBuf::from(&self.spec) } else { tables.join(table.spec.file_name()) };
-        let found = FoundTable { table: &table, file: Some(&path), spec: (!self.file).then_some(self.spec.as_str()) };
+        let path =
+            if self.file { PathBuf::from(&self.spec) } else { tables.join(table.spec.file_name()) };
+        let found = FoundTable {
+            table: &table,
+            file: Some(&path),
+            spec: (!self.file).then_some(self.spec.as_str()),
+        };
         let kind = self.kind();
         let note = &mut |line: &str| eprintln!("sgq {kind}: {line}");
         match (&self.sum, open(input)?) {
@@ -68,7 +79,9 @@ impl Query {
                 let words = Words { first, second };
                 match opened {
                     Opened::Stream(r) => query::sum(found, &words, r, out, note),
-                    Opened::Mapped(data, par) => query::sum_bytes(found, &words, &data, par, out, note),
+                    Opened::Mapped(data, par) => {
+                        query::sum_bytes(found, &words, &data, par, out, note)
+                    }
                 }
             }
         }
@@ -77,7 +90,12 @@ impl Query {
 
 /// Opens the input, or says why it cannot be.
 fn open(input: &InputChoice) -> Result<Opened, JudgeError> {
-    input.open().map_err(|e| JudgeError::Table(format!("cannot open input {}: {e}", input.path.as_deref().unwrap_or(Path::new("-")).display())))
+    input.open().map_err(|e| {
+        JudgeError::Table(format!(
+            "cannot open input {}: {e}",
+            input.path.as_deref().unwrap_or(Path::new("-")).display()
+        ))
+    })
 }
 
 /// Runs `job` with tables from `tables` (or the search order of [`table_dir`](super::table_dir)):
@@ -89,7 +107,10 @@ pub fn run(job: &Job, tables: Option<PathBuf>, input: &InputChoice) -> ExitCode 
     let tables = super::table_dir(tables);
     let label = job.label();
     if crate::output::stdout_was_closed() {
-        eprintln!("sgq {label}: error: standard output is closed, so the answers would be lost; give sgq somewhere to write them");
+        eprintln!(
+            "sgq {label}: error: standard output is closed, so the answers would be lost; give sgq \
+                somewhere to write them"
+        );
         return ExitCode::FAILURE;
     }
     let stdout = io::stdout();
@@ -97,7 +118,9 @@ pub fn run(job: &Job, tables: Option<PathBuf>, input: &InputChoice) -> ExitCode 
     let result = match job {
         Job::Problem(problem) => match open(input) {
             Ok(Opened::Stream(r)) => super::answer(*problem, &tables, r, &mut out),
-            Ok(Opened::Mapped(data, par)) => super::answer_bytes(*problem, &tables, &data, par, &mut out),
+            Ok(Opened::Mapped(data, par)) => {
+                super::answer_bytes(*problem, &tables, &data, par, &mut out)
+            }
             Err(e) => Err(e),
         },
         Job::Query(query) => query.answer(&tables, input, &mut out),

@@ -59,13 +59,17 @@ fn table_in<B: Bits>(moves: &[u32]) -> Vec<u8> {
         while fit < moves.len() && moves[fit] as usize <= h {
             fit += 1;
         }
-        let seen = moves[..fit].iter().fold(B::NONE, |seen, &s| seen | B::bit(values[h - s as usize]));
+        let seen =
+            moves[..fit].iter().fold(B::NONE, |seen, &s| seen | B::bit(values[h - s as usize]));
         values[h] = (!seen).first();
     }
     values
 }
 
-pub fn answer(input: &mut Scanner<impl Read, impl Buf>, out: &mut impl Write) -> Result<(), JudgeError> {
+pub fn answer(
+    input: &mut Scanner<impl Read, impl Buf>,
+    out: &mut impl Write,
+) -> Result<(), JudgeError> {
     answer_cases(input, 1, 1, out, read_case, &answer_case)
 }
 
@@ -73,7 +77,9 @@ pub fn answer(input: &mut Scanner<impl Read, impl Buf>, out: &mut impl Write) ->
 /// each case's table (most of the work: 10 001 values from up to 100 moves) built and its
 /// positions answered on `par.threads` threads too, the lines written in order.
 pub fn answer_bytes(data: &[u8], par: Parallel, out: &mut impl Write) -> Result<(), JudgeError> {
-    tokens::read(data, 0, par, MAX_HEAP as u16, |input| answer_cases(input, par.threads, 1, out, read_case, &answer_case))
+    tokens::read(data, 0, par, MAX_HEAP as u16, |input| {
+        answer_cases(input, par.threads, 1, out, read_case, &answer_case)
+    })
 }
 
 /// A case: its move set, and its positions (heap counts, then all heaps).
@@ -85,18 +91,26 @@ struct Case {
 
 /// Case `case`, or `None` at the closing 0 (nothing may follow it). The grammar, for both paths.
 fn read_case(input: &mut impl Numbers, case: u64) -> Result<Option<Case>, JudgeError> {
-    let k = input.next(0, MAX_K, &format_args!("the set size k of case {case} (0 ends the input)"))?;
+    let k =
+        input.next(0, MAX_K, &format_args!("the set size k of case {case} (0 ends the input)"))?;
     if k == 0 {
         input.expect_end("the closing 0")?;
         return Ok(None);
     }
-    let mut c = Case { moves: Vec::with_capacity(k as usize), counts: Vec::new(), heaps: Vec::new() };
+    let mut c =
+        Case { moves: Vec::with_capacity(k as usize), counts: Vec::new(), heaps: Vec::new() };
     for _ in 0..k {
-        c.moves.push(input.next(1, MAX_MOVE, &format_args!("a move of the set in case {case}"))? as u32);
+        c.moves.push(
+            input.next(1, MAX_MOVE, &format_args!("a move of the set in case {case}"))? as u32
+        );
     }
     let m = input.next(1, MAX_M, &format_args!("the position count m of case {case}"))?;
     for position in 1..=m {
-        let l = input.next(1, MAX_L, &format_args!("the heap count of position {position} in case {case}"))?;
+        let l = input.next(
+            1,
+            MAX_L,
+            &format_args!("the heap count of position {position} in case {case}"),
+        )?;
         c.counts.push(l as u16);
         let what = format_args!("a heap size in position {position} of case {case}");
         input.fold(l, 0, MAX_HEAP, &what, (), |(), h| c.heaps.push(h as u16))?;
@@ -131,7 +145,13 @@ mod tests {
             x % n
         };
         // Sets of every size, small moves (values up to 100) and large ones, repeats, unsorted.
-        let mut sets: Vec<Vec<u32>> = vec![vec![1], vec![10_000], (1..=100).collect(), (1..=100).rev().collect(), vec![2, 2, 3, 3]];
+        let mut sets: Vec<Vec<u32>> = vec![
+            vec![1],
+            vec![10_000],
+            (1..=100).collect(),
+            (1..=100).rev().collect(),
+            vec![2, 2, 3, 3],
+        ];
         for _ in 0..40 {
             let k = 1 + next(100);
             let span = [10, 200, 10_000][next(3) as usize];
@@ -141,7 +161,10 @@ mod tests {
             let mut sorted = moves.clone();
             sorted.sort_unstable();
             sorted.dedup();
-            let want: Vec<u8> = sub::reference(&sorted, MAX_HEAP + 1).into_iter().map(|v| u8::try_from(v).unwrap()).collect();
+            let want: Vec<u8> = sub::reference(&sorted, MAX_HEAP + 1)
+                .into_iter()
+                .map(|v| u8::try_from(v).unwrap())
+                .collect();
             assert_eq!(table(&mut moves), want, "moves {sorted:?}");
         }
     }

@@ -29,7 +29,8 @@ const _: () = assert!(usize::BITS == 64, "sums of two parts are 64-bit light use
 /// The two parts of a pair sum, if the light userdata is one.
 pub(crate) fn pair_parts(ptr: *mut std::ffi::c_void) -> Option<(u64, u64)> {
     let v = ptr as usize;
-    (v & !(PAIR | ((1 << 60) - 1)) == 0 && v & PAIR != 0).then_some(((v as u64 >> 30) & (PART - 1), v as u64 & (PART - 1)))
+    (v & !(PAIR | ((1 << 60) - 1)) == 0 && v & PAIR != 0)
+        .then_some(((v as u64 >> 30) & (PART - 1), v as u64 & (PART - 1)))
 }
 
 /// The name of a Lua type tag, as Lua writes it.
@@ -139,7 +140,8 @@ unsafe fn shown(l: *mut ffi::lua_State, idx: c_int) -> Shown {
     unsafe {
         match ffi::lua_type(l, idx) {
             ffi::LUA_TNIL | ffi::LUA_TBOOLEAN | ffi::LUA_TNUMBER | ffi::LUA_TSTRING => Shown::Lua,
-            ffi::LUA_TLIGHTUSERDATA => pair_parts(ffi::lua_touserdata(l, idx)).map_or(Shown::Address, |(a, b)| Shown::Pair(a, b)),
+            ffi::LUA_TLIGHTUSERDATA => pair_parts(ffi::lua_touserdata(l, idx))
+                .map_or(Shown::Address, |(a, b)| Shown::Pair(a, b)),
             _ if ffi::luaL_getmetafield(l, idx, c"__tostring".as_ptr()) != ffi::LUA_TNIL => {
                 ffi::lua_settop(l, -2);
                 Shown::Lua
@@ -157,7 +159,8 @@ unsafe fn no_text(l: *mut ffi::lua_State, idx: c_int, what: &str) -> ! {
         raise(
             l,
             format!(
-                "{what} of a {kind} is refused: Lua would show its memory address, which changes from run to run (give it a __tostring metamethod, or use a number or string)"
+                "{what} of a {kind} is refused: Lua would show its memory address, which changes \
+                    from run to run (give it a __tostring metamethod, or use a number or string)"
             ),
         )
     }
@@ -206,7 +209,12 @@ pub(crate) unsafe extern "C-unwind" fn format(l: *mut ffi::lua_State) -> c_int {
                 i += 1;
             }
             match fmt.get(i) {
-                Some(b'p') => raise(l, "string.format('%p') is refused: it shows a memory address, which changes from run to run".into()),
+                Some(b'p') => raise(
+                    l,
+                    "string.format('%p') is refused: it shows a memory address, \
+                    which changes from run to run"
+                        .into(),
+                ),
                 Some(b's') if arg <= ffi::lua_gettop(l) => match shown(l, arg) {
                     Shown::Lua => {}
                     Shown::Pair(a, b) => {
@@ -244,7 +252,8 @@ pub(crate) unsafe extern "C-unwind" fn pack(l: *mut ffi::lua_State) -> c_int {
             raise(
                 l,
                 format!(
-                    "a pack format of {len} bytes is refused: at most {MAX_PACK_FORMAT} bytes (one call into Lua's C library is not stopped until it returns)"
+                    "a pack format of {len} bytes is refused: at most {MAX_PACK_FORMAT} bytes (one \
+                        call into Lua's C library is not stopped until it returns)"
                 ),
             );
         }
@@ -283,7 +292,9 @@ pub(crate) unsafe extern "C-unwind" fn print(l: *mut ffi::lua_State) -> c_int {
                     ffi::luaL_addvalue(&mut b);
                     ffi::luaL_addchar(&mut b, b')' as _);
                 }
-                Shown::Address => ffi::luaL_addstring(&mut b, ffi::lua_typename(l, ffi::lua_type(l, i))),
+                Shown::Address => {
+                    ffi::luaL_addstring(&mut b, ffi::lua_typename(l, ffi::lua_type(l, i)))
+                }
             }
         }
         ffi::luaL_pushresult(&mut b);
@@ -353,7 +364,8 @@ unsafe extern "C-unwind" fn handler(l: *mut ffi::lua_State) -> c_int {
 pub(crate) const PRELUDE: &str = r#"
 local params = ...
 local G = _G
-local rawget, rawset, rawequal, next, type, error, setmetatable, pcall = rawget, rawset, rawequal, next, type, error, setmetatable, pcall
+local rawget, rawset, rawequal, next = rawget, rawset, rawequal, next
+local type, error, setmetatable, pcall = type, error, setmetatable, pcall
 local tointeger, maxinteger, move = math.tointeger, math.maxinteger, table.move
 local read, missing, snapshot = {}, {}, nil
 
@@ -362,7 +374,8 @@ local function name(k)
   return "[a " .. type(k) .. " key]"
 end
 local function readonly(k)
-  return "cannot assign the global " .. name(k) .. ": globals are read-only once the script's top level has run, "
+  return "cannot assign the global " .. name(k)
+    .. ": globals are read-only once the script's top level has run, "
     .. "so that every position sees the same ones (keep what moves needs in locals)"
 end
 
@@ -389,8 +402,8 @@ end
 
 function G.setmetatable(t, m)
   if type(m) == "table" and rawget(m, "__gc") ~= nil then
-    error("a metatable with a __gc field is refused: its finalizer would run while Lua frees memory or closes, "
-      .. "where no time bound can stop it", 2)
+    error("a metatable with a __gc field is refused: its finalizer would run while Lua frees "
+      .. "memory or closes, where no time bound can stop it", 2)
   end
   return (call(2, setmetatable, t, m))
 end

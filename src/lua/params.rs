@@ -21,20 +21,30 @@ pub(crate) fn to_lua(lua: &mlua::Lua, value: &Param) -> mlua::Result<mlua::Value
 }
 
 const KEYWORDS: &[&str] = &[
-    "and", "break", "do", "else", "elseif", "end", "false", "for", "function", "goto", "if", "in", "local", "nil", "not", "or", "repeat", "return", "then",
-    "true", "until", "while",
+    "and", "break", "do", "else", "elseif", "end", "false", "for", "function", "goto", "if", "in",
+    "local", "nil", "not", "or", "repeat", "return", "then", "true", "until", "while",
 ];
 
 /// Checks that every parameter of `script` was read by its top level or is named in its text.
-pub(crate) fn check(state: &State, script: &Script, control: &mlua::Table) -> Result<(), GameError> {
+pub(crate) fn check(
+    state: &State,
+    script: &Script,
+    control: &mlua::Table,
+) -> Result<(), GameError> {
     let names = |key: &str| -> Result<Vec<String>, GameError> {
         let t: mlua::Table = control.raw_get(key).map_err(|e| state.error(lua_message(&e)))?;
-        let mut out: Vec<String> = t.pairs::<String, bool>().filter_map(Result::ok).map(|(k, _)| k).collect();
+        let mut out: Vec<String> =
+            t.pairs::<String, bool>().filter_map(Result::ok).map(|(k, _)| k).collect();
         out.sort();
         Ok(out)
     };
     let read = names("read")?;
-    let unread: Vec<&str> = script.params.iter().map(|(n, _)| n.as_str()).filter(|n| !read.iter().any(|r| r == n)).collect();
+    let unread: Vec<&str> = script
+        .params
+        .iter()
+        .map(|(n, _)| n.as_str())
+        .filter(|n| !read.iter().any(|r| r == n))
+        .collect();
     if unread.is_empty() {
         return Ok(());
     }
@@ -44,10 +54,18 @@ pub(crate) fn check(state: &State, script: &Script, control: &mlua::Table) -> Re
     let reads = if missing.is_empty() {
         "it reads no global that it does not set".to_string()
     } else {
-        let shown: Vec<String> = missing.iter().take(12).map(|m| super::library::escape_controls(m)).collect();
-        format!("the globals it reads without setting them: {}{}", shown.join(", "), if missing.len() > 12 { ", ..." } else { "" })
+        let shown: Vec<String> =
+            missing.iter().take(12).map(|m| super::library::escape_controls(m)).collect();
+        format!(
+            "the globals it reads without setting them: {}{}",
+            shown.join(", "),
+            if missing.len() > 12 { ", ..." } else { "" }
+        )
     };
-    Err(state.error(format!("parameter {never} is never read by {} ({reads}); parameter names are case-sensitive", state.file)))
+    Err(state.error(format!(
+        "parameter {never} is never read by {} ({reads}); parameter names are case-sensitive",
+        state.file
+    )))
 }
 
 /// The identifiers of a Lua text that may name a global: outside comments and strings, not a
@@ -113,7 +131,10 @@ fn close_long(b: &[u8], i: usize, level: usize) -> usize {
     close.extend(std::iter::repeat_n(b'=', level));
     close.push(b']');
     let from = i + level + 2;
-    b[from.min(b.len())..].windows(close.len()).position(|w| w == close.as_slice()).map_or(b.len(), |p| from + p + close.len())
+    b[from.min(b.len())..]
+        .windows(close.len())
+        .position(|w| w == close.as_slice())
+        .map_or(b.len(), |p| from + p + close.len())
 }
 
 #[cfg(test)]
@@ -122,7 +143,8 @@ mod tests {
 
     #[test]
     fn names_outside_comments_strings_and_fields() {
-        let text = "-- N is the size\nlocal t = {}\nt.W = K .. M\nprint('P', [[Q]], \"R\")\n--[==[ S ]==] obj:T()\nx = a..B\n";
+        let text = "-- N is the size\nlocal t = {}\nt.W = K .. M\nprint('P', [[Q]], \"R\")\n--[==[ \
+            S ]==] obj:T()\nx = a..B\n";
         assert_eq!(identifiers(text), ["B", "K", "M", "a", "obj", "print", "t", "x"]);
     }
 }

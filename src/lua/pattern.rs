@@ -87,7 +87,10 @@ impl<'a> Matcher<'a> {
     }
 
     fn capture_to_close(&self) -> Step<usize> {
-        (0..self.level).rev().find(|&l| self.capture[l].1 == UNFINISHED).map_or_else(|| Self::error("invalid pattern capture"), Ok)
+        (0..self.level)
+            .rev()
+            .find(|&l| self.capture[l].1 == UNFINISHED)
+            .map_or_else(|| Self::error("invalid pattern capture"), Ok)
     }
 
     /// Where the single-character class at `p` ends.
@@ -254,7 +257,11 @@ impl<'a> Matcher<'a> {
         // Comparing a capture costs its length: count it.
         self.steps = self.steps.wrapping_add((len >> 6) as u32);
         self.step()?;
-        if self.src.len() - s >= len && self.src[init..init + len] == self.src[s..s + len] { Ok(Some(s + len)) } else { Ok(None) }
+        if self.src.len() - s >= len && self.src[init..init + len] == self.src[s..s + len] {
+            Ok(Some(s + len))
+        } else {
+            Ok(None)
+        }
     }
 
     /// Matches the pattern from `p` against the subject from `s`: where the match ends.
@@ -277,7 +284,11 @@ impl<'a> Matcher<'a> {
             }
             match self.p(*p) {
                 b'(' => {
-                    return if self.p(*p + 1) == b')' { self.start_capture(*s, *p + 2, POSITION) } else { self.start_capture(*s, *p + 1, UNFINISHED) };
+                    return if self.p(*p + 1) == b')' {
+                        self.start_capture(*s, *p + 2, POSITION)
+                    } else {
+                        self.start_capture(*s, *p + 1, UNFINISHED)
+                    };
                 }
                 b')' => return self.end_capture(*s, *p + 1),
                 b'$' if *p + 1 == self.pat.len() => return Ok((*s == self.src.len()).then_some(*s)),
@@ -292,16 +303,20 @@ impl<'a> Matcher<'a> {
                     }
                     let ep = self.class_end(*p)?;
                     let previous = if *s == 0 { 0 } else { self.src[*s - 1] };
-                    if !self.match_bracket_class(previous, *p, ep - 1) && self.match_bracket_class(self.s(*s), *p, ep - 1) {
+                    if !self.match_bracket_class(previous, *p, ep - 1)
+                        && self.match_bracket_class(self.s(*s), *p, ep - 1)
+                    {
                         *p = ep;
                     } else {
                         return Ok(None);
                     }
                 }
-                ESC if self.p(*p + 1).is_ascii_digit() => match self.match_capture(*s, self.p(*p + 1))? {
-                    Some(e) => (*s, *p) = (e, *p + 2),
-                    None => return Ok(None),
-                },
+                ESC if self.p(*p + 1).is_ascii_digit() => {
+                    match self.match_capture(*s, self.p(*p + 1))? {
+                        Some(e) => (*s, *p) = (e, *p + 2),
+                        None => return Ok(None),
+                    }
+                }
                 _ => {
                     let ep = self.class_end(*p)?;
                     let suffix = self.p(ep);
@@ -380,7 +395,10 @@ mod tests {
     fn matches_as_lua_does() {
         // Each case checked against Lua 5.4's own string.find.
         assert_eq!(find("hello world", "o w"), Some((4, 7, vec![])));
-        assert_eq!(find("key = value", "(%w+)%s*=%s*(%w+)"), Some((0, 11, vec!["key".into(), "value".into()])));
+        assert_eq!(
+            find("key = value", "(%w+)%s*=%s*(%w+)"),
+            Some((0, 11, vec!["key".into(), "value".into()]))
+        );
         assert_eq!(find("THE (quick) fox", "%((%a+)%)"), Some((4, 11, vec!["quick".into()])));
         assert_eq!(find("f(a(b)c)d", "%b()"), Some((1, 8, vec![])));
         assert_eq!(find("THE (quick) fox", "%f[%a]%a+%f[%A]"), Some((0, 3, vec![])));
@@ -415,7 +433,10 @@ mod tests {
                         got = Some(e);
                         break;
                     }
-                    Ok(Some(_)) if m.level > 0 && m.capture[..m.level].iter().any(|c| c.1 == UNFINISHED) => {
+                    Ok(Some(_))
+                        if m.level > 0
+                            && m.capture[..m.level].iter().any(|c| c.1 == UNFINISHED) =>
+                    {
                         got = Some("unfinished capture".into());
                         break;
                     }

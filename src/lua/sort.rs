@@ -84,7 +84,9 @@ fn num_less(a: &Num, b: &Num) -> bool {
     // Integers that convert to floats exactly (lvm.c's l_intfitsf).
     let fits = |i: i64| (-(1i64 << 53)..=1 << 53).contains(&i);
     // A float's integer below or above, where it is within the integers' range.
-    let int = |f: f64| (-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&f).then_some(f as i64);
+    let int = |f: f64| {
+        (-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&f).then_some(f as i64)
+    };
     match (*a, *b) {
         (Num::Int(x), Num::Int(y)) => x < y,
         (Num::Float(x), Num::Float(y)) => x < y,
@@ -329,9 +331,18 @@ mod tests {
         assert!(matches!(merge_sort(&mut v, |a, b| a.0 < b.0), Ok(true)));
         assert!(v.windows(2).all(|w| w[0].0 < w[1].0 || (w[0].0 == w[1].0 && w[0].1 < w[1].1)));
         let big = (1i64 << 53) + 1;
-        assert!(num_less(&Num::Float(big as f64), &Num::Int(big)), "2^53 as a float is below 2^53 + 1");
+        assert!(
+            num_less(&Num::Float(big as f64), &Num::Int(big)),
+            "2^53 as a float is below 2^53 + 1"
+        );
         assert!(!num_less(&Num::Int(big), &Num::Float(big as f64)));
-        assert!(num_less(&Num::Int(i64::MAX), &Num::Float(f64::INFINITY)) && !num_less(&Num::Int(1), &Num::Float(f64::NAN)));
-        assert!(num_less(&Num::Int(-3), &Num::Float(-2.5)) && num_less(&Num::Float(-2.5), &Num::Int(-2)));
+        assert!(
+            num_less(&Num::Int(i64::MAX), &Num::Float(f64::INFINITY))
+                && !num_less(&Num::Int(1), &Num::Float(f64::NAN))
+        );
+        assert!(
+            num_less(&Num::Int(-3), &Num::Float(-2.5))
+                && num_less(&Num::Float(-2.5), &Num::Int(-2))
+        );
     }
 }

@@ -87,7 +87,9 @@ pub(crate) unsafe fn check(l: *mut ffi::lua_State) {
         ffi::lua_pushnumber(l, 1.5);
         ffi::lua_pushlightuserdata(l, 0x5347_0000 as *mut _);
         let f = read_frame(l);
-        let ok = f.get(base + 1) == (INTEGER, -42i64 as u64) && f.get(base + 2) == (FLOAT, 1.5f64.to_bits()) && f.get(base + 3) == (LIGHT, 0x5347_0000);
+        let ok = f.get(base + 1) == (INTEGER, -42i64 as u64)
+            && f.get(base + 2) == (FLOAT, 1.5f64.to_bits())
+            && f.get(base + 3) == (LIGHT, 0x5347_0000);
         ffi::lua_settop(l, base);
         LAYOUT.store(if ok { 1 } else { 2 }, Relaxed);
     }
@@ -107,7 +109,9 @@ mod tests {
             let got = lua
                 .exec_raw::<bool>((7i64, 2.5f64), |l| {
                     let f = frame(l).unwrap();
-                    let ok = ffi::lua_gettop(l) == 2 && f.get(1) == (INTEGER, 7) && f.get(2) == (FLOAT, 2.5f64.to_bits());
+                    let ok = ffi::lua_gettop(l) == 2
+                        && f.get(1) == (INTEGER, 7)
+                        && f.get(2) == (FLOAT, 2.5f64.to_bits());
                     ffi::lua_settop(l, 0);
                     ffi::lua_pushboolean(l, ok as i32);
                 })

@@ -46,7 +46,12 @@ struct Memory {
 /// Lua's allocator: mlua's, except that an allocation the system refuses is an error in Lua
 /// (mlua's aborts the process). Blocks are allocated as mlua's are (the global allocator,
 /// aligned to `SYS_MIN_ALIGN`), so either may free what the other allocated.
-unsafe extern "C" fn allocate(ud: *mut c_void, ptr: *mut c_void, osize: usize, nsize: usize) -> *mut c_void {
+unsafe extern "C" fn allocate(
+    ud: *mut c_void,
+    ptr: *mut c_void,
+    osize: usize,
+    nsize: usize,
+) -> *mut c_void {
     // SAFETY: `ud` is the State's Memory, which outlives the interpreter's use of it; `ptr`
     // was allocated with `osize` bytes by this allocator or mlua's (the same layout).
     unsafe {
@@ -54,7 +59,10 @@ unsafe extern "C" fn allocate(ud: *mut c_void, ptr: *mut c_void, osize: usize, n
         let old = if ptr.is_null() { 0 } else { osize };
         if nsize == 0 {
             if !ptr.is_null() {
-                std::alloc::dealloc(ptr as *mut u8, Layout::from_size_align_unchecked(osize, ffi::SYS_MIN_ALIGN));
+                std::alloc::dealloc(
+                    ptr as *mut u8,
+                    Layout::from_size_align_unchecked(osize, ffi::SYS_MIN_ALIGN),
+                );
                 m.used = m.used.saturating_sub(osize);
             }
             return std::ptr::null_mut();
@@ -62,11 +70,17 @@ unsafe extern "C" fn allocate(ud: *mut c_void, ptr: *mut c_void, osize: usize, n
         if nsize > old && m.used.saturating_sub(old).saturating_add(nsize) > m.limit {
             return std::ptr::null_mut();
         }
-        let Ok(layout) = Layout::from_size_align(nsize, ffi::SYS_MIN_ALIGN) else { return std::ptr::null_mut() };
+        let Ok(layout) = Layout::from_size_align(nsize, ffi::SYS_MIN_ALIGN) else {
+            return std::ptr::null_mut();
+        };
         let new = if ptr.is_null() {
             std::alloc::alloc(layout)
         } else {
-            std::alloc::realloc(ptr as *mut u8, Layout::from_size_align_unchecked(osize, ffi::SYS_MIN_ALIGN), nsize)
+            std::alloc::realloc(
+                ptr as *mut u8,
+                Layout::from_size_align_unchecked(osize, ffi::SYS_MIN_ALIGN),
+                nsize,
+            )
         };
         if new.is_null() {
             m.refused = true;
@@ -147,10 +161,15 @@ impl State {
         let file = format!("{}.lua", script.name);
         let spec = script.canonical();
         let fail = |e: mlua::Error| GameError(format!("{spec}: {}", lua_message(&e)));
-        let watch = watchdog::Watch::new(limits.seconds).map_err(|e| GameError(format!("{spec}: {e}")))?;
+        let watch =
+            watchdog::Watch::new(limits.seconds).map_err(|e| GameError(format!("{spec}: {e}")))?;
         let libs = StdLib::TABLE | StdLib::STRING | StdLib::MATH | StdLib::UTF8;
         let lua = Lua::new_with(libs, LuaOptions::new()).map_err(fail)?;
-        let memory = Box::new(Memory { used: lua.used_memory(), limit: limits.memory.min(usize::MAX as u64) as usize, refused: false });
+        let memory = Box::new(Memory {
+            used: lua.used_memory(),
+            limit: limits.memory.min(usize::MAX as u64) as usize,
+            refused: false,
+        });
         // SAFETY: exec_raw hands over the interpreter's main state, which outlives `State`;
         // the allocator's data is boxed in the State, which closes the interpreter (putting
         // mlua's allocator back first) before the box is freed.
@@ -168,15 +187,35 @@ impl State {
         let given = lua.create_table().map_err(fail)?;
         for (name, value) in &script.params {
             if lua.globals().raw_get::<mlua::Value>(name.as_str()).map_err(fail)? != mlua::Nil {
-                return Err(GameError(format!("{spec}: parameter {name} would replace the global `{name}` the script needs; choose another name")));
+                return Err(GameError(format!(
+                    "{spec}: parameter {name} would replace the global `{name}` the script needs; \
+                        choose another name"
+                )));
             }
-            given.raw_set(name.as_str(), params::to_lua(&lua, value).map_err(fail)?).map_err(fail)?;
+            given
+                .raw_set(name.as_str(), params::to_lua(&lua, value).map_err(fail)?)
+                .map_err(fail)?;
         }
-        let control: mlua::Table = lua.load(PRELUDE).set_name("=sgtab").call(given).map_err(fail)?;
+        let control: mlua::Table =
+            lua.load(PRELUDE).set_name("=sgtab").call(given).map_err(fail)?;
         let changed = control.raw_get("changed").map_err(fail)?;
         let globals = Default::default();
-        let state = State { lua, file, spec, raw, watch, sums, changed, globals, limits, memory, mlua_alloc };
-        let run = state.watch.call(raw, || state.lua.load(script.text.as_str()).set_name(format!("@{}", state.file)).exec());
+        let state = State {
+            lua,
+            file,
+            spec,
+            raw,
+            watch,
+            sums,
+            changed,
+            globals,
+            limits,
+            memory,
+            mlua_alloc,
+        };
+        let run = state.watch.call(raw, || {
+            state.lua.load(script.text.as_str()).set_name(format!("@{}", state.file)).exec()
+        });
         run.map_err(|e| state.failed(&e, "at its top level"))?;
         params::check(&state, script, &control)?;
         let freeze = control.raw_get::<mlua::Function>("freeze").and_then(|f| f.call::<()>(()));
@@ -195,12 +234,17 @@ impl State {
         let m = &self.memory;
         if m.refused {
             self.error(format!(
-                "{} {place}: the system refused memory while the interpreter held {} (ulimit -v / cgroup memory.max / MemAvailable); use fewer --threads or give it more memory",
+                "{} {place}: the system refused memory while the interpreter held {} (ulimit -v / \
+                    cgroup memory.max / MemAvailable); use fewer --threads or give it more memory",
                 self.file,
                 crate::memory::size(m.used as u64)
             ))
         } else {
-            self.error(format!("{} {place}: ran out of its {} MiB of memory; --lua-memory raises the bound", self.file, self.limits.memory >> 20))
+            self.error(format!(
+                "{} {place}: ran out of its {} MiB of memory; --lua-memory raises the bound",
+                self.file,
+                self.limits.memory >> 20
+            ))
         }
     }
 
@@ -247,7 +291,11 @@ impl State {
 
     /// An error where a global was assigned since the top level ran (`unchanged`: the
     /// globals' bytes say none was), `place` saying while what (`at position 7`).
-    pub fn check_globals(&self, unchanged: bool, place: impl FnOnce() -> String) -> Result<(), GameError> {
+    pub fn check_globals(
+        &self,
+        unchanged: bool,
+        place: impl FnOnce() -> String,
+    ) -> Result<(), GameError> {
         if unchanged {
             return Ok(());
         }
@@ -255,7 +303,9 @@ impl State {
             // Other bytes, the same values (a global assigned what it held): a new snapshot.
             Ok(None) => self.snapshot_globals(),
             Ok(Some(global)) => Err(self.error(format!(
-                "{} {}: the global {} was assigned; globals are read-only once the script's top level has run, so that every position sees the same ones (keep what moves needs in locals)",
+                "{} {}: the global {} was assigned; globals are read-only once the script's top \
+                    level has run, so that every position sees the same ones (keep what moves \
+                        needs in locals)",
                 self.file,
                 place(),
                 escape_controls(&global)
@@ -273,7 +323,9 @@ impl State {
         match self.global::<mlua::Value>(name)? {
             mlua::Value::Nil => Ok(false),
             mlua::Value::Function(_) => Ok(true),
-            other => Err(self.error(format!("`{name}` is a {}, not a function", other.type_name()))),
+            other => {
+                Err(self.error(format!("`{name}` is a {}, not a function", other.type_name())))
+            }
         }
     }
 }

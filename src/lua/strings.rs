@@ -84,7 +84,12 @@ unsafe fn raise_fail(l: *mut ffi::lua_State, fail: Fail) -> ! {
 
 /// Pushes capture `i` of the match `whole` (lstrlib.c's push_onecapture); a position capture
 /// is pushed as an integer.
-unsafe fn push_capture(l: *mut ffi::lua_State, m: &Matcher, i: usize, whole: Option<(usize, usize)>) {
+unsafe fn push_capture(
+    l: *mut ffi::lua_State,
+    m: &Matcher,
+    i: usize,
+    whole: Option<(usize, usize)>,
+) {
     // SAFETY: pushes one value (the caller checked the stack).
     unsafe {
         if i >= m.level {
@@ -108,7 +113,11 @@ unsafe fn push_capture(l: *mut ffi::lua_State, m: &Matcher, i: usize, whole: Opt
 
 /// Pushes every capture (or the whole match where the pattern has none and `whole` is given):
 /// how many.
-unsafe fn push_captures(l: *mut ffi::lua_State, m: &Matcher, whole: Option<(usize, usize)>) -> c_int {
+unsafe fn push_captures(
+    l: *mut ffi::lua_State,
+    m: &Matcher,
+    whole: Option<(usize, usize)>,
+) -> c_int {
     let n = if m.level == 0 && whole.is_some() { 1 } else { m.level };
     // SAFETY: room is made first.
     unsafe {
@@ -195,7 +204,8 @@ unsafe extern "C-unwind" fn gmatch_next(l: *mut ffi::lua_State) -> c_int {
     unsafe {
         let s = bytes_at(l, ffi::lua_upvalueindex(1));
         let p = bytes_at(l, ffi::lua_upvalueindex(2));
-        let mut src = ffi::lua_tointegerx(l, ffi::lua_upvalueindex(3), std::ptr::null_mut()) as usize;
+        let mut src =
+            ffi::lua_tointegerx(l, ffi::lua_upvalueindex(3), std::ptr::null_mut()) as usize;
         let last = ffi::lua_tointegerx(l, ffi::lua_upvalueindex(4), std::ptr::null_mut());
         let mut m = Matcher::new(s, p);
         while src <= s.len() {
@@ -224,7 +234,8 @@ pub(crate) unsafe extern "C-unwind" fn gsub(l: *mut ffi::lua_State) -> c_int {
         let p = check_bytes(l, 2);
         let tr = ffi::lua_type(l, 3);
         let max = ffi::luaL_optinteger(l, 4, src.len() as i64 + 1);
-        if !matches!(tr, ffi::LUA_TNUMBER | ffi::LUA_TSTRING | ffi::LUA_TFUNCTION | ffi::LUA_TTABLE) {
+        if !matches!(tr, ffi::LUA_TNUMBER | ffi::LUA_TSTRING | ffi::LUA_TFUNCTION | ffi::LUA_TTABLE)
+        {
             luaL_typeerror(l, 3, c"string/function/table".as_ptr());
         }
         let mut b: ffi::luaL_Buffer = std::mem::zeroed();
@@ -267,7 +278,14 @@ pub(crate) unsafe extern "C-unwind" fn gsub(l: *mut ffi::lua_State) -> c_int {
 
 /// Adds the replacement of the match `s..e` to `b` (lstrlib.c's add_value): whether the
 /// subject changed.
-unsafe fn add_value(l: *mut ffi::lua_State, m: &Matcher, b: &mut ffi::luaL_Buffer, s: usize, e: usize, tr: c_int) -> bool {
+unsafe fn add_value(
+    l: *mut ffi::lua_State,
+    m: &Matcher,
+    b: &mut ffi::luaL_Buffer,
+    s: usize,
+    e: usize,
+    tr: c_int,
+) -> bool {
     // SAFETY: as lstrlib.c: values are pushed above the buffer and added to it.
     unsafe {
         match tr {
@@ -291,7 +309,13 @@ unsafe fn add_value(l: *mut ffi::lua_State, m: &Matcher, b: &mut ffi::luaL_Buffe
             ffi::luaL_addlstring(b, m.src[s..].as_ptr() as *const _, e - s);
             false
         } else if ffi::lua_isstring(l, -1) == 0 {
-            raise(l, format!("invalid replacement value (a {})", super::library::type_name(ffi::lua_type(l, -1))))
+            raise(
+                l,
+                format!(
+                    "invalid replacement value (a {})",
+                    super::library::type_name(ffi::lua_type(l, -1))
+                ),
+            )
         } else {
             ffi::luaL_addvalue(b);
             true
@@ -346,7 +370,10 @@ pub(crate) unsafe extern "C-unwind" fn rep(l: *mut ffi::lua_State) -> c_int {
         }
         let total = (n * unit - sep.len() as u64) as usize;
         let mut b: ffi::luaL_Buffer = std::mem::zeroed();
-        let out = std::slice::from_raw_parts_mut(ffi::luaL_buffinitsize(l, &mut b, total) as *mut u8, total);
+        let out = std::slice::from_raw_parts_mut(
+            ffi::luaL_buffinitsize(l, &mut b, total) as *mut u8,
+            total,
+        );
         // The result is a prefix of (s sep)^n: the first unit, then copies of what is written
         // (at a multiple of the unit, so the pattern goes on).
         let mut filled = s.len().min(total);

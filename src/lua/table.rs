@@ -2,11 +2,11 @@
 //!
 //! Reading a list by index (`lua_rawgeti`) sees keys 1 to `#list` only: a key past it (`0`,
 //! `"n"`, a slot after a hole) would be dropped unseen. `lua_next` over every key sees them all,
-//! at the price of a call into Lua for every entry (docs/scripts.md gives what it costs). Lua 5.4 keeps a list
-//! appended to in order in its table's array part, with no hash part at all; such a table's
-//! keys are exactly its array slots that hold a value, so reading its array (the `TValue`s in
-//! memory) from 1 to `#list`, and finding the slots after `#list` empty, reads it whole, with
-//! no call into Lua per entry.
+//! at the price of a call into Lua for every entry (docs/scripts.md gives what it costs). Lua 5.4
+//! keeps a list appended to in order in its table's array part, with no hash part at all; such a
+//! table's keys are exactly its array slots that hold a value, so reading its array (the `TValue`s
+//! in memory) from 1 to `#list`, and finding the slots after `#list` empty, reads it whole, with no
+//! call into Lua per entry.
 //!
 //! That reads `struct Table` and `TValue` as lobject.h lays them out. The layout is checked
 //! once per process on tables of known contents ([`check`]); where it does not read as
@@ -75,7 +75,11 @@ unsafe fn fields(l: *mut ffi::lua_State, idx: i32) -> (u8, u32, *const u8, bool)
 
 /// The size of the array part (ltable.c's luaH_realasize).
 fn real_size(flags: u8, alimit: u32) -> u64 {
-    if flags & 0x80 == 0 || alimit.is_power_of_two() || alimit == 0 { alimit as u64 } else { alimit.next_power_of_two() as u64 }
+    if flags & 0x80 == 0 || alimit.is_power_of_two() || alimit == 0 {
+        alimit as u64
+    } else {
+        alimit.next_power_of_two() as u64
+    }
 }
 
 /// The slots of the table at `idx`, whose `#` is `n`, where its keys are exactly 1 to `n`
@@ -96,7 +100,9 @@ pub(crate) unsafe fn slots(l: *mut ffi::lua_State, idx: i32, n: u64) -> Option<S
             return None;
         }
         let slots = Slots { array };
-        (n as usize..size as usize).all(|i| slots.get(i).0 & 0x0F == ffi::LUA_TNIL as u8).then_some(slots)
+        (n as usize..size as usize)
+            .all(|i| slots.get(i).0 & 0x0F == ffi::LUA_TNIL as u8)
+            .then_some(slots)
     }
 }
 
@@ -179,7 +185,9 @@ pub(crate) unsafe fn check(l: *mut ffi::lua_State) {
         ffi::lua_setfield(l, -2, c"x".as_ptr());
         let t = ffi::lua_topointer(l, -1) as *const u8;
         let node = std::ptr::read(t.add(NODE) as *const *const u8);
-        let values: Vec<(u8, u64)> = (0..1usize << *t.add(LSIZENODE)).map(|i| Slots { array: node.add(i * NODE_SIZE) }.get(0)).collect();
+        let values: Vec<(u8, u64)> = (0..1usize << *t.add(LSIZENODE))
+            .map(|i| Slots { array: node.add(i * NODE_SIZE) }.get(0))
+            .collect();
         let hash_ok = !fields(l, -1).3
             && values.len() == 4
             && values.iter().filter(|v| **v == (INTEGER, 77)).count() == 1
@@ -199,7 +207,11 @@ mod tests {
         // SAFETY: exec_raw runs the block protected, with room for a few values.
         unsafe {
             lua.exec_raw::<()>((), |l| check(l)).unwrap();
-            assert_eq!(LAYOUT.load(Relaxed), 1, "Lua's struct Table no longer reads as sgtab expects");
+            assert_eq!(
+                LAYOUT.load(Relaxed),
+                1,
+                "Lua's struct Table no longer reads as sgtab expects"
+            );
             let read = |code: &str| -> Option<u64> {
                 let t: mlua::Table = lua.load(code).eval().unwrap();
                 lua.exec_raw::<Option<u64>>(&t, |l| {

@@ -51,7 +51,8 @@ const TICKS: u64 = 0xFFFF_FFFF;
 thread_local! {
     /// The call this thread is running, for the signal handler and [`poll`]: its interpreter's
     /// main state and its entry (null: none).
-    static CURRENT: Cell<(*mut ffi::lua_State, *const Entry)> = const { Cell::new((std::ptr::null_mut(), std::ptr::null())) };
+    static CURRENT: Cell<(*mut ffi::lua_State, *const Entry)> =
+        const { Cell::new((std::ptr::null_mut(), std::ptr::null())) };
 }
 
 /// One interpreter's calls, as the watchdog sees them.
@@ -101,7 +102,8 @@ impl Watch {
         // SAFETY: pthread_self has no preconditions.
         let thread = unsafe { libc::pthread_self() };
         let most = (seconds.saturating_mul(1000) / TICK.as_millis() as u64).max(1);
-        let entry = Arc::new(Entry { thread, call: AtomicU64::new(0), stopped: AtomicU64::new(0), most });
+        let entry =
+            Arc::new(Entry { thread, call: AtomicU64::new(0), stopped: AtomicU64::new(0), most });
         WATCHED.lock().unwrap_or_else(|e| e.into_inner()).push(entry.clone());
         Ok(Watch { entry, seconds, last: Cell::new(0) })
     }
@@ -128,8 +130,12 @@ impl Watch {
 
     /// Why the last call was stopped, if the watchdog stopped it.
     pub fn stopped(&self) -> Option<String> {
-        (self.entry.stopped.load(Relaxed) == stop_mark(self.last.get() << 32))
-            .then(|| format!("ran longer than {} s (an endless loop?); --lua-seconds raises the bound", self.seconds))
+        (self.entry.stopped.load(Relaxed) == stop_mark(self.last.get() << 32)).then(|| {
+            format!(
+                "ran longer than {} s (an endless loop?); --lua-seconds raises the bound",
+                self.seconds
+            )
+        })
     }
 }
 
@@ -165,7 +171,10 @@ fn start() -> Result<(), String> {
         libc::sigemptyset(&mut action.sa_mask);
         let mut previous: libc::sigaction = std::mem::zeroed();
         if libc::sigaction(libc::SIGURG, &action, &mut previous) != 0 {
-            return Err(format!("cannot install the handler that stops endless loops: {}", std::io::Error::last_os_error()));
+            return Err(format!(
+                "cannot install the handler that stops endless loops: {}",
+                std::io::Error::last_os_error()
+            ));
         }
         let _ = PREVIOUS.set(previous);
     }
@@ -177,7 +186,10 @@ fn start() -> Result<(), String> {
             for e in watched.iter() {
                 let call = e.call.load(Relaxed);
                 let since = call & TICKS;
-                if since != 0 && now.wrapping_sub(since) & TICKS > e.most && e.stopped.load(Relaxed) != stop_mark(call) {
+                if since != 0
+                    && now.wrapping_sub(since) & TICKS > e.most
+                    && e.stopped.load(Relaxed) != stop_mark(call)
+                {
                     e.stopped.store(stop_mark(call), Relaxed);
                     // SAFETY: the thread is alive: its Watch is in the list, and a Watch leaves
                     // the list (under this lock) before its thread can end.
@@ -189,7 +201,11 @@ fn start() -> Result<(), String> {
     spawned.map(drop).map_err(|e| format!("cannot start the thread that stops endless loops: {e}"))
 }
 
-extern "C" fn on_signal(signal: libc::c_int, info: *mut libc::siginfo_t, context: *mut libc::c_void) {
+extern "C" fn on_signal(
+    signal: libc::c_int,
+    info: *mut libc::siginfo_t,
+    context: *mut libc::c_void,
+) {
     let (state, entry) = CURRENT.with(|c| c.get());
     // SAFETY: a non-null entry is the running call's (its Watch outlives the call), and
     // `state` runs on this very thread (the signal interrupted it), which is how Lua's own
@@ -207,7 +223,8 @@ extern "C" fn on_signal(signal: libc::c_int, info: *mut libc::siginfo_t, context
         // SAFETY: calls the earlier handler as the kernel would have, by the kind its flags say.
         unsafe {
             if previous.sa_flags & libc::SA_SIGINFO != 0 {
-                let f: extern "C" fn(libc::c_int, *mut libc::siginfo_t, *mut libc::c_void) = std::mem::transmute(handler);
+                let f: extern "C" fn(libc::c_int, *mut libc::siginfo_t, *mut libc::c_void) =
+                    std::mem::transmute(handler);
                 f(signal, info, context);
             } else {
                 let f: extern "C" fn(libc::c_int) = std::mem::transmute(handler);
@@ -239,8 +256,15 @@ mod tests {
         unsafe {
             let mut ok = false;
             lua.exec_raw::<()>((), |l| {
-                let loaded = ffi::luaL_loadbufferx(l, code.as_ptr() as *const _, code.len(), c"=t".as_ptr(), std::ptr::null());
-                ok = loaded == ffi::LUA_OK && watch.call(l, || ffi::lua_pcall(l, 0, 0, 0)) == ffi::LUA_OK;
+                let loaded = ffi::luaL_loadbufferx(
+                    l,
+                    code.as_ptr() as *const _,
+                    code.len(),
+                    c"=t".as_ptr(),
+                    std::ptr::null(),
+                );
+                ok = loaded == ffi::LUA_OK
+                    && watch.call(l, || ffi::lua_pcall(l, 0, 0, 0)) == ffi::LUA_OK;
             })
             .unwrap();
             ok

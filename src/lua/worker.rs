@@ -37,7 +37,11 @@ pub(super) enum Bad {
 }
 
 impl Worker for LuaWorker {
-    fn options(&mut self, positions: &[u64], f: &mut dyn FnMut(u64, &[u64])) -> Result<(), GameError> {
+    fn options(
+        &mut self,
+        positions: &[u64],
+        f: &mut dyn FnMut(u64, &[u64]),
+    ) -> Result<(), GameError> {
         let mut failed: Option<(u64, Bad)> = None;
         let mut unchanged = false;
         let (dims, k) = (self.dims, self.dims.axes());
@@ -50,7 +54,10 @@ impl Worker for LuaWorker {
         let run = unsafe {
             state.lua.exec_raw::<()>((&self.moves, &state.sums), |l| {
                 if ffi::lua_checkstack(l, 12 + k as i32) == 0 {
-                    failed = Some((positions.first().copied().unwrap_or(0), Bad::Option("no room on the Lua stack".into())));
+                    failed = Some((
+                        positions.first().copied().unwrap_or(0),
+                        Bad::Option("no room on the Lua stack".into()),
+                    ));
                     return;
                 }
                 for &p in positions {
@@ -79,7 +86,9 @@ impl Worker for LuaWorker {
     }
 
     fn ranks(&mut self, positions: &[u64], out: &mut Vec<i64>) -> Result<(), GameError> {
-        let Some(rank) = &self.rank else { return Err(self.state.error("the script defines no `rank`")) };
+        let Some(rank) = &self.rank else {
+            return Err(self.state.error("the script defines no `rank`"));
+        };
         let mut failed: Option<(u64, Bad)> = None;
         let mut unchanged = false;
         let (dims, k) = (self.dims, self.dims.axes());
@@ -89,7 +98,10 @@ impl Worker for LuaWorker {
         let run = unsafe {
             state.lua.exec_raw::<()>((rank, &state.sums), |l| {
                 if ffi::lua_checkstack(l, 8 + k as i32) == 0 {
-                    failed = Some((positions.first().copied().unwrap_or(0), Bad::Option("no room on the Lua stack".into())));
+                    failed = Some((
+                        positions.first().copied().unwrap_or(0),
+                        Bad::Option("no room on the Lua stack".into()),
+                    ));
                     return;
                 }
                 for &p in positions {
@@ -103,7 +115,8 @@ impl Worker for LuaWorker {
                         Ok(r) => out.push(r),
                         Err(why) => {
                             let call = || call_at(l, state, &dims, point, p, 1);
-                            let line = blame::returned_at(l, call, &why, |l| rank_of(l).map(|_| ()));
+                            let line =
+                                blame::returned_at(l, call, &why, |l| rank_of(l).map(|_| ()));
                             failed = Some((p, Bad::Option(blame::with_line(why, line))));
                             return;
                         }
@@ -126,7 +139,12 @@ impl LuaWorker {
     fn place(&self, positions: &[u64]) -> String {
         match positions {
             [p] => format!("at position {}", self.dims.name(*p)),
-            [first, .., last] => format!("at one of the {} positions from {} to {}", positions.len(), self.dims.name(*first), self.dims.name(*last)),
+            [first, .., last] => format!(
+                "at one of the {} positions from {} to {}",
+                positions.len(),
+                self.dims.name(*first),
+                self.dims.name(*last)
+            ),
             [] => "between positions".into(),
         }
     }
@@ -140,10 +158,17 @@ impl LuaWorker {
                 None if out_of_memory => state.out_of_memory(&place),
                 None => {
                     let message = message.unwrap_or_else(|| "an error without a message".into());
-                    state.error(format!("{place}: {}", super::library::escape_controls(message.lines().next().unwrap_or(""))))
+                    state.error(format!(
+                        "{place}: {}",
+                        super::library::escape_controls(message.lines().next().unwrap_or(""))
+                    ))
                 }
             },
-            Bad::Option(why) => state.error(format!("{} {place}: {}", state.file, super::library::escape_controls(&why))),
+            Bad::Option(why) => state.error(format!(
+                "{} {place}: {}",
+                state.file,
+                super::library::escape_controls(&why)
+            )),
         }
     }
 }
@@ -167,7 +192,14 @@ unsafe fn rank_of(l: *mut ffi::lua_State) -> Result<i64, String> {
 /// # Safety
 /// `l` is the state of `state`, with the function at index 1, two values on the stack, and
 /// room for k + 1 more.
-pub(super) unsafe fn call_at(l: *mut ffi::lua_State, state: &State, dims: &Dims, point: &mut [u64], p: u64, results: i32) -> Result<(), Bad> {
+pub(super) unsafe fn call_at(
+    l: *mut ffi::lua_State,
+    state: &State,
+    dims: &Dims,
+    point: &mut [u64],
+    p: u64,
+    results: i32,
+) -> Result<(), Bad> {
     let k = dims.axes();
     // SAFETY: per this function's contract.
     unsafe {
@@ -201,7 +233,9 @@ unsafe fn raw_string(l: *mut ffi::lua_State, idx: i32) -> Option<String> {
             return None;
         }
         let ptr = ffi::lua_tolstring(l, idx, &mut len);
-        Some(String::from_utf8_lossy(std::slice::from_raw_parts(ptr as *const u8, len)).into_owned())
+        Some(
+            String::from_utf8_lossy(std::slice::from_raw_parts(ptr as *const u8, len)).into_owned(),
+        )
     }
 }
 
@@ -210,7 +244,9 @@ pub(crate) unsafe fn describe(l: *mut ffi::lua_State, idx: i32) -> String {
     // SAFETY: reads the value at idx only.
     unsafe {
         match ffi::lua_type(l, idx) {
-            ffi::LUA_TNUMBER if ffi::lua_isinteger(l, idx) != 0 => format!("the integer {}", ffi::lua_tointegerx(l, idx, std::ptr::null_mut())),
+            ffi::LUA_TNUMBER if ffi::lua_isinteger(l, idx) != 0 => {
+                format!("the integer {}", ffi::lua_tointegerx(l, idx, std::ptr::null_mut()))
+            }
             ffi::LUA_TNUMBER => {
                 let v = ffi::lua_tonumberx(l, idx, std::ptr::null_mut());
                 format!("{v:?} (a float: use // for whole-number division)")
@@ -226,8 +262,12 @@ unsafe fn describe_key(l: *mut ffi::lua_State, idx: i32) -> String {
     // SAFETY: reads the key at idx only (a string's bytes in place).
     unsafe {
         match ffi::lua_type(l, idx) {
-            ffi::LUA_TNUMBER if ffi::lua_isinteger(l, idx) != 0 => format!("key {}", ffi::lua_tointegerx(l, idx, std::ptr::null_mut())),
-            ffi::LUA_TNUMBER => format!("key {:?}", ffi::lua_tonumberx(l, idx, std::ptr::null_mut())),
+            ffi::LUA_TNUMBER if ffi::lua_isinteger(l, idx) != 0 => {
+                format!("key {}", ffi::lua_tointegerx(l, idx, std::ptr::null_mut()))
+            }
+            ffi::LUA_TNUMBER => {
+                format!("key {:?}", ffi::lua_tonumberx(l, idx, std::ptr::null_mut()))
+            }
             ffi::LUA_TSTRING => format!("key {:?}", raw_string(l, idx).unwrap_or_default()),
             t => format!("{} key", type_name(t)),
         }
@@ -248,7 +288,10 @@ enum Entry {
 /// What a list's keys must be, for messages.
 #[cold]
 fn keys(n: i64) -> String {
-    format!("its length (#) is {n}: a list's keys are 1 to # with none missing (append with list[#list + 1] = x)")
+    format!(
+        "its length (#) is {n}: a list's keys are 1 to # with none missing (append with list[#list \
+            + 1] = x)"
+    )
 }
 
 /// Calls `each(i, entry)` with each entry of the list at `idx` (key i); an error where a key is
@@ -275,7 +318,9 @@ unsafe fn each_entry(
                 let entry = match tag {
                     table::INTEGER => Entry::Int(bits as i64),
                     table::LIGHT => Entry::Light(bits as usize),
-                    t if t & 0x0F == ffi::LUA_TNIL as u8 => return Err(format!("{} has no key {key} though {}", what(), keys(n))),
+                    t if t & 0x0F == ffi::LUA_TNIL as u8 => {
+                        return Err(format!("{} has no key {key} though {}", what(), keys(n)));
+                    }
                     _ => {
                         ffi::lua_rawgeti(l, idx, key);
                         let done = each(key, Entry::Pushed);
@@ -322,14 +367,21 @@ unsafe fn each_entry(
 
 /// The error where `moves` returns no value: a forgotten `return` would otherwise read as a
 /// position with no moves.
-const NOTHING: &str = "moves returned nothing: return its options, as values (`return n - 1, n - 3`) or as a list (`return {n - 1, n - 3}`); `return {}` for a position with none";
+const NOTHING: &str = "moves returned nothing: return its options, as values (`return n - 1, n - \
+    3`) or as a list (`return {n - 1, n - 3}`); `return {}` for a position with none";
 
 /// Reads what `moves` returned (indices 3 to the top; the sums' metatable is index 2), calling
 /// `f` with each option's positions: one list of options, or the options as values. A single
 /// table that is not a sum is a list, except a table whose first entry is a number in a game
 /// of two or more axes, which is one position (in one axis the two readings agree: `{5}` is
 /// position 5 either way). Leaves the stack at index 2.
-unsafe fn read_results(l: *mut ffi::lua_State, dims: &Dims, parts: &mut Vec<u64>, p: u64, f: &mut dyn FnMut(u64, &[u64])) -> Result<(), String> {
+unsafe fn read_results(
+    l: *mut ffi::lua_State,
+    dims: &Dims,
+    parts: &mut Vec<u64>,
+    p: u64,
+    f: &mut dyn FnMut(u64, &[u64]),
+) -> Result<(), String> {
     // SAFETY: reads of the values on the stack, and of a list (read_list's contract).
     unsafe {
         let count = ffi::lua_gettop(l) - 2;
@@ -359,7 +411,14 @@ unsafe fn read_results(l: *mut ffi::lua_State, dims: &Dims, parts: &mut Vec<u64>
 
 /// Reads the values `moves` returned (indices 3 to the top) as options, from value `from` on.
 #[inline(never)]
-unsafe fn read_values(l: *mut ffi::lua_State, dims: &Dims, parts: &mut Vec<u64>, p: u64, f: &mut dyn FnMut(u64, &[u64]), from: i32) -> Result<(), String> {
+unsafe fn read_values(
+    l: *mut ffi::lua_State,
+    dims: &Dims,
+    parts: &mut Vec<u64>,
+    p: u64,
+    f: &mut dyn FnMut(u64, &[u64]),
+    from: i32,
+) -> Result<(), String> {
     // SAFETY: raw reads of the values on the stack and of tables; room is checked before a
     // value is pushed.
     unsafe {
@@ -368,8 +427,17 @@ unsafe fn read_values(l: *mut ffi::lua_State, dims: &Dims, parts: &mut Vec<u64>,
         if count == 0 {
             return Err(NOTHING.into());
         }
-        if count == 1 && !matches!(ffi::lua_type(l, 3), ffi::LUA_TNUMBER | ffi::LUA_TLIGHTUSERDATA | ffi::LUA_TTABLE) {
-            return Err(format!("moves returned {}, not its options (positions and sums as values, or a list of them)", describe(l, 3)));
+        if count == 1
+            && !matches!(
+                ffi::lua_type(l, 3),
+                ffi::LUA_TNUMBER | ffi::LUA_TLIGHTUSERDATA | ffi::LUA_TTABLE
+            )
+        {
+            return Err(format!(
+                "moves returned {}, not its options (positions and sums as values, or a list of \
+                    them)",
+                describe(l, 3)
+            ));
         }
         if ffi::lua_checkstack(l, 8) == 0 {
             return Err("no room on the Lua stack".into());
@@ -378,7 +446,9 @@ unsafe fn read_values(l: *mut ffi::lua_State, dims: &Dims, parts: &mut Vec<u64>,
             let idx = 2 + i;
             parts.clear();
             let entry = match ffi::lua_type(l, idx) {
-                ffi::LUA_TNUMBER if ffi::lua_isinteger(l, idx) != 0 => Entry::Int(ffi::lua_tointegerx(l, idx, std::ptr::null_mut())),
+                ffi::LUA_TNUMBER if ffi::lua_isinteger(l, idx) != 0 => {
+                    Entry::Int(ffi::lua_tointegerx(l, idx, std::ptr::null_mut()))
+                }
                 ffi::LUA_TLIGHTUSERDATA => Entry::Light(ffi::lua_touserdata(l, idx) as usize),
                 _ => {
                     ffi::lua_pushvalue(l, idx);
@@ -417,7 +487,13 @@ unsafe fn is_list(l: *mut ffi::lua_State, idx: i32, dims: &Dims) -> bool {
 
 /// Reads the list of options at index 3, calling `f` with each option's positions. Leaves the
 /// stack as it found it.
-unsafe fn read_list(l: *mut ffi::lua_State, dims: &Dims, parts: &mut Vec<u64>, p: u64, f: &mut dyn FnMut(u64, &[u64])) -> Result<(), String> {
+unsafe fn read_list(
+    l: *mut ffi::lua_State,
+    dims: &Dims,
+    parts: &mut Vec<u64>,
+    p: u64,
+    f: &mut dyn FnMut(u64, &[u64]),
+) -> Result<(), String> {
     let what = || "the list of options".to_string();
     // SAFETY: raw reads of tables and values on a stack with room for them; between two reads
     // of the slots nothing allocates in the interpreter or runs Lua code.
@@ -433,10 +509,27 @@ unsafe fn read_list(l: *mut ffi::lua_State, dims: &Dims, parts: &mut Vec<u64>, p
                         table::INTEGER if bits < len => f(p, &[bits]),
                         table::LIGHT => match pair_parts(bits as *mut _) {
                             Some((a, b)) if a < len && b < len => f(p, &[a, b]),
-                            _ => one_entry(l, dims, parts, i as i64 + 1, Entry::Light(bits as usize), p, f)?,
+                            _ => one_entry(
+                                l,
+                                dims,
+                                parts,
+                                i as i64 + 1,
+                                Entry::Light(bits as usize),
+                                p,
+                                f,
+                            )?,
                         },
-                        table::INTEGER => one_entry(l, dims, parts, i as i64 + 1, Entry::Int(bits as i64), p, f)?,
-                        t if t & 0x0F == ffi::LUA_TNIL as u8 => return Err(format!("{} has no key {} though {}", what(), i + 1, keys(n))),
+                        table::INTEGER => {
+                            one_entry(l, dims, parts, i as i64 + 1, Entry::Int(bits as i64), p, f)?
+                        }
+                        t if t & 0x0F == ffi::LUA_TNIL as u8 => {
+                            return Err(format!(
+                                "{} has no key {} though {}",
+                                what(),
+                                i + 1,
+                                keys(n)
+                            ));
+                        }
                         _ => {
                             ffi::lua_rawgeti(l, 3, i as i64 + 1);
                             let read = one_entry(l, dims, parts, i as i64 + 1, Entry::Pushed, p, f);
@@ -478,19 +571,30 @@ unsafe fn one_entry(
 /// Option `i`'s positions into `parts`: an integer, a sum of two (a light userdata), or the
 /// value on top of the stack (`Entry::Pushed`: a sum that is a table, or a k-D position).
 #[inline(always)]
-unsafe fn option(l: *mut ffi::lua_State, entry: Entry, i: i64, dims: &Dims, parts: &mut Vec<u64>) -> Result<(), String> {
+unsafe fn option(
+    l: *mut ffi::lua_State,
+    entry: Entry,
+    i: i64,
+    dims: &Dims,
+    parts: &mut Vec<u64>,
+) -> Result<(), String> {
     // SAFETY: raw reads of the value on top of the stack, where one was pushed.
     unsafe {
         let what = || format!("option {i}");
         let entry = match entry {
-            Entry::Pushed if ffi::lua_isinteger(l, -1) != 0 => Entry::Int(ffi::lua_tointegerx(l, -1, std::ptr::null_mut())),
-            Entry::Pushed if ffi::lua_type(l, -1) == ffi::LUA_TLIGHTUSERDATA => Entry::Light(ffi::lua_touserdata(l, -1) as usize),
+            Entry::Pushed if ffi::lua_isinteger(l, -1) != 0 => {
+                Entry::Int(ffi::lua_tointegerx(l, -1, std::ptr::null_mut()))
+            }
+            Entry::Pushed if ffi::lua_type(l, -1) == ffi::LUA_TLIGHTUSERDATA => {
+                Entry::Light(ffi::lua_touserdata(l, -1) as usize)
+            }
             other => other,
         };
         match entry {
             Entry::Int(v) => position_number(dims, v, parts, &what),
             Entry::Light(bits) => {
-                let (a, b) = pair_parts(bits as *mut _).ok_or_else(|| format!("{} is not a position or a sum", what()))?;
+                let (a, b) = pair_parts(bits as *mut _)
+                    .ok_or_else(|| format!("{} is not a position or a sum", what()))?;
                 let part = |j: usize| move || format!("part {j} of the sum that is {}", what());
                 position_number(dims, a as i64, parts, &part(1))?;
                 position_number(dims, b as i64, parts, &part(2))
@@ -520,7 +624,12 @@ unsafe fn is_sum(l: *mut ffi::lua_State, idx: i32) -> bool {
 
 /// A 1-D position given as a number.
 #[inline(always)]
-fn position_number(dims: &Dims, v: i64, parts: &mut Vec<u64>, what: &dyn Fn() -> String) -> Result<(), String> {
+fn position_number(
+    dims: &Dims,
+    v: i64,
+    parts: &mut Vec<u64>,
+    what: &dyn Fn() -> String,
+) -> Result<(), String> {
     match dims.sizes() {
         &[len] if (v as u64) < len => {
             parts.push(v as u64);
@@ -535,31 +644,56 @@ fn position_number(dims: &Dims, v: i64, parts: &mut Vec<u64>, what: &dyn Fn() ->
 fn not_a_position(dims: &Dims, v: i64, what: &dyn Fn() -> String) -> String {
     let k = dims.axes();
     if k != 1 {
-        return format!("{} is the number {v}, but a position of this {k}-axis game is a list of {k} integers", what());
+        return format!(
+            "{} is the number {v}, but a position of this {k}-axis game is a list of {k} integers",
+            what()
+        );
     }
     format!("{} is position {v}, outside the shape 0..{}", what(), dims.len() - 1)
 }
 
 /// A position given as a list of k integers, on top of the stack.
-unsafe fn position_list(l: *mut ffi::lua_State, dims: &Dims, parts: &mut Vec<u64>, what: &dyn Fn() -> String) -> Result<(), String> {
+unsafe fn position_list(
+    l: *mut ffi::lua_State,
+    dims: &Dims,
+    parts: &mut Vec<u64>,
+    what: &dyn Fn() -> String,
+) -> Result<(), String> {
     // SAFETY: raw reads of the table on top of the stack.
     unsafe {
         let k = dims.axes();
         let len = ffi::lua_rawlen(l, -1);
         if len != k {
-            return Err(format!("{} is a list of {len} numbers; a position of this game is {k}", what()));
+            return Err(format!(
+                "{} is a list of {len} numbers; a position of this game is {k}",
+                what()
+            ));
         }
         let mut point = [0u64; MAX_AXES];
         each_entry(l, -1, what, |j, entry| {
             let (slot, size) = (j as usize - 1, dims.sizes()[j as usize - 1]);
             let v = match entry {
                 Entry::Int(v) => v,
-                Entry::Pushed if ffi::lua_isinteger(l, -1) != 0 => ffi::lua_tointegerx(l, -1, std::ptr::null_mut()),
-                Entry::Pushed => return Err(format!("coordinate {j} of {} is {}, not an integer", what(), describe(l, -1))),
-                Entry::Light(_) => return Err(format!("coordinate {j} of {} is a sum, not an integer", what())),
+                Entry::Pushed if ffi::lua_isinteger(l, -1) != 0 => {
+                    ffi::lua_tointegerx(l, -1, std::ptr::null_mut())
+                }
+                Entry::Pushed => {
+                    return Err(format!(
+                        "coordinate {j} of {} is {}, not an integer",
+                        what(),
+                        describe(l, -1)
+                    ));
+                }
+                Entry::Light(_) => {
+                    return Err(format!("coordinate {j} of {} is a sum, not an integer", what()));
+                }
             };
             if v < 0 || v as u64 >= size {
-                return Err(format!("{} has coordinate {j} = {v}, outside 0..{}", what(), size - 1));
+                return Err(format!(
+                    "{} has coordinate {j} = {v}, outside 0..{}",
+                    what(),
+                    size - 1
+                ));
             }
             point[slot] = v as u64;
             Ok(())
@@ -570,7 +704,12 @@ unsafe fn position_list(l: *mut ffi::lua_State, dims: &Dims, parts: &mut Vec<u64
 }
 
 /// The parts of the sum on top of the stack (a table sum made).
-unsafe fn read_sum(l: *mut ffi::lua_State, dims: &Dims, parts: &mut Vec<u64>, what: &dyn Fn() -> String) -> Result<(), String> {
+unsafe fn read_sum(
+    l: *mut ffi::lua_State,
+    dims: &Dims,
+    parts: &mut Vec<u64>,
+    what: &dyn Fn() -> String,
+) -> Result<(), String> {
     // SAFETY: raw reads of the sum and of the values it holds.
     unsafe {
         let sum = || format!("the sum that is {}", what());
@@ -578,13 +717,22 @@ unsafe fn read_sum(l: *mut ffi::lua_State, dims: &Dims, parts: &mut Vec<u64>, wh
             let part = || format!("part {j} of the sum that is {}", what());
             match entry {
                 Entry::Int(v) => return position_number(dims, v, parts, &part),
-                Entry::Light(_) => return Err(format!("{} is itself a sum; list the parts instead", part())),
+                Entry::Light(_) => {
+                    return Err(format!("{} is itself a sum; list the parts instead", part()));
+                }
                 Entry::Pushed => {}
             }
             match ffi::lua_type(l, -1) {
-                ffi::LUA_TNUMBER if ffi::lua_isinteger(l, -1) != 0 => position_number(dims, ffi::lua_tointegerx(l, -1, std::ptr::null_mut()), parts, &part),
+                ffi::LUA_TNUMBER if ffi::lua_isinteger(l, -1) != 0 => position_number(
+                    dims,
+                    ffi::lua_tointegerx(l, -1, std::ptr::null_mut()),
+                    parts,
+                    &part,
+                ),
                 ffi::LUA_TTABLE if !is_sum(l, -1) => position_list(l, dims, parts, &part),
-                ffi::LUA_TTABLE | ffi::LUA_TLIGHTUSERDATA => Err(format!("{} is itself a sum; list the parts instead", part())),
+                ffi::LUA_TTABLE | ffi::LUA_TLIGHTUSERDATA => {
+                    Err(format!("{} is itself a sum; list the parts instead", part()))
+                }
                 _ => Err(format!("{} is {}, not a position", part(), describe(l, -1))),
             }
         })

@@ -27,8 +27,11 @@ fn compiler() -> String {
 /// `$XDG_CACHE_HOME/sgtab`, else `~/.cache/sgtab`.
 pub fn cache_dir() -> Result<PathBuf, String> {
     let base = std::env::var_os("XDG_CACHE_HOME").map(PathBuf::from).filter(|p| p.is_absolute());
-    let base = base.or_else(|| std::env::var_os("HOME").filter(|h| !h.is_empty()).map(|h| PathBuf::from(h).join(".cache")));
-    base.map(|b| b.join("sgtab")).ok_or_else(|| "no cache directory for compiled games: set XDG_CACHE_HOME or HOME".into())
+    let base = base.or_else(|| {
+        std::env::var_os("HOME").filter(|h| !h.is_empty()).map(|h| PathBuf::from(h).join(".cache"))
+    });
+    base.map(|b| b.join("sgtab"))
+        .ok_or_else(|| "no cache directory for compiled games: set XDG_CACHE_HOME or HOME".into())
 }
 
 /// The `-D` flags of the parameters: `-DN=40`, `-DS={2,5,7}`.
@@ -40,19 +43,38 @@ pub(super) fn defines(script: &Script) -> Vec<String> {
 pub(super) fn library(script: &Script) -> Result<PathBuf, GameError> {
     let fail = |why: String| GameError(format!("{}: {why}", script.canonical()));
     let cxx = compiler();
-    let version = match Command::new(&cxx).arg("--version").stdin(Stdio::null()).stderr(Stdio::null()).output() {
+    let version = match Command::new(&cxx)
+        .arg("--version")
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+    {
         Ok(out) if out.status.success() => out.stdout,
-        Ok(out) => return Err(fail(format!("the C++ compiler `{cxx}` does not answer --version ({}); set CXX to a C++ compiler", out.status))),
-        Err(e) if e.kind() == ErrorKind::NotFound => {
-            return Err(fail(format!("no C++ compiler: `{cxx}` is not installed; install one (apt-get install g++) or set CXX to a compiler")));
+        Ok(out) => {
+            return Err(fail(format!(
+                "the C++ compiler `{cxx}` does not answer --version ({}); set CXX to a C++ \
+                    compiler",
+                out.status
+            )));
         }
-        Err(e) => return Err(fail(format!("cannot run the C++ compiler `{cxx}`: {e}; set CXX to a compiler"))),
+        Err(e) if e.kind() == ErrorKind::NotFound => {
+            return Err(fail(format!(
+                "no C++ compiler: `{cxx}` is not installed; install one (apt-get install g++) or \
+                    set CXX to a compiler"
+            )));
+        }
+        Err(e) => {
+            return Err(fail(format!(
+                "cannot run the C++ compiler `{cxx}`: {e}; set CXX to a compiler"
+            )));
+        }
     };
     let mut h = std::hash::DefaultHasher::new();
     (&script.text, defines(script), &cxx, &version, super::HEADER, FLAGS).hash(&mut h);
     let key = format!("{:016x}{:08x}", h.finish(), crc32fast::hash(script.text.as_bytes()));
     let dir = cache_dir().map_err(&fail)?.join("native");
-    std::fs::create_dir_all(&dir).map_err(|e| fail(format!("cannot make the cache directory {}: {e}", dir.display())))?;
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| fail(format!("cannot make the cache directory {}: {e}", dir.display())))?;
     let lib = dir.join(format!("{}-{key}.so", script.name));
     if lib.is_file() {
         return Ok(lib);
@@ -89,9 +111,13 @@ fn compile(script: &Script, cxx: &str, dir: &Path, lib: &Path) -> Result<(), Str
         .status()
         .map_err(|e| format!("cannot run the C++ compiler `{cxx}`: {e}"))?;
     if !status.success() {
-        return Err(format!("{file} did not compile ({cxx} {}; its diagnostics are above)", status));
+        return Err(format!(
+            "{file} did not compile ({cxx} {}; its diagnostics are above)",
+            status
+        ));
     }
-    std::fs::rename(&out, lib).map_err(|e| format!("cannot move the compiled library to {}: {e}", lib.display()))?;
+    std::fs::rename(&out, lib)
+        .map_err(|e| format!("cannot move the compiled library to {}: {e}", lib.display()))?;
     drop(cleanup);
     Ok(())
 }

@@ -49,7 +49,8 @@ struct Registry {
 
 static REGISTRY: Mutex<Registry> = Mutex::new(Registry { slots: Vec::new(), watchdog: false });
 static INSTALLED: AtomicBool = AtomicBool::new(false);
-const SIGNALS: [libc::c_int; 5] = [libc::SIGSEGV, libc::SIGBUS, libc::SIGFPE, libc::SIGILL, libc::SIGABRT];
+const SIGNALS: [libc::c_int; 5] =
+    [libc::SIGSEGV, libc::SIGBUS, libc::SIGFPE, libc::SIGILL, libc::SIGABRT];
 
 /// The handlers that were there before ours, by index of [`SIGNALS`].
 struct Old(std::cell::UnsafeCell<[std::mem::MaybeUninit<libc::sigaction>; 5]>);
@@ -61,14 +62,22 @@ static OLD: Old = Old(std::cell::UnsafeCell::new([std::mem::MaybeUninit::uninit(
 impl Slot {
     /// A slot for a new worker, counted until it is dropped ([`release`]).
     pub(super) fn register(context: Arc<Context>) -> Arc<Slot> {
-        let slot = Arc::new(Slot { current: AtomicU64::new(0), calls: AtomicU64::new(0), context, seen: Mutex::new((0, 0, Instant::now())) });
+        let slot = Arc::new(Slot {
+            current: AtomicU64::new(0),
+            calls: AtomicU64::new(0),
+            context,
+            seen: Mutex::new((0, 0, Instant::now())),
+        });
         let mut reg = REGISTRY.lock().unwrap_or_else(|e| e.into_inner());
         if reg.slots.is_empty() {
             install();
         }
         reg.slots.push(slot.clone());
         if !reg.watchdog {
-            reg.watchdog = std::thread::Builder::new().name("sgtab-native-watchdog".into()).spawn(watchdog).is_ok();
+            reg.watchdog = std::thread::Builder::new()
+                .name("sgtab-native-watchdog".into())
+                .spawn(watchdog)
+                .is_ok();
         }
         slot
     }
@@ -106,7 +115,9 @@ fn install() {
         // SAFETY: a zeroed sigaction is valid; our handler only does async-signal-safe work.
         unsafe {
             let mut act: libc::sigaction = std::mem::zeroed();
-            act.sa_sigaction = handler as extern "C" fn(libc::c_int, *mut libc::siginfo_t, *mut libc::c_void) as usize;
+            act.sa_sigaction = handler
+                as extern "C" fn(libc::c_int, *mut libc::siginfo_t, *mut libc::c_void)
+                as usize;
             act.sa_flags = libc::SA_SIGINFO | libc::SA_ONSTACK;
             libc::sigemptyset(&mut act.sa_mask);
             let old = (*OLD.0.get())[i].as_mut_ptr();
@@ -139,10 +150,16 @@ extern "C" fn handler(sig: libc::c_int, _: *mut libc::siginfo_t, _: *mut libc::c
         return;
     }
     let why: &[u8] = match sig {
-        libc::SIGSEGV => b"crashed with SIGSEGV (an invalid memory access: an index off an array, a stack overflow?)",
+        libc::SIGSEGV => {
+            b"crashed with SIGSEGV (an invalid memory access: an index off an array, \
+            a stack overflow?)"
+        }
         libc::SIGBUS => b"crashed with SIGBUS (an invalid memory access)",
         libc::SIGFPE => b"crashed with SIGFPE (an integer division by zero?)",
-        libc::SIGILL => b"crashed with SIGILL (an illegal instruction: undefined behaviour, or a function that returns no value?)",
+        libc::SIGILL => {
+            b"crashed with SIGILL (an illegal instruction: undefined behaviour, or a \
+            function that returns no value?)"
+        }
         _ => b"aborted (SIGABRT: a failed assert, or an exception nothing caught?)",
     };
     // SAFETY: the slot lives while its worker is inside a call.
@@ -230,7 +247,9 @@ fn watchdog() {
             }
             let seconds = slot.context.seconds;
             if now.duration_since(seen.2) > Duration::from_secs(seconds) {
-                let why = format!("ran longer than {seconds} s (an endless loop?); --lua-seconds raises the bound");
+                let why = format!(
+                    "ran longer than {seconds} s (an endless loop?); --lua-seconds raises the bound"
+                );
                 die(slot, why.as_bytes());
             }
         }

@@ -91,7 +91,8 @@ impl Library {
     /// Loads the library at `path` and finds `sgtab_call` in it.
     pub(super) fn open(path: &Path) -> Result<Library, String> {
         use std::os::unix::ffi::OsStrExt;
-        let name = CString::new(path.as_os_str().as_bytes()).map_err(|_| format!("{} holds a NUL byte", path.display()))?;
+        let name = CString::new(path.as_os_str().as_bytes())
+            .map_err(|_| format!("{} holds a NUL byte", path.display()))?;
         // SAFETY: dlopen runs the library's initialisers: the user's code, which the user asked
         // to run (`cpp:` / `native:`, or --allow-native for a stored one).
         let handle = unsafe { libc::dlopen(name.as_ptr(), libc::RTLD_NOW | libc::RTLD_LOCAL) };
@@ -101,7 +102,10 @@ impl Library {
         // SAFETY: a NUL-terminated name; the handle is live (never closed).
         let entry = unsafe { libc::dlsym(handle, c"sgtab_call".as_ptr()) };
         if entry.is_null() {
-            return Err(format!("{} exports no `sgtab_call` (the entry point of sgtab.h's C interface)", path.display()));
+            return Err(format!(
+                "{} exports no `sgtab_call` (the entry point of sgtab.h's C interface)",
+                path.display()
+            ));
         }
         // SAFETY: the interface says `sgtab_call` is `int sgtab_call(struct sgtab_call *)`.
         let entry = unsafe { std::mem::transmute::<*mut c_void, Entry>(entry) };
@@ -127,5 +131,9 @@ impl Library {
 fn dl_error() -> String {
     // SAFETY: dlerror returns NULL or a NUL-terminated message.
     let e = unsafe { libc::dlerror() };
-    if e.is_null() { "unknown error".into() } else { unsafe { CStr::from_ptr(e) }.to_string_lossy().into_owned() }
+    if e.is_null() {
+        "unknown error".into()
+    } else {
+        unsafe { CStr::from_ptr(e) }.to_string_lossy().into_owned()
+    }
 }

@@ -73,17 +73,24 @@ impl crate::spec::Runtime for NativeRuntime {
     fn open(&self, origin: &Origin, given: Option<&str>) -> Result<Arc<dyn Game>, SpecError> {
         let game = match (origin, given) {
             (Origin::Script(script), Some(_)) => NativeGame::open(script.clone(), self.limits),
-            (Origin::Script(script), None) if self.allow_stored => NativeGame::open(script.clone(), self.limits),
+            (Origin::Script(script), None) if self.allow_stored => {
+                NativeGame::open(script.clone(), self.limits)
+            }
             (Origin::Script(_), None) => {
                 return Err(SpecError(format!(
-                    "{} carries C++ source, which runs unsandboxed: sgtab compiles and runs it only with --allow-native (read the source first: `sgtab show` names it)",
+                    "{} carries C++ source, which runs unsandboxed: sgtab compiles and runs it \
+                        only with --allow-native (read the source first: `sgtab show` names it)",
                     origin.canonical()
                 )));
             }
-            (Origin::Library(_), Some(text)) => NativeGame::open_library(Path::new(text.trim().trim_start_matches("native:")), self.limits),
+            (Origin::Library(_), Some(text)) => NativeGame::open_library(
+                Path::new(text.trim().trim_start_matches("native:")),
+                self.limits,
+            ),
             _ => {
                 return Err(SpecError(format!(
-                    "{} holds values computed by a shared library the table does not carry; sgtab cannot recompute them",
+                    "{} holds values computed by a shared library the table does not carry; sgtab \
+                        cannot recompute them",
                     origin.canonical()
                 )));
             }
@@ -111,7 +118,13 @@ impl NativeGame {
         NativeGame::with(None, canonical, file, library, limits)
     }
 
-    fn with(script: Option<Script>, canonical: String, file: String, library: Library, limits: Limits) -> Result<NativeGame, GameError> {
+    fn with(
+        script: Option<Script>,
+        canonical: String,
+        file: String,
+        library: Library,
+        limits: Limits,
+    ) -> Result<NativeGame, GameError> {
         let context = Arc::new(guard::Context {
             prefix: format!("sgtab: error: {canonical}: {file} at position ").into_bytes(),
             dims: Dims::new(&[1], 1).expect("one position"),
@@ -124,12 +137,26 @@ impl NativeGame {
         asked.map_err(|e| GameError(format!("{canonical}: {file}: {e}")))?;
         let axes = call.axes as usize;
         if !(1..=crate::values::MAX_AXES).contains(&axes) {
-            return Err(GameError(format!("{canonical}: {file} gives a shape of {axes} sizes; give 1 to 8")));
+            return Err(GameError(format!(
+                "{canonical}: {file} gives a shape of {axes} sizes; give 1 to 8"
+            )));
         }
-        let dims = Dims::new(&call.sizes[..axes], MAX_LEN)
-            .map_err(|e| GameError(format!("{canonical}: {file}: {e} (sgtab builds tables of up to 2^30 positions)")))?;
+        let dims = Dims::new(&call.sizes[..axes], MAX_LEN).map_err(|e| {
+            GameError(format!(
+                "{canonical}: {file}: {e} (sgtab builds tables of up to 2^30 positions)"
+            ))
+        })?;
         let fills = call.flags & 1 != 0;
-        Ok(NativeGame { script, canonical, file, dims, ranked: call.ranked != 0, fills, library: Arc::new(library), limits })
+        Ok(NativeGame {
+            script,
+            canonical,
+            file,
+            dims,
+            ranked: call.ranked != 0,
+            fills,
+            library: Arc::new(library),
+            limits,
+        })
     }
 
     pub fn dims(&self) -> Dims {
@@ -137,17 +164,24 @@ impl NativeGame {
     }
 
     fn error(&self, slot: &guard::Slot, why: String) -> GameError {
-        GameError(format!("{}: {} at position {}: {why}", self.canonical, self.file, slot.position()))
+        GameError(format!(
+            "{}: {} at position {}: {why}",
+            self.canonical,
+            self.file,
+            slot.position()
+        ))
     }
 }
 
 /// Every parameter must be named in the source: `cpp:x.cpp:n=2` for a source that reads `N`
 /// would build the default game under a name that says `n=2`.
 fn check_params(script: &Script) -> Result<(), GameError> {
-    let words: std::collections::HashSet<&str> = script.text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).collect();
+    let words: std::collections::HashSet<&str> =
+        script.text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).collect();
     match script.params.iter().find(|(name, _)| !words.contains(name.as_str())) {
         Some((name, _)) => Err(GameError(format!(
-            "{}: parameter {name} is never named in {}; parameter names are case-sensitive macros (-D{name}=...)",
+            "{}: parameter {name} is never named in {}; parameter names are case-sensitive macros \
+                (-D{name}=...)",
             script.canonical(),
             script.file()
         ))),
@@ -203,9 +237,15 @@ impl Source for NativeGame {
     }
 
     fn worker(&self) -> Result<Box<dyn Worker + '_>, GameError> {
-        let prefix = format!("sgtab: error: {}: {} at position ", self.canonical, self.file).into_bytes();
-        let context = Arc::new(guard::Context { prefix, dims: self.dims, seconds: self.limits.seconds });
-        Ok(Box::new(NativeWorker { game: self, slot: guard::Slot::register(context), summaries: Summaries::default() }))
+        let prefix =
+            format!("sgtab: error: {}: {} at position ", self.canonical, self.file).into_bytes();
+        let context =
+            Arc::new(guard::Context { prefix, dims: self.dims, seconds: self.limits.seconds });
+        Ok(Box::new(NativeWorker {
+            game: self,
+            slot: guard::Slot::register(context),
+            summaries: Summaries::default(),
+        }))
     }
 
     fn name(&self, p: u64) -> String {
@@ -250,17 +290,26 @@ impl Worker for NativeWorker<'_> {
         out.words.clear();
         if call.nwords > 0 {
             // SAFETY: the interface says `words` holds `nwords` words until the next call.
-            out.words.extend_from_slice(unsafe { std::slice::from_raw_parts(call.words, call.nwords as usize) });
+            out.words.extend_from_slice(unsafe {
+                std::slice::from_raw_parts(call.words, call.nwords as usize)
+            });
         }
         out.options = call.options;
         Ok(())
     }
 
-    fn options(&mut self, positions: &[u64], f: &mut dyn FnMut(u64, &[u64])) -> Result<(), GameError> {
+    fn options(
+        &mut self,
+        positions: &[u64],
+        f: &mut dyn FnMut(u64, &[u64]),
+    ) -> Result<(), GameError> {
         // Nothing known: every option comes back kept, as its positions.
         let mut summaries = std::mem::take(&mut self.summaries);
         let values: Vec<std::sync::atomic::AtomicU32> = Vec::new();
-        let got = self.summaries(&Ask { positions, values: &values, known: 0, ranks: None, vmax: 0, fill: false }, &mut summaries);
+        let got = self.summaries(
+            &Ask { positions, values: &values, known: 0, ranks: None, vmax: 0, fill: false },
+            &mut summaries,
+        );
         let result = got.and_then(|()| each_option(&summaries.words, positions, f));
         self.summaries = summaries;
         result
@@ -274,7 +323,9 @@ impl Worker for NativeWorker<'_> {
         self.slot.run(|| library.call(&mut call)).map_err(|e| self.game.error(&self.slot, e))?;
         if !positions.is_empty() {
             // SAFETY: the interface says `rank_out` holds `count` ranks until the next call.
-            out.extend_from_slice(unsafe { std::slice::from_raw_parts(call.rank_out, positions.len()) });
+            out.extend_from_slice(unsafe {
+                std::slice::from_raw_parts(call.rank_out, positions.len())
+            });
         }
         Ok(())
     }
@@ -307,8 +358,18 @@ impl NativeWorker<'_> {
 
 /// The options of summaries made with nothing known: each position's r options, then r + 1
 /// gaps to skip.
-fn each_option(words: &[u64], positions: &[u64], f: &mut dyn FnMut(u64, &[u64])) -> Result<(), GameError> {
-    let bad = || GameError("the game's summaries are malformed (a library that does not keep to sgtab.h's word format?)".into());
+fn each_option(
+    words: &[u64],
+    positions: &[u64],
+    f: &mut dyn FnMut(u64, &[u64]),
+) -> Result<(), GameError> {
+    let bad = || {
+        GameError(
+            "the game's summaries are malformed (a library that does not keep to sgtab.h's \
+            word format?)"
+                .into(),
+        )
+    };
     let mut at = 0;
     for &p in positions {
         let r = *words.get(at).ok_or_else(bad)?;

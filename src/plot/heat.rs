@@ -137,14 +137,19 @@ pub(super) fn heat_map<DB: DrawingBackend>(
     // A pixel of several entries is said in every title, the shortest too.
     let (what, brief) = match (sr.entries(), sc.entries()) {
         (1, 1) => (String::new(), String::new()),
-        (kr, kc) => (format!(" (a pixel: the mean of {}×{} entries)", group(kr), group(kc)), format!(", {}×{} a pixel (mean)", group(kr), group(kc))),
+        (kr, kc) => (
+            format!(" (a pixel: the mean of {}×{} entries)", group(kr), group(kc)),
+            format!(", {}×{} a pixel (mean)", group(kr), group(kc)),
+        ),
     };
     let (title, size) = fit_title(&titles(plan, &what, &brief), w);
     // The title, the map and its bar, centred in the picture.
     let bar_h = map_h.max(120);
-    let (whole_w, whole_h) = (left + map_w + right + GAP + BAR + bar_labels, top + (map_h + BELOW).max(bar_h) + EDGE);
+    let (whole_w, whole_h) =
+        (left + map_w + right + GAP + BAR + bar_labels, top + (map_h + BELOW).max(bar_h) + EDGE);
     let (x0, y0) = (w.saturating_sub(whole_w) / 2, h.saturating_sub(whole_h) / 2);
-    let title_style = TextStyle::from(("sans-serif", size).into_font()).pos(Pos::new(HPos::Center, VPos::Top));
+    let title_style =
+        TextStyle::from(("sans-serif", size).into_font()).pos(Pos::new(HPos::Center, VPos::Top));
     area.draw_text(&title, &title_style, (w as i32 / 2, (y0 + EDGE) as i32)).map_err(err)?;
     let chart_area = area.clone().shrink((x0, y0 + top), (left + map_w + right, map_h + BELOW));
     // The axes span whole blocks: a last block holding fewer entries still spans its pixels.
@@ -171,14 +176,23 @@ pub(super) fn heat_map<DB: DrawingBackend>(
     // The blocks, in the plotting area's own pixels: each exactly its scale's pixels.
     let pixels = chart.plotting_area().strip_coord_spec();
     if pixels.dim_in_pixel() != (map_w, map_h) {
-        return Err(err(format!("the map's area is {:?} pixels, not {map_w}x{map_h}", pixels.dim_in_pixel())));
+        return Err(err(format!(
+            "the map's area is {:?} pixels, not {map_w}x{map_h}",
+            pixels.dim_in_pixel()
+        )));
     }
     let (ph, pw) = (sr.pixels() as i32, sc.pixels() as i32);
     for (b, &mean) in means.iter().enumerate() {
         let (i, j) = ((b as u64 / bc) as i32, (b as u64 % bc) as i32);
-        pixels.draw(&Rectangle::new([(j * pw, i * ph), ((j + 1) * pw, (i + 1) * ph)], heat(mean, max).filled())).map_err(err)?;
+        pixels
+            .draw(&Rectangle::new(
+                [(j * pw, i * ph), ((j + 1) * pw, (i + 1) * ph)],
+                heat(mean, max).filled(),
+            ))
+            .map_err(err)?;
     }
-    let bar = area.clone().shrink((x0 + left + map_w + right + GAP, y0 + top), (BAR + bar_labels, bar_h));
+    let bar =
+        area.clone().shrink((x0 + left + map_w + right + GAP, y0 + top), (BAR + bar_labels, bar_h));
     colour_bar(bar, max, bar_labels)?;
     area.present().map_err(err)
 }
@@ -190,7 +204,11 @@ fn fitting([long, short]: [String; 2], room: u32) -> String {
 
 /// The colour bar: the scale from 0 (bottom) to `max` (top), its labels at its right in
 /// `labels` pixels.
-fn colour_bar<DB: DrawingBackend>(bar: DrawingArea<DB, Shift>, max: f64, labels: u32) -> Result<(), String> {
+fn colour_bar<DB: DrawingBackend>(
+    bar: DrawingArea<DB, Shift>,
+    max: f64,
+    labels: u32,
+) -> Result<(), String> {
     let mut scale = ChartBuilder::on(&bar)
         // The labels at the right of the bar (left-aligned text is placed exactly by every
         // backend), with room for the tick marks and the gap.
@@ -232,8 +250,12 @@ mod tests {
         for n in [1u64, 2, 7, 255, 256, 257, 1000, 4096, 1 << 20] {
             for room in [16u64, 100, 333, 555, 1000] {
                 let s = Scale::fit(n, room, 256);
-                assert!(s.blocks(n) * s.pixels() <= room && s.blocks(n) <= 256, "{n} into {room}: {s:?}");
-                // The finest that fits: one pixel more an entry, or one entry fewer a pixel, would not.
+                assert!(
+                    s.blocks(n) * s.pixels() <= room && s.blocks(n) <= 256,
+                    "{n} into {room}: {s:?}"
+                );
+                // The finest that fits: one pixel more an entry, or one entry fewer a pixel, would
+                // not.
                 let too_fine = match s {
                     Scale::Up(s) => n * (s + 1) > room,
                     Scale::Down(k) => n.div_ceil(k - 1) > room.min(256),

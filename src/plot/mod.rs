@@ -66,16 +66,34 @@ pub fn use_font(flag: Option<&Path>) -> Result<PathBuf, String> {
         let env = std::env::var_os("SGTAB_FONT").filter(|v| !v.is_empty()).map(PathBuf::from);
         let path = match flag.map(Path::to_path_buf).or(env) {
             Some(p) => p,
-            None => FONT_PLACES.iter().map(PathBuf::from).find(|p| p.is_file()).or_else(fc_match).ok_or_else(|| {
-                "no TrueType font found for the plot's text (looked for DejaVu Sans and Liberation Sans, and asked \
+            None => FONT_PLACES
+                .iter()
+                .map(PathBuf::from)
+                .find(|p| p.is_file())
+                .or_else(fc_match)
+                .ok_or_else(|| {
+                "no TrueType font found for the plot's text (looked for DejaVu Sans and Liberation \
+                    Sans, and asked \
                  fc-match); install one (apt-get install fonts-dejavu-core) or pass --font FILE.ttf"
                     .to_string()
             })?,
         };
-        let bytes = read_font(&path).map_err(|e| format!("cannot read font {}: {e}", path.display()))?;
+        let bytes = read_font(&path).map_err(|e| {
+            format!(
+                "cannot read font {}: \
+            {e}",
+                path.display()
+            )
+        })?;
         // plotters keeps fonts for the life of the process; this happens once.
         let bytes: &'static [u8] = Box::leak(bytes.into_boxed_slice());
-        let not_a_font = || format!("{} is not a TrueType/OpenType font; pass --font FILE.ttf", path.display());
+        let not_a_font = || {
+            format!(
+                "{} is not a TrueType/OpenType font; pass --font \
+            FILE.ttf",
+                path.display()
+            )
+        };
         register_font("sans-serif", FontStyle::Normal, bytes).map_err(|_| not_a_font())?;
         // The same font for the text a PNG lays out itself (text.rs).
         let _ = text::FACE.set(ab_glyph::FontRef::try_from_slice(bytes).map_err(|_| not_a_font())?);
@@ -97,10 +115,19 @@ fn read_font(path: &Path) -> std::io::Result<Vec<u8>> {
     let file = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(path)?;
     let meta = file.metadata()?;
     if !meta.is_file() {
-        let kind = if meta.is_dir() { "a directory" } else { "not a regular file (a FIFO, socket or device)" };
+        let kind = if meta.is_dir() {
+            "a directory"
+        } else {
+            "not a regular file (a FIFO, socket or device)"
+        };
         return Err(Error::new(ErrorKind::InvalidInput, format!("it is {kind}, not a font file")));
     }
-    let too_big = || Error::new(ErrorKind::InvalidInput, format!("it is larger than the {} MiB a font may be", MAX_FONT_BYTES >> 20));
+    let too_big = || {
+        Error::new(
+            ErrorKind::InvalidInput,
+            format!("it is larger than the {} MiB a font may be", MAX_FONT_BYTES >> 20),
+        )
+    };
     if meta.len() > MAX_FONT_BYTES {
         return Err(too_big());
     }
@@ -115,7 +142,10 @@ fn read_font(path: &Path) -> std::io::Result<Vec<u8>> {
 
 /// The file `fc-match sans-serif` names, if fontconfig is there and names a TrueType file.
 fn fc_match() -> Option<PathBuf> {
-    let out = std::process::Command::new("fc-match").args(["-f", "%{file}", "sans-serif"]).output().ok()?;
+    let out = std::process::Command::new("fc-match")
+        .args(["-f", "%{file}", "sans-serif"])
+        .output()
+        .ok()?;
     let path = PathBuf::from(String::from_utf8(out.stdout).ok()?);
     let ext = path.extension()?.to_str()?.to_ascii_lowercase();
     (out.status.success() && (ext == "ttf" || ext == "otf") && path.is_file()).then_some(path)
@@ -137,10 +167,18 @@ pub const MIN_SIZE: (u32, u32) = (300, 200);
 
 /// Draws `table` as a picture of `size` pixels; returns the file's bytes. Call [`use_font`]
 /// first.
-pub fn plot(table: &Table, format: Format, size: (u32, u32), options: Options) -> Result<Vec<u8>, String> {
+pub fn plot(
+    table: &Table,
+    format: Format,
+    size: (u32, u32),
+    options: Options,
+) -> Result<Vec<u8>, String> {
     let (w, h) = size;
     if !(MIN_SIZE.0..=16384).contains(&w) || !(MIN_SIZE.1..=16384).contains(&h) {
-        return Err(format!("picture size {w}x{h}: the width must be {} to 16384 pixels and the height {} to 16384", MIN_SIZE.0, MIN_SIZE.1));
+        return Err(format!(
+            "picture size {w}x{h}: the width must be {} to 16384 pixels and the height {} to 16384",
+            MIN_SIZE.0, MIN_SIZE.1
+        ));
     }
     let plan = Plan::new(table, options)?;
     match format {
@@ -151,12 +189,19 @@ pub fn plot(table: &Table, format: Format, size: (u32, u32), options: Options) -
         }
         Format::Png => {
             let mut rgb = vec![0u8; w as usize * h as usize * 3];
-            draw(&plan, text::Glyphs(BitMapBackend::with_buffer(&mut rgb, size)).into_drawing_area(), u64::MAX)?;
+            draw(
+                &plan,
+                text::Glyphs(BitMapBackend::with_buffer(&mut rgb, size)).into_drawing_area(),
+                u64::MAX,
+            )?;
             let mut file = Vec::new();
             let mut encoder = png::Encoder::new(&mut file, w, h);
             encoder.set_color(png::ColorType::Rgb);
             encoder.set_depth(png::BitDepth::Eight);
-            encoder.write_header().and_then(|mut writer| writer.write_image_data(&rgb)).map_err(|e| format!("cannot encode the PNG: {e}"))?;
+            encoder
+                .write_header()
+                .and_then(|mut writer| writer.write_image_data(&rgb))
+                .map_err(|e| format!("cannot encode the PNG: {e}"))?;
             Ok(file)
         }
     }
@@ -184,13 +229,22 @@ impl<'a> Plan<'a> {
         };
         let (first, last) = options.range.unwrap_or((0, rows - 1));
         if first > last || last >= rows {
-            return Err(format!("--range {first}..{last} is past {}: its plotted rows run from 0 to {}", table.spec, rows - 1));
+            return Err(format!(
+                "--range {first}..{last} is past {}: its plotted rows run from 0 to {}",
+                table.spec,
+                rows - 1
+            ));
         }
         let detrend = match (options.detrend, table.rule, table.spec.positions()) {
             (false, _, _) => None,
             (true, Some(r), Positions::Heap) if r.saltus > 0 => Some((r.pre, r.period, r.saltus)),
             (true, _, _) => {
-                return Err(format!("--detrend takes out a rule's saltus, and {} has none ({}); plot it without --detrend", table.spec, rule_text(table)));
+                return Err(format!(
+                    "--detrend takes out a rule's saltus, and {} has none ({}); plot it without \
+                        --detrend",
+                    table.spec,
+                    rule_text(table)
+                ));
             }
         };
         Ok(Plan { table, first, last, rows, detrend })
@@ -211,7 +265,11 @@ fn rule_text(table: &Table) -> String {
 }
 
 /// Draws `plan` on `area`; a heat map takes at most `blocks` blocks a side.
-fn draw<DB: DrawingBackend>(plan: &Plan, area: DrawingArea<DB, Shift>, blocks: u64) -> Result<(), String> {
+fn draw<DB: DrawingBackend>(
+    plan: &Plan,
+    area: DrawingArea<DB, Shift>,
+    blocks: u64,
+) -> Result<(), String> {
     area.fill(&WHITE).map_err(err)?;
     match plan.table.spec.positions() {
         Positions::Heap => heap(plan, area),
@@ -224,12 +282,22 @@ fn draw<DB: DrawingBackend>(plan: &Plan, area: DrawingArea<DB, Shift>, blocks: u
             ];
             heat::heat_map(plan, area, 1 << lo, labels, blocks)
         }
-        Positions::Board { n } => heat::heat_map(plan, area, n, [["x".into(), "x".into()], ["y".into(), "y".into()]], blocks),
+        Positions::Board { n } => heat::heat_map(
+            plan,
+            area,
+            n,
+            [["x".into(), "x".into()], ["y".into(), "y".into()]],
+            blocks,
+        ),
         // The last axis across, the others (row-major) down.
         Positions::Grid(dims) => {
             let k = dims.axes();
             let across = dims.sizes()[k - 1];
-            let down = if k == 2 { ["p1".to_string(), "p1".to_string()] } else { [format!("(p1..p{}) row-major", k - 1), format!("p1..p{}", k - 1)] };
+            let down = if k == 2 {
+                ["p1".to_string(), "p1".to_string()]
+            } else {
+                [format!("(p1..p{}) row-major", k - 1), format!("p1..p{}", k - 1)]
+            };
             heat::heat_map(plan, area, across, [down, [format!("p{k}"), format!("p{k}")]], blocks)
         }
     }
@@ -270,7 +338,12 @@ fn titles(plan: &Plan, what: &str, brief: &str) -> Vec<String> {
     let spec = t.spec.to_string();
     let mut out = vec![format!("{spec}{range}: {}{what}", rule_text(t))];
     if let Some(r) = t.rule {
-        out.push(format!("{spec}: period {} from {}{}{what}", r.period, r.pre, if r.saltus > 0 { format!(", saltus {}", r.saltus) } else { String::new() }));
+        out.push(format!(
+            "{spec}: period {} from {}{}{what}",
+            r.period,
+            r.pre,
+            if r.saltus > 0 { format!(", saltus {}", r.saltus) } else { String::new() }
+        ));
     }
     out.push(format!("{spec}{what}"));
     out.push(format!("{spec}{brief}"));
@@ -296,12 +369,21 @@ fn label_room(max: f64) -> u32 {
 fn heap<DB: DrawingBackend>(plan: &Plan, area: DrawingArea<DB, Shift>) -> Result<(), String> {
     let (first, last) = (plan.first, plan.last);
     let (w, _) = area.dim_in_pixel();
-    let (lo, hi) = (first..=last).map(|n| plan.value(n)).fold((f64::MAX, f64::MIN), |(lo, hi), v| (lo.min(v), hi.max(v)));
+    let (lo, hi) = (first..=last)
+        .map(|n| plan.value(n))
+        .fold((f64::MAX, f64::MIN), |(lo, hi), v| (lo.min(v), hi.max(v)));
     let lo = lo.min(0.0);
     // Headroom above the data for the legend.
     let top = hi + (hi - lo + 1.0) * 0.35 + 1.0;
-    let detrended = if plan.detrend.is_some() { " (detrended: g(n) - s*floor((n - pre)/p) past the pre-period)" } else { "" };
-    let (title, size) = fit_title(&titles(plan, detrended, if plan.detrend.is_some() { ", detrended" } else { "" }), w);
+    let detrended = if plan.detrend.is_some() {
+        " (detrended: g(n) - s*floor((n - pre)/p) past the pre-period)"
+    } else {
+        ""
+    };
+    let (title, size) = fit_title(
+        &titles(plan, detrended, if plan.detrend.is_some() { ", detrended" } else { "" }),
+        w,
+    );
     // Room for the last x label, half of it past the axis's end.
     let right = 12 + label_room(last as f64) / 2;
     let mut chart = ChartBuilder::on(&area)
@@ -353,13 +435,22 @@ fn heap<DB: DrawingBackend>(plan: &Plan, area: DrawingArea<DB, Shift>) -> Result
 type Chart<'a, DB> = ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
 
 /// The rule on a heap chart: its first period shaded, a red line where it starts.
-fn rule_marks<DB: DrawingBackend>(plan: &Plan, chart: &mut Chart<DB>, narrow: bool, (lo, top): (f64, f64)) -> Result<(), String> {
+fn rule_marks<DB: DrawingBackend>(
+    plan: &Plan,
+    chart: &mut Chart<DB>,
+    narrow: bool,
+    (lo, top): (f64, f64),
+) -> Result<(), String> {
     let (first, last) = (plan.first, plan.last);
     let t = plan.table;
     if let Some(rule) = t.rule.filter(|r| r.pre + r.period > first && r.pre <= last) {
-        let (pre, end) = ((rule.pre.max(first)) as f64, ((rule.pre + rule.period).min(last + 1)) as f64);
+        let (pre, end) =
+            ((rule.pre.max(first)) as f64, ((rule.pre + rule.period).min(last + 1)) as f64);
         chart
-            .draw_series(std::iter::once(Rectangle::new([(pre, lo), (end, top)], RGBColor(255, 214, 160).mix(0.6).filled())))
+            .draw_series(std::iter::once(Rectangle::new(
+                [(pre, lo), (end, top)],
+                RGBColor(255, 214, 160).mix(0.6).filled(),
+            )))
             .map_err(err)?
             .label(format!(
                 "{}: {} values{}",
@@ -371,12 +462,21 @@ fn rule_marks<DB: DrawingBackend>(plan: &Plan, chart: &mut Chart<DB>, narrow: bo
                     (s, false) => format!(", then +{s} each period"),
                 }
             ))
-            .legend(|(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], RGBColor(255, 214, 160).filled()));
+            .legend(|(x, y)| {
+                Rectangle::new([(x, y - 5), (x + 14, y + 5)], RGBColor(255, 214, 160).filled())
+            });
         if rule.pre >= first {
             chart
-                .draw_series(std::iter::once(PathElement::new(vec![(rule.pre as f64, lo), (rule.pre as f64, top)], RED.stroke_width(1))))
+                .draw_series(std::iter::once(PathElement::new(
+                    vec![(rule.pre as f64, lo), (rule.pre as f64, top)],
+                    RED.stroke_width(1),
+                )))
                 .map_err(err)?
-                .label(format!("{} from n = {}", if narrow { "rule" } else { "the rule holds" }, rule.pre))
+                .label(format!(
+                    "{} from n = {}",
+                    if narrow { "rule" } else { "the rule holds" },
+                    rule.pre
+                ))
                 .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 14, y)], RED));
         }
     }
@@ -386,7 +486,12 @@ fn rule_marks<DB: DrawingBackend>(plan: &Plan, chart: &mut Chart<DB>, narrow: bo
 /// The values on a heap chart: a point each, or when the table is longer than twice the
 /// chart's width in pixels, a pale bar per pixel column from its least to its largest value and
 /// a dark one over the middle half of its values (where most lie).
-fn values<DB: DrawingBackend>(plan: &Plan, chart: &mut Chart<DB>, narrow: bool, (lo, top): (f64, f64)) -> Result<(), String> {
+fn values<DB: DrawingBackend>(
+    plan: &Plan,
+    chart: &mut Chart<DB>,
+    narrow: bool,
+    (lo, top): (f64, f64),
+) -> Result<(), String> {
     let (first, last) = (plan.first, plan.last);
     let len = last - first + 1;
     let (px, _) = chart.plotting_area().dim_in_pixel();
@@ -395,14 +500,20 @@ fn values<DB: DrawingBackend>(plan: &Plan, chart: &mut Chart<DB>, narrow: bool, 
     if len <= 2 * columns {
         let radius = if len * 4 <= columns { 3 } else { 2 };
         chart
-            .draw_series((first..=last).map(|n| Circle::new((n as f64, plan.value(n)), radius, colour.filled())))
+            .draw_series(
+                (first..=last)
+                    .map(|n| Circle::new((n as f64, plan.value(n)), radius, colour.filled())),
+            )
             .map_err(err)?
             .label(if narrow { "g(n)" } else { "g(n), one point a position" })
             .legend(move |(x, y)| Circle::new((x + 7, y), 3, colour.filled()));
     } else {
         // A pixel column covers several positions: a pale bar from the least to the largest of
         // its values, a dark one over the middle half of them (where most lie).
-        let spans: Vec<(u64, u64)> = (0..columns).map(|c| (first + c * len / columns, first + (c + 1) * len / columns)).filter(|(a, b)| a < b).collect();
+        let spans: Vec<(u64, u64)> = (0..columns)
+            .map(|c| (first + c * len / columns, first + (c + 1) * len / columns))
+            .filter(|(a, b)| a < b)
+            .collect();
         let tick = (top - lo) / 300.0;
         let mut column = Vec::new();
         let mut middles = Vec::with_capacity(spans.len());
@@ -413,7 +524,10 @@ fn values<DB: DrawingBackend>(plan: &Plan, chart: &mut Chart<DB>, narrow: bool, 
                 column.sort_unstable_by(f64::total_cmp);
                 let k = column.len();
                 middles.push((a, b, column[k / 4], column[(3 * k / 4).min(k - 1)]));
-                Rectangle::new([(a as f64, column[0]), (b as f64, column[k - 1] + tick)], colour.mix(0.3).filled())
+                Rectangle::new(
+                    [(a as f64, column[0]), (b as f64, column[k - 1] + tick)],
+                    colour.mix(0.3).filled(),
+                )
             }))
             .map_err(err)?;
         let per = group(len.div_ceil(columns));
@@ -422,12 +536,22 @@ fn values<DB: DrawingBackend>(plan: &Plan, chart: &mut Chart<DB>, narrow: bool, 
         } else {
             format!("each pixel column holds {per} positions: pale, least to largest value")
         })
-        .legend(move |(x, y)| Rectangle::new([(x + 5, y - 5), (x + 9, y + 5)], colour.mix(0.3).filled()));
+        .legend(move |(x, y)| {
+            Rectangle::new([(x + 5, y - 5), (x + 9, y + 5)], colour.mix(0.3).filled())
+        });
         chart
-            .draw_series(middles.iter().map(|&(a, b, q1, q3)| Rectangle::new([(a as f64, q1), (b as f64, q3 + tick)], colour.filled())))
+            .draw_series(middles.iter().map(|&(a, b, q1, q3)| {
+                Rectangle::new([(a as f64, q1), (b as f64, q3 + tick)], colour.filled())
+            }))
             .map_err(err)?
-            .label(if narrow { "the middle half" } else { "dark: the middle half of the column's values" })
-            .legend(move |(x, y)| Rectangle::new([(x + 5, y - 5), (x + 9, y + 5)], colour.filled()));
+            .label(if narrow {
+                "the middle half"
+            } else {
+                "dark: the middle half of the column's values"
+            })
+            .legend(move |(x, y)| {
+                Rectangle::new([(x + 5, y - 5), (x + 9, y + 5)], colour.filled())
+            });
     }
     Ok(())
 }

@@ -31,7 +31,12 @@ pub struct Glyphs<B>(pub B);
 /// text's own frame: the pen starts at x = 0 and the baseline lies at y = ⌊size/2⌋, where
 /// plotters puts it, so the box plotters measures for the text (its advances, from y = 0)
 /// holds it as before.
-pub fn rasterize(font: &FontRef<'static>, size: f64, text: &str, mut ink: impl FnMut(i32, i32, f32)) {
+pub fn rasterize(
+    font: &FontRef<'static>,
+    size: f64,
+    text: &str,
+    mut ink: impl FnMut(i32, i32, f32),
+) {
     let scale = PxScale::from(size as f32);
     let scaled = font.as_scaled(scale);
     let baseline = (size / 2.0).floor() as f32;
@@ -43,7 +48,9 @@ pub fn rasterize(font: &FontRef<'static>, size: f64, text: &str, mut ink: impl F
             pen += scaled.kern(p, id);
         }
         previous = Some(id);
-        if let Some(outline) = font.outline_glyph(id.with_scale_and_position(scale, point(pen, baseline))) {
+        if let Some(outline) =
+            font.outline_glyph(id.with_scale_and_position(scale, point(pen, baseline)))
+        {
             let corner = outline.px_bounds().min;
             let (x0, y0) = (corner.x as i32, corner.y as i32);
             outline.draw(|x, y, coverage| {
@@ -71,11 +78,20 @@ impl<B: DrawingBackend> DrawingBackend for Glyphs<B> {
         self.0.present()
     }
 
-    fn draw_pixel(&mut self, point: BackendCoord, color: plotters_backend::BackendColor) -> Result<(), DrawingErrorKind<B::ErrorType>> {
+    fn draw_pixel(
+        &mut self,
+        point: BackendCoord,
+        color: plotters_backend::BackendColor,
+    ) -> Result<(), DrawingErrorKind<B::ErrorType>> {
         self.0.draw_pixel(point, color)
     }
 
-    fn draw_line<S: BackendStyle>(&mut self, from: BackendCoord, to: BackendCoord, style: &S) -> Result<(), DrawingErrorKind<B::ErrorType>> {
+    fn draw_line<S: BackendStyle>(
+        &mut self,
+        from: BackendCoord,
+        to: BackendCoord,
+        style: &S,
+    ) -> Result<(), DrawingErrorKind<B::ErrorType>> {
         self.0.draw_line(from, to, style)
     }
 
@@ -89,35 +105,64 @@ impl<B: DrawingBackend> DrawingBackend for Glyphs<B> {
         self.0.draw_rect(upper_left, bottom_right, style, fill)
     }
 
-    fn draw_path<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(&mut self, path: I, style: &S) -> Result<(), DrawingErrorKind<B::ErrorType>> {
+    fn draw_path<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(
+        &mut self,
+        path: I,
+        style: &S,
+    ) -> Result<(), DrawingErrorKind<B::ErrorType>> {
         self.0.draw_path(path, style)
     }
 
-    fn draw_circle<S: BackendStyle>(&mut self, center: BackendCoord, radius: u32, style: &S, fill: bool) -> Result<(), DrawingErrorKind<B::ErrorType>> {
+    fn draw_circle<S: BackendStyle>(
+        &mut self,
+        center: BackendCoord,
+        radius: u32,
+        style: &S,
+        fill: bool,
+    ) -> Result<(), DrawingErrorKind<B::ErrorType>> {
         self.0.draw_circle(center, radius, style, fill)
     }
 
-    fn fill_polygon<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(&mut self, vert: I, style: &S) -> Result<(), DrawingErrorKind<B::ErrorType>> {
+    fn fill_polygon<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(
+        &mut self,
+        vert: I,
+        style: &S,
+    ) -> Result<(), DrawingErrorKind<B::ErrorType>> {
         self.0.fill_polygon(vert, style)
     }
 
-    fn estimate_text_size<S: BackendTextStyle>(&self, text: &str, style: &S) -> Result<(u32, u32), DrawingErrorKind<B::ErrorType>> {
+    fn estimate_text_size<S: BackendTextStyle>(
+        &self,
+        text: &str,
+        style: &S,
+    ) -> Result<(u32, u32), DrawingErrorKind<B::ErrorType>> {
         self.0.estimate_text_size(text, style)
     }
 
-    fn blit_bitmap(&mut self, pos: BackendCoord, size: (u32, u32), src: &[u8]) -> Result<(), DrawingErrorKind<B::ErrorType>> {
+    fn blit_bitmap(
+        &mut self,
+        pos: BackendCoord,
+        size: (u32, u32),
+        src: &[u8],
+    ) -> Result<(), DrawingErrorKind<B::ErrorType>> {
         self.0.blit_bitmap(pos, size, src)
     }
 
     /// plotters' own placement of the text box (anchor, rotation), with the glyphs inside it
     /// from [`rasterize`].
-    fn draw_text<S: BackendTextStyle>(&mut self, text: &str, style: &S, pos: BackendCoord) -> Result<(), DrawingErrorKind<B::ErrorType>> {
+    fn draw_text<S: BackendTextStyle>(
+        &mut self,
+        text: &str,
+        style: &S,
+        pos: BackendCoord,
+    ) -> Result<(), DrawingErrorKind<B::ErrorType>> {
         let Some(font) = FACE.get() else { return self.0.draw_text(text, style, pos) };
         let color = style.color();
         if color.alpha == 0.0 {
             return Ok(());
         }
-        let ((min_x, min_y), (max_x, max_y)) = style.layout_box(text).map_err(|e| DrawingErrorKind::FontError(Box::new(e)))?;
+        let ((min_x, min_y), (max_x, max_y)) =
+            style.layout_box(text).map_err(|e| DrawingErrorKind::FontError(Box::new(e)))?;
         let (width, height) = (max_x - min_x, max_y - min_y);
         let dx = match style.anchor().h_pos {
             HPos::Left => 0,
@@ -162,7 +207,11 @@ mod tests {
             }
             previous = Some(id);
             if let Some(outline) = font.outline(id) {
-                spans.push((c, pen + outline.bounds.min.x * factor, pen + outline.bounds.max.x * factor));
+                spans.push((
+                    c,
+                    pen + outline.bounds.min.x * factor,
+                    pen + outline.bounds.max.x * factor,
+                ));
             }
             pen += scaled.h_advance(id);
         }
@@ -191,7 +240,10 @@ mod tests {
 
     /// Whether any pixel of column `x` is darker than white.
     fn inked(rgb: &[u8], w: u32, x: i32) -> bool {
-        x >= 0 && rgb.chunks(3 * w as usize).any(|row| row[3 * x as usize..3 * x as usize + 3].iter().any(|&c| c < 255))
+        x >= 0
+            && rgb
+                .chunks(3 * w as usize)
+                .any(|row| row[3 * x as usize..3 * x as usize + 3].iter().any(|&c| c < 255))
     }
 
     /// Each glyph's ink lies in the columns the font's metrics give it, and reaches both ends of
@@ -200,11 +252,15 @@ mod tests {
         super::super::use_font(None).expect("a TrueType font (fonts-dejavu-core)");
         let font = FACE.get().unwrap();
         let (rgb, w) = drawn(text, size, fixed);
-        let spans: Vec<(char, i32, i32)> =
-            ink_spans(font, size as f32, text).into_iter().map(|(c, a, b)| (c, 10 + a.floor() as i32, 10 + b.ceil() as i32 - 1)).collect();
+        let spans: Vec<(char, i32, i32)> = ink_spans(font, size as f32, text)
+            .into_iter()
+            .map(|(c, a, b)| (c, 10 + a.floor() as i32, 10 + b.ceil() as i32 - 1))
+            .collect();
         for x in 0..w as i32 {
             if inked(&rgb, w, x) && !spans.iter().any(|&(_, a, b)| (a..=b).contains(&x)) {
-                return Err(format!("{text:?} at {size}: ink in column {x}, outside every glyph's place {spans:?}"));
+                return Err(format!(
+                    "{text:?} at {size}: ink in column {x}, outside every glyph's place {spans:?}"
+                ));
             }
         }
         for &(c, a, b) in &spans {
@@ -212,7 +268,10 @@ mod tests {
             // within a column of the place's left end and stops within a column of its right.
             let ink: Vec<i32> = (a..=b).filter(|&x| inked(&rgb, w, x)).collect();
             if ink.first().is_none_or(|&x| x > a + 1) || ink.last().is_none_or(|&x| x < b - 1) {
-                return Err(format!("{text:?} at {size}: {c:?} belongs in columns {a}..={b} and is not drawn across them"));
+                return Err(format!(
+                    "{text:?} at {size}: {c:?} belongs in columns {a}..={b} and is not drawn \
+                        across them"
+                ));
             }
         }
         Ok(())
@@ -220,7 +279,9 @@ mod tests {
 
     #[test]
     fn every_glyph_is_drawn_where_the_font_puts_it() {
-        for text in ["no rule", "import:per: no rule", "queen:256: g(x, y)", "lua:knight@1a2b3c4d:N=64"] {
+        for text in
+            ["no rule", "import:per: no rule", "queen:256: g(x, y)", "lua:knight@1a2b3c4d:N=64"]
+        {
             for size in [11.0, 12.0, 14.0, 18.0] {
                 check(text, size, true).unwrap();
             }
@@ -231,7 +292,10 @@ mod tests {
     fn plotters_own_text_misplaces_letters() {
         // The reason for `Glyphs`: if plotters ever draws these right, this fails and the
         // wrapper can go.
-        let wrong = ["no rule", "import:per: no rule"].iter().filter(|t| check(t, 18.0, false).is_err()).count();
+        let wrong = ["no rule", "import:per: no rule"]
+            .iter()
+            .filter(|t| check(t, 18.0, false).is_err())
+            .count();
         assert_eq!(wrong, 2);
     }
 }

@@ -35,7 +35,11 @@ impl Diff {
     /// the extents differ, equal or the first difference and the count, and the rules where
     /// they differ.
     pub fn report(&self, a: &Table, b: &Table, a_name: &str, b_name: &str) -> Vec<String> {
-        let mut lines = vec![if self.same_game { format!("same game: {}", a.spec) } else { format!("different games: {} and {}", a.spec, b.spec) }];
+        let mut lines = vec![if self.same_game {
+            format!("same game: {}", a.spec)
+        } else {
+            format!("different games: {} and {}", a.spec, b.spec)
+        }];
         if let Some(part) = &self.partial {
             lines.push(format!("compared over {part}"));
         }
@@ -45,7 +49,11 @@ impl Diff {
             None => format!("equal: all {} compared", of(self.compared)),
             Some((at, va, vb)) => {
                 let verb = if self.differences == 1 { "differs" } else { "differ" };
-                format!("differ: first at {at} ({a_name} has {va}, {b_name} has {vb}); {} of {} {verb}", self.differences, of(self.compared))
+                format!(
+                    "differ: first at {at} ({a_name} has {va}, {b_name} has {vb}); {} of {} {verb}",
+                    self.differences,
+                    of(self.compared)
+                )
             }
         });
         if a.rule != b.rule {
@@ -71,19 +79,38 @@ pub fn diff(a: &Table, b: &Table) -> Result<Diff, String> {
     let (da, db) = (axes(a), axes(b));
     if da.len() != db.len() {
         let axes = |n: usize| if n == 1 { "1 axis".to_string() } else { format!("{n} axes") };
-        return Err(format!("cannot compare {} ({}) with {} ({}): their positions do not match", a.spec, axes(da.len()), b.spec, axes(db.len())));
+        return Err(format!(
+            "cannot compare {} ({}) with {} ({}): their positions do not match",
+            a.spec,
+            axes(da.len()),
+            b.spec,
+            axes(db.len())
+        ));
     }
     let common: Vec<u64> = da.iter().zip(&db).map(|(&x, &y)| x.min(y)).collect();
     let partial = (da != db).then(|| match (a.spec.positions(), common.len()) {
-        (Positions::Board { .. }, _) => format!("the common {}×{} square (the boards are {}×{} and {}×{})", common[0], common[1], da[0], da[1], db[0], db[1]),
-        (_, 1) if common[0] == 1 => format!("the first entry (the tables have {} and {})", da[0], db[0]),
-        (_, 1) => format!("the first {} entries (the tables have {} and {})", common[0], da[0], db[0]),
+        (Positions::Board { .. }, _) => format!(
+            "the common {}×{} square (the boards are {}×{} and {}×{})",
+            common[0], common[1], da[0], da[1], db[0], db[1]
+        ),
+        (_, 1) if common[0] == 1 => {
+            format!("the first entry (the tables have {} and {})", da[0], db[0])
+        }
+        (_, 1) => {
+            format!("the first {} entries (the tables have {} and {})", common[0], da[0], db[0])
+        }
         _ => {
             let text = |v: &[u64]| v.iter().map(u64::to_string).collect::<Vec<_>>().join("×");
-            format!("the common box {} (the tables are {} and {})", text(&common), text(&da), text(&db))
+            format!(
+                "the common box {} (the tables are {} and {})",
+                text(&common),
+                text(&da),
+                text(&db)
+            )
         }
     });
-    let index = |sizes: &[u64], point: &[u64]| point.iter().zip(sizes).fold(0, |i, (&p, &d)| i * d + p);
+    let index =
+        |sizes: &[u64], point: &[u64]| point.iter().zip(sizes).fold(0, |i, (&p, &d)| i * d + p);
     let total: u64 = common.iter().product();
     let (mut differences, mut first) = (0, None);
     let mut point = vec![0u64; common.len()];
@@ -95,7 +122,10 @@ pub fn diff(a: &Table, b: &Table) -> Result<Diff, String> {
                 let at = match (a.spec.positions(), point.len()) {
                     (Positions::Row { .. }, _) => format!("row {}", point[0]),
                     (_, 1) => format!("n = {}", point[0]),
-                    _ => format!("({})", point.iter().map(u64::to_string).collect::<Vec<_>>().join(", ")),
+                    _ => format!(
+                        "({})",
+                        point.iter().map(u64::to_string).collect::<Vec<_>>().join(", ")
+                    ),
                 };
                 first = Some((at, va, vb));
             }

@@ -12,7 +12,9 @@ use crate::values::{Packed, Rule};
 use std::io::{self, Read};
 use std::path::Path;
 
-pub use crate::sgt::{MAGIC, OLDEST, ReadError, VERSION, check_replaceable, check_rule, version_of};
+pub use crate::sgt::{
+    MAGIC, OLDEST, ReadError, VERSION, check_replaceable, check_rule, version_of,
+};
 
 /// `table` as the format holds it.
 fn to_sgt(table: &Table) -> Sgt {
@@ -22,7 +24,13 @@ fn to_sgt(table: &Table) -> Sgt {
         source: stored.script().map(|s| s.text.clone()),
         header: stored.script().map_or(0, |s| s.header),
     });
-    Sgt { version: VERSION, spec: table.spec.to_string(), block, values: table.values.clone(), rule: table.rule }
+    Sgt {
+        version: VERSION,
+        spec: table.spec.to_string(),
+        block,
+        values: table.values.clone(),
+        rule: table.rule,
+    }
 }
 
 /// The whole file as bytes (for small tables and tests; `write` streams instead).
@@ -55,15 +63,28 @@ fn admit(head: &Header, want: Option<&str>) -> Result<Option<GameSpec>, ReadErro
     let (text, shown) = (head.spec, quoted(head.spec));
     let game = match head.block {
         None => {
-            let spec = GameSpec::parse(text).map_err(|_| ReadError::Bad(format!("damaged header: the game spec {shown} is not one this sgtab reads")))?;
+            let spec = GameSpec::parse(text).map_err(|_| {
+                ReadError::Bad(format!(
+                    "damaged header: the game spec {shown} is not one this sgtab reads"
+                ))
+            })?;
             if spec.to_string() != text {
-                return bad(format!("damaged header: the game spec {shown} is not in canonical form"));
+                return bad(format!(
+                    "damaged header: the game spec {shown} is not in canonical form"
+                ));
             }
             if spec.len() != head.count {
-                return bad(format!("damaged header: {spec} has {} entries, the header says {}", spec.len(), head.count));
+                return bad(format!(
+                    "damaged header: {spec} has {} entries, the header says {}",
+                    spec.len(),
+                    head.count
+                ));
             }
             if head.rule.is_some() && !spec.has_rule() {
-                return bad(format!("damaged header: a rule is stored, but {spec} has none (its index is not a heap)"));
+                return bad(format!(
+                    "damaged header: a rule is stored, but {spec} has none (its index is not a \
+                        heap)"
+                ));
             }
             Some(spec)
         }
@@ -71,7 +92,10 @@ fn admit(head: &Header, want: Option<&str>) -> Result<Option<GameSpec>, ReadErro
             let script = text.starts_with("lua:") || text.starts_with("cpp:");
             let imported = text.starts_with("import:") || text.starts_with("native:");
             if (kind == BlockKind::Script) != script || (kind == BlockKind::Imported) != imported {
-                return bad(format!("damaged header: a game block of kind {} for the spec {shown}", kind as u8));
+                return bad(format!(
+                    "damaged header: a game block of kind {} for the spec {shown}",
+                    kind as u8
+                ));
             }
             None
         }
@@ -98,13 +122,26 @@ fn table_of(sgt: Sgt, game: Option<GameSpec>) -> Result<Table, ReadError> {
 
 /// The stored rule, checked against the game's theorems (the format checked it against the
 /// values); a file of a version before today's rule finder has its rule found again.
-fn stored_rule(version: u16, rule: Option<Rule>, spec: &GameSpec, values: &Packed) -> Result<Option<Rule>, ReadError> {
+fn stored_rule(
+    version: u16,
+    rule: Option<Rule>,
+    spec: &GameSpec,
+    values: &Packed,
+) -> Result<Option<Rule>, ReadError> {
     if let Some(rule) = rule {
         if !spec.has_rule() {
-            return bad(format!("damaged header: a rule is stored, but {spec} has none (its index is not a heap)"));
+            return bad(format!(
+                "damaged header: a rule is stored, but {spec} has none (its index is not a heap)"
+            ));
         }
-        if version >= sgt::RULES_AS_TODAY && rule.proven && spec.theorem(&rule).is_none_or(|t| rule.checked < t.needs) {
-            return bad(format!("damaged header: the stored rule is marked proven, but no theorem proves it for {spec}"));
+        if version >= sgt::RULES_AS_TODAY
+            && rule.proven
+            && spec.theorem(&rule).is_none_or(|t| rule.checked < t.needs)
+        {
+            return bad(format!(
+                "damaged header: the stored rule is marked proven, but no theorem proves it for \
+                    {spec}"
+            ));
         }
     }
     // An older writer chose its rule by an older finder and proof: find it again.

@@ -51,7 +51,11 @@ impl Table {
 
 /// The table `import:NAME` of the values in `file` (`-`: standard input), in `shape` where given
 /// (else one axis as long as the values), as `sgtab import` makes it.
-pub fn imported(file: &std::path::Path, name: &str, shape: Option<crate::values::Dims>) -> Result<Table, String> {
+pub fn imported(
+    file: &std::path::Path,
+    name: &str,
+    shape: Option<crate::values::Dims>,
+) -> Result<Table, String> {
     use crate::games::stored::Stored;
     use std::io;
     let one = crate::values::Dims::new(&[1], 1).expect("one position");
@@ -62,7 +66,9 @@ pub fn imported(file: &std::path::Path, name: &str, shape: Option<crate::values:
         import::read_values(io::stdin().lock(), &shown, shape)
     } else {
         let (f, _) = crate::output::open_regular(file).map_err(|e| match e.kind() {
-            io::ErrorKind::InvalidInput => format!("cannot read {shown}: {e}; pipe values in with `sgtab import - ...`"),
+            io::ErrorKind::InvalidInput => {
+                format!("cannot read {shown}: {e}; pipe values in with `sgtab import - ...`")
+            }
             _ => format!("cannot read {shown}: {e}"),
         })?;
         import::read_values(io::BufReader::with_capacity(1 << 16, f), &shown, shape)
@@ -114,7 +120,10 @@ mod tests {
         let packed = Packed::from_values(&values);
         let first = Rule::find(400, |i| packed.get(i) as u64).unwrap();
         assert_eq!((first.period, first.pre, first.proven), (40, 0, false));
-        assert!(Rule::find_where(400, |i| packed.get(i) as u64, |r| r.period == 1).is_some_and(|r| r.pre == 380));
+        assert!(
+            Rule::find_where(400, |i| packed.get(i) as u64, |r| r.period == 1)
+                .is_some_and(|r| r.pre == 380)
+        );
         // 0.07 is a finite octal code: Guy-Smith proves period 40 from n0 = 1 by 2·1 + 2·40 + 2.
         let rule = find_rule(&GameSpec::parse("0.07:400").unwrap(), &packed).unwrap();
         assert_eq!((rule.pre, rule.period, rule.saltus, rule.proven), (0, 40, 0, true));

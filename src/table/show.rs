@@ -38,13 +38,30 @@ macro_rules! fail {
 
 /// Describes `table`, read from `file`, on `w`: its first `count` values (or corner), and with
 /// `rows` the rule along each of the first rows.
-pub fn show(table: &Table, file: &Path, count: Option<u64>, rows: Option<u64>, w: &mut dyn Write) -> Result<()> {
-    if rows.is_some() && !matches!(table.spec.positions(), games::Positions::Board { .. } | games::Positions::Grid(_)) {
-        return Err(fail!("--rows is for boards and games of several axes (queen, rook, king, a script's k-D game); {} is not one", table.spec));
+pub fn show(
+    table: &Table,
+    file: &Path,
+    count: Option<u64>,
+    rows: Option<u64>,
+    w: &mut dyn Write,
+) -> Result<()> {
+    if rows.is_some()
+        && !matches!(
+            table.spec.positions(),
+            games::Positions::Board { .. } | games::Positions::Grid(_)
+        )
+    {
+        return Err(fail!(
+            "--rows is for boards and games of several axes (queen, rook, king, a script's k-D \
+                game); {} is not one",
+            table.spec
+        ));
     }
     let size = std::fs::metadata(file).map(|m| m.len()).unwrap_or(0);
     let version = match format::version_of(file) {
-        Some(v) if v < format::VERSION => format!("format version {v}, its rule found again on reading"),
+        Some(v) if v < format::VERSION => {
+            format!("format version {v}, its rule found again on reading")
+        }
         Some(v) => format!("format version {v}"),
         None => "format version unknown".to_string(),
     };
@@ -54,7 +71,9 @@ pub fn show(table: &Table, file: &Path, count: Option<u64>, rows: Option<u64>, w
         match (stored.script(), &stored.origin) {
             (Some(script), _) if script.lang == games::stored::Lang::Cpp => out!(
                 w,
-                "source:   {}, C++, hash {} ({} bytes, stored in the file, compiled against sgtab.h version {}; `sgtab verify --allow-native` compiles and runs it again), parameters: {}",
+                "source:   {}, C++, hash {} ({} bytes, stored in the file, compiled against \
+                    sgtab.h version {}; `sgtab verify --allow-native` compiles and runs it again), \
+                        parameters: {}",
                 script.file(),
                 script.hash(),
                 script.text.len(),
@@ -63,16 +82,24 @@ pub fn show(table: &Table, file: &Path, count: Option<u64>, rows: Option<u64>, w
             ),
             (Some(script), _) => out!(
                 w,
-                "script:   {}, hash {} ({} bytes, stored in the file; `sgtab verify` runs it again), parameters: {}",
+                "script:   {}, hash {} ({} bytes, stored in the file; `sgtab verify` runs it \
+                    again), parameters: {}",
                 script.file(),
                 script.hash(),
                 script.text.len(),
                 script.params_text()
             ),
             (None, games::stored::Origin::Library(_)) => {
-                out!(w, "library:  values computed by a shared library (native:), which the file does not carry: no definition to recompute them from")
+                out!(
+                    w,
+                    "library:  values computed by a shared library (native:), which the file does \
+                        not carry: no definition to recompute them from"
+                )
             }
-            (None, _) => out!(w, "import:   values imported by `sgtab import` (no definition to recompute them from)"),
+            (None, _) => out!(
+                w,
+                "import:   values imported by `sgtab import` (no definition to recompute them from)"
+            ),
         }
     }
     if let games::Positions::Grid(dims) = table.spec.positions() {
@@ -107,7 +134,8 @@ pub fn show(table: &Table, file: &Path, count: Option<u64>, rows: Option<u64>, w
         }
         None => {
             let count = count.unwrap_or(32);
-            let shown: Vec<String> = table.values.iter().take(count as usize).map(|v| v.to_string()).collect();
+            let shown: Vec<String> =
+                table.values.iter().take(count as usize).map(|v| v.to_string()).collect();
             let more = if table.values.len() > count { " ..." } else { "" };
             out!(w, "values:   {}{more}", shown.join(" "));
         }
@@ -124,7 +152,8 @@ fn describe_margin(r: &crate::values::Rule) -> String {
     let (past, need) = (r.checked - r.pre, crate::values::rule::margin(r.period));
     let why = if need == 3 * r.period { "three periods" } else { "one period and 16 values more" };
     format!(
-        "checked over the {past} values from n = {} to the table's end, {:.1} periods of {} values; a rule must hold over at least {need} values here ({why})",
+        "checked over the {past} values from n = {} to the table's end, {:.1} periods of {} \
+            values; a rule must hold over at least {need} values here ({why})",
         r.pre,
         past as f64 / r.period as f64,
         r.period
@@ -138,14 +167,18 @@ fn why_unproven(table: &Table) -> Option<String> {
         // --prove grows a table from its own length, so the same spec is the command.
         let base = &table.spec;
         return Some(format!(
-            "not yet: {} proves this rule once it is checked to n = {} (this table reaches n = {}); \
+            "not yet: {} proves this rule once it is checked to n = {} (this table reaches n = \
+                {}); \
              `sgtab build {base} --prove` grows the table until it is",
             t.name,
             t.needs.saturating_sub(1),
             rule.checked - 1
         ));
     }
-    let why = table.spec.no_theorem(&rule).unwrap_or("this game has no theorem that proves a rule, so the rule is checked only");
+    let why = table
+        .spec
+        .no_theorem(&rule)
+        .unwrap_or("this game has no theorem that proves a rule, so the rule is checked only");
     Some(format!("not proven: {why}"))
 }
 
@@ -187,12 +220,25 @@ fn corner(table: &Table, across: u64, down: u64, side: u64) -> Vec<String> {
         games::Positions::Board { .. } => ("x", "y"),
         _ => ("second-last coordinate", "last coordinate"),
     };
-    let slice = if matches!(table.spec.positions(), games::Positions::Grid(d) if d.axes() > 2) { ", the other coordinates 0" } else { "" };
-    let cells: Vec<Vec<String>> = (0..h).map(|r| (0..w).map(|c| table.values.get(r * across + c).to_string()).collect()).collect();
-    let width = cells.iter().flatten().map(String::len).max().unwrap_or(1).max(w.saturating_sub(1).to_string().len());
+    let slice = if matches!(table.spec.positions(), games::Positions::Grid(d) if d.axes() > 2) {
+        ", the other coordinates 0"
+    } else {
+        ""
+    };
+    let cells: Vec<Vec<String>> = (0..h)
+        .map(|r| (0..w).map(|c| table.values.get(r * across + c).to_string()).collect())
+        .collect();
+    let width = cells
+        .iter()
+        .flatten()
+        .map(String::len)
+        .max()
+        .unwrap_or(1)
+        .max(w.saturating_sub(1).to_string().len());
     let label = h.saturating_sub(1).to_string().len();
     let more = if w < across || h < down { format!(" of {down}×{across}") } else { String::new() };
-    let mut lines = vec![format!("values:   the corner {h}×{w}{more}: {first} down, {second} across{slice}")];
+    let mut lines =
+        vec![format!("values:   the corner {h}×{w}{more}: {first} down, {second} across{slice}")];
     let head: Vec<String> = (0..w).map(|c| format!("{c:>width$}")).collect();
     lines.push(format!("          {:>label$}   {}", "", head.join(" ")));
     for (r, row) in cells.iter().enumerate() {
@@ -217,7 +263,9 @@ fn histogram(table: &Table) -> Vec<String> {
     let values = &table.values;
     let max = values.max();
     if max >= HISTOGRAM_MAX {
-        return vec![format!("counts:   not computed (values up to {max}; counted up to {HISTOGRAM_MAX})")];
+        return vec![format!(
+            "counts:   not computed (values up to {max}; counted up to {HISTOGRAM_MAX})"
+        )];
     }
     let mut count = vec![0u64; max as usize + 1];
     let mut last = vec![0u64; max as usize + 1];
@@ -226,7 +274,8 @@ fn histogram(table: &Table) -> Vec<String> {
         last[v as usize] = i as u64;
     }
     let present: Vec<u32> = (0..=max).filter(|&v| count[v as usize] > 0).collect();
-    let line = |v: u32| format!("{v} ×{} (last at {})", count[v as usize], at(table, last[v as usize]));
+    let line =
+        |v: u32| format!("{v} ×{} (last at {})", count[v as usize], at(table, last[v as usize]));
     if present.len() <= HISTOGRAM_ALL {
         let all: Vec<String> = present.iter().map(|&v| line(v)).collect();
         return vec![format!("counts:   {} values: {}", present.len(), all.join(", "))];
@@ -235,8 +284,16 @@ fn histogram(table: &Table) -> Vec<String> {
     frequent.sort_by_key(|&v| (std::cmp::Reverse(count[v as usize]), v));
     let list = |vs: &[u32]| vs.iter().map(|&v| line(v)).collect::<Vec<_>>().join(", ");
     vec![
-        format!("counts:   {} distinct values; the most frequent: {}", present.len(), list(&frequent[..6])),
-        format!("          the smallest: {}; the largest: {}", list(&present[..4]), list(&present[present.len() - 4..])),
+        format!(
+            "counts:   {} distinct values; the most frequent: {}",
+            present.len(),
+            list(&frequent[..6])
+        ),
+        format!(
+            "          the smallest: {}; the largest: {}",
+            list(&present[..4]),
+            list(&present[present.len() - 4..])
+        ),
     ]
 }
 
@@ -253,8 +310,10 @@ fn describe_rare(table: &Table) -> String {
     let percent = percent(entries, len);
     if entries * 100 > len * RARE_PERCENT {
         return format!(
-            "none: values are called rare when together they hold at most {RARE_PERCENT}% of the entries, and the split that leaves the fewest rare \
-             (an even number of bits in common with the mask {:#x}) leaves {entries} of {len} entries, {percent}",
+            "none: values are called rare when together they hold at most {RARE_PERCENT}% of the \
+                entries, and the split that leaves the fewest rare \
+             (an even number of bits in common with the mask {:#x}) leaves {entries} of {len} \
+                 entries, {percent}",
             split.mask
         );
     }
@@ -266,13 +325,19 @@ fn describe_rare(table: &Table) -> String {
             last[k] = Some(i);
         }
     }
-    let mut list: Vec<String> = shown.iter().zip(&last).map(|(v, i)| format!("{v} (last at {})", at(table, i.unwrap_or(0) as u64))).collect();
+    let mut list: Vec<String> = shown
+        .iter()
+        .zip(&last)
+        .map(|(v, i)| format!("{v} (last at {})", at(table, i.unwrap_or(0) as u64)))
+        .collect();
     if split.rare.len() > RARE_SHOWN {
         list.push("...".into());
     }
     format!(
-        "{} of the {} values are rare, held by {entries} of {len} entries, {percent} (rare: an even number of bits in common with \
-         the mask {:#x}, which leaves the fewest entries rare, and held by at most {RARE_PERCENT}% of the entries; the other values \
+        "{} of the {} values are rare, held by {entries} of {len} entries, {percent} (rare: an \
+            even number of bits in common with \
+         the mask {:#x}, which leaves the fewest entries rare, and held by at most {RARE_PERCENT}% \
+             of the entries; the other values \
          are common): {}",
         split.rare.len(),
         split.distinct,
@@ -294,12 +359,26 @@ fn show_rows(table: &Table, rows: u64, w: &mut dyn Write) -> Result<()> {
         return show_axis_rules(table, dims, rows, w);
     }
     let games::Positions::Board { n } = table.spec.positions() else {
-        return Err(fail!("--rows is for boards and games of several axes; {} is not one", table.spec));
+        return Err(fail!(
+            "--rows is for boards and games of several axes; {} is not one",
+            table.spec
+        ));
     };
-    out!(w, "rows:     g(x, y + p) = g(x, y) + s for y >= pre, as found in each row x (checked for y < {n}, not proven beyond)");
+    out!(
+        w,
+        "rows:     g(x, y + p) = g(x, y) + s for y >= pre, as found in each row x (checked for y < \
+            {n}, not proven beyond)"
+    );
     for row in games::corner::row_rules(&table.values, n, rows) {
         match row.rule {
-            Some(r) => out!(w, "  row {}: pre-period {}, period {}, saltus {}", row.x, r.pre, r.period, r.saltus),
+            Some(r) => out!(
+                w,
+                "  row {}: pre-period {}, period {}, saltus {}",
+                row.x,
+                r.pre,
+                r.period,
+                r.saltus
+            ),
             None => out!(w, "  row {}: none within {n}", row.x),
         }
     }
@@ -311,14 +390,25 @@ fn show_rows(table: &Table, rows: u64, w: &mut dyn Write) -> Result<()> {
 fn show_axis_rules(table: &Table, dims: games::Dims, rows: u64, w: &mut dyn Write) -> Result<()> {
     let k = dims.axes();
     let across = dims.sizes()[k - 1];
-    out!(w, "rows:     g(..., y + p) = g(..., y) + s for y >= pre along the last axis, as found in each row (checked for y < {across}, not proven beyond)");
+    out!(
+        w,
+        "rows:     g(..., y + p) = g(..., y) + s for y >= pre along the last axis, as found in \
+            each row (checked for y < {across}, not proven beyond)"
+    );
     let mut point = [0u64; games::MAX_AXES];
     for row in 0..rows.min(dims.len() / across) {
         dims.point(row * across, &mut point);
         let at: Vec<String> = point[..k - 1].iter().map(u64::to_string).collect();
         let rule = crate::values::Rule::find(across, |y| table.values.get(row * across + y) as u64);
         match rule {
-            Some(r) => out!(w, "  row ({}, y): pre-period {}, period {}, saltus {}", at.join(", "), r.pre, r.period, r.saltus),
+            Some(r) => out!(
+                w,
+                "  row ({}, y): pre-period {}, period {}, saltus {}",
+                at.join(", "),
+                r.pre,
+                r.period,
+                r.saltus
+            ),
             None => out!(w, "  row ({}, y): none within {across}", at.join(", ")),
         }
     }

@@ -33,7 +33,11 @@ const MAX_LINES: u64 = 1 << 34;
 /// Memory grows with the input read, never with a number in it: indexed entries are kept as
 /// (index, line, value) and sorted, so one line naming index 10^9 costs one entry, not a table
 /// of 10^9 values.
-pub fn read_values(mut input: impl BufRead, name: &str, shape: Option<Dims>) -> Result<Imported, String> {
+pub fn read_values(
+    mut input: impl BufRead,
+    name: &str,
+    shape: Option<Dims>,
+) -> Result<Imported, String> {
     let mut values: Vec<u32> = Vec::new();
     // Indexed form: index << 34 | line, and the value.
     let mut indexed_entries: Vec<(u64, u32)> = Vec::new();
@@ -42,7 +46,9 @@ pub fn read_values(mut input: impl BufRead, name: &str, shape: Option<Dims>) -> 
     let mut number = 0u64;
     loop {
         line.clear();
-        let read = std::io::Read::take(&mut input, MAX_LINE as u64 + 1).read_until(b'\n', &mut line).map_err(|e| format!("{name}: cannot read: {e}"))?;
+        let read = std::io::Read::take(&mut input, MAX_LINE as u64 + 1)
+            .read_until(b'\n', &mut line)
+            .map_err(|e| format!("{name}: cannot read: {e}"))?;
         if read == 0 {
             break;
         }
@@ -52,7 +58,10 @@ pub fn read_values(mut input: impl BufRead, name: &str, shape: Option<Dims>) -> 
             return Err(at(format!("more than {MAX_LINES} lines")));
         }
         if line.len() > MAX_LINE && !line.ends_with(b"\n") {
-            return Err(at(format!("a line longer than {MAX_LINE} bytes; each line holds one value, or an index and a value")));
+            return Err(at(format!(
+                "a line longer than {MAX_LINE} bytes; each line holds one value, or an index and a \
+                    value"
+            )));
         }
         let text = std::str::from_utf8(&line).map_err(|_| at("not text (UTF-8)".into()))?.trim();
         if text.is_empty() || text.starts_with('#') {
@@ -66,10 +75,15 @@ pub fn read_values(mut input: impl BufRead, name: &str, shape: Option<Dims>) -> 
             return Err(at(wrong_fields(fields.len(), first, form)));
         }
         let value = parse_value(fields[want - 1]).map_err(at)?;
-        let (count, limit) = (if form { indexed_entries.len() } else { values.len() } as u64, shape.map_or(MAX_LEN, |d| d.len()));
+        let (count, limit) = (
+            if form { indexed_entries.len() } else { values.len() } as u64,
+            shape.map_or(MAX_LEN, |d| d.len()),
+        );
         if count >= limit {
             return Err(at(match shape {
-                Some(d) => format!("more values than the {} positions of the shape {}", d.len(), d.text()),
+                Some(d) => {
+                    format!("more values than the {} positions of the shape {}", d.len(), d.text())
+                }
                 None => format!("more values than the largest table, {MAX_LEN} entries"),
             }));
         }
@@ -77,7 +91,11 @@ pub fn read_values(mut input: impl BufRead, name: &str, shape: Option<Dims>) -> 
             let i = parse_index(fields[0]).map_err(&at)?;
             if i >= limit {
                 return Err(at(match shape {
-                    Some(d) => format!("index {i} is outside the shape {} (indexes 0 to {})", d.text(), d.len() - 1),
+                    Some(d) => format!(
+                        "index {i} is outside the shape {} (indexes 0 to {})",
+                        d.text(),
+                        d.len() - 1
+                    ),
                     None => format!("index {i} is past the largest table, {MAX_LEN} entries"),
                 }));
             }
@@ -97,10 +115,16 @@ pub fn read_values(mut input: impl BufRead, name: &str, shape: Option<Dims>) -> 
         None => Dims::new(&[values.len() as u64], MAX_LEN)?,
     };
     if (values.len() as u64) < dims.len() {
-        return Err(format!("{name}: {} values for the {} positions of the shape {}", values.len(), dims.len(), dims.text()));
+        return Err(format!(
+            "{name}: {} values for the {} positions of the shape {}",
+            values.len(),
+            dims.len(),
+            dims.text()
+        ));
     }
     let bits = crate::values::packed::bits_for(values.iter().copied().max().unwrap_or(0) as u64);
-    let values = Packed::try_from_fn(values.len() as u64, bits, |i| values[i as usize]).map_err(|_| format!("{name}: not enough memory for the table"))?;
+    let values = Packed::try_from_fn(values.len() as u64, bits, |i| values[i as usize])
+        .map_err(|_| format!("{name}: not enough memory for the table"))?;
     Ok(Imported { dims, values })
 }
 
@@ -109,7 +133,9 @@ pub fn read_values(mut input: impl BufRead, name: &str, shape: Option<Dims>) -> 
 fn wrong_fields(count: usize, first: bool, indexed: bool) -> String {
     let fields = if count == 1 { "1 field".to_string() } else { format!("{count} fields") };
     if first {
-        format!("{fields} on the first line of values; a line holds one value, or an index and a value")
+        format!(
+            "{fields} on the first line of values; a line holds one value, or an index and a value"
+        )
     } else if indexed {
         format!("{fields}, but the lines before hold an index and a value each (`index value`)")
     } else {
@@ -129,31 +155,53 @@ fn push<T>(v: &mut Vec<T>, item: T) -> Result<(), String> {
 
 /// Indexed entries (index << 34 | line, value) as the values of indexes 0..N, N the shape's
 /// length or the entries' count: every index once.
-fn in_order(mut entries: Vec<(u64, u32)>, len: Option<u64>, name: &str) -> Result<Vec<u32>, String> {
+fn in_order(
+    mut entries: Vec<(u64, u32)>,
+    len: Option<u64>,
+    name: &str,
+) -> Result<Vec<u32>, String> {
     const LINE: u64 = (1 << 34) - 1;
     entries.sort_unstable_by_key(|e| e.0);
     let shaped = len.is_some();
     let len = len.unwrap_or(entries.len() as u64);
     // Twice the same index: name the later line. Sorted by index, then by line.
-    let twice = entries.windows(2).filter(|w| w[0].0 >> 34 == w[1].0 >> 34).min_by_key(|w| w[1].0 & LINE);
+    let twice =
+        entries.windows(2).filter(|w| w[0].0 >> 34 == w[1].0 >> 34).min_by_key(|w| w[1].0 & LINE);
     if let Some(w) = twice {
-        return Err(format!("{name}:{}: index {} is given a second time (first on line {})", w[1].0 & LINE, w[1].0 >> 34, w[0].0 & LINE));
+        return Err(format!(
+            "{name}:{}: index {} is given a second time (first on line {})",
+            w[1].0 & LINE,
+            w[1].0 >> 34,
+            w[0].0 & LINE
+        ));
     }
     // Without a shape, N lines give indexes 0 to N - 1: one past them is out of range (with a
     // shape, indexes outside it were refused as they were read). The first such line is named.
-    if !shaped && let Some(e) = entries.iter().filter(|e| e.0 >> 34 >= len).min_by_key(|e| e.0 & LINE) {
-        let given = if len == 1 { "1 entry was given".to_string() } else { format!("{len} entries were given") };
+    if !shaped
+        && let Some(e) = entries.iter().filter(|e| e.0 >> 34 >= len).min_by_key(|e| e.0 & LINE)
+    {
+        let given = if len == 1 {
+            "1 entry was given".to_string()
+        } else {
+            format!("{len} entries were given")
+        };
         return Err(format!(
-            "{name}:{}: index {} is out of range: {given}, so without --shape the indexes are 0 to {}; give --shape N for a larger table (every index once)",
+            "{name}:{}: index {} is out of range: {given}, so without --shape the indexes are 0 to \
+                {}; give --shape N for a larger table (every index once)",
             e.0 & LINE,
             e.0 >> 34,
             len - 1
         ));
     }
     let gap = (0..len).zip(entries.iter()).find(|&(i, e)| e.0 >> 34 != i).map(|(i, _)| i);
-    if let Some(i) = gap.or_else(|| ((entries.len() as u64) < len).then_some(entries.len() as u64)) {
+    if let Some(i) = gap.or_else(|| ((entries.len() as u64) < len).then_some(entries.len() as u64))
+    {
         let top = entries.last().map_or(0, |e| e.0 >> 34);
-        return Err(format!("{name}: index {i} is missing (every index from 0 to {} is given once; the largest given is {top})", len.saturating_sub(1)));
+        return Err(format!(
+            "{name}: index {i} is missing (every index from 0 to {} is given once; the largest \
+                given is {top})",
+            len.saturating_sub(1)
+        ));
     }
     Ok(entries.into_iter().map(|e| e.1).collect())
 }
@@ -161,7 +209,8 @@ fn in_order(mut entries: Vec<(u64, u32)>, len: Option<u64>, name: &str) -> Resul
 /// A value: decimal digits, at most 2^32 − 1.
 fn parse_value(text: &str) -> Result<u32, String> {
     let n = parse_index(text)?;
-    u32::try_from(n).map_err(|_| format!("the value {n} is more than 2^32 - 1, the largest a table holds"))
+    u32::try_from(n)
+        .map_err(|_| format!("the value {n} is more than 2^32 - 1, the largest a table holds"))
 }
 
 /// A non-negative decimal integer.
@@ -198,12 +247,34 @@ mod tests {
             ("0\n-1\n", None, "in:2: `-1` is not"),
             ("0\n4294967296\n", None, "in:2: the value 4294967296 is more than"),
             ("0\n1 2\n", None, "in:2: 2 fields, but the lines before hold one value each"),
-            ("0 1\n1\n", None, "in:2: 1 field, but the lines before hold an index and a value each"),
-            ("0 1 2\n", None, "in:1: 3 fields on the first line of values; a line holds one value, or an index and a value"),
+            (
+                "0 1\n1\n",
+                None,
+                "in:2: 1 field, but the lines before hold an index and a value each",
+            ),
+            (
+                "0 1 2\n",
+                None,
+                "in:1: 3 fields on the first line of values; a line holds one value, or an index \
+                    and a value",
+            ),
             ("0 1\n0 2\n1 1\n", None, "in:2: index 0 is given a second time (first on line 1)"),
-            ("0 1\n2 2\n", None, "in:2: index 2 is out of range: 2 entries were given, so without --shape the indexes are 0 to 1"),
-            ("0 1\n1073741823 5\n", None, "in:2: index 1073741823 is out of range: 2 entries were given"),
-            ("0 1\n2 2\n", Some(&[3]), "in: index 1 is missing (every index from 0 to 2 is given once"),
+            (
+                "0 1\n2 2\n",
+                None,
+                "in:2: index 2 is out of range: 2 entries were given, so without --shape the \
+                    indexes are 0 to 1",
+            ),
+            (
+                "0 1\n1073741823 5\n",
+                None,
+                "in:2: index 1073741823 is out of range: 2 entries were given",
+            ),
+            (
+                "0 1\n2 2\n",
+                Some(&[3]),
+                "in: index 1 is missing (every index from 0 to 2 is given once",
+            ),
             ("0\n1\n2\n", Some(&[2]), "in:3: more values than the 2 positions"),
             ("0\n", Some(&[2]), "in: 1 values for the 2 positions"),
             ("5 1\n", Some(&[2, 2]), "in:1: index 5 is outside the shape 2x2"),
@@ -215,13 +286,17 @@ mod tests {
         }
         let long = "1".repeat(300);
         assert!(read(&long, None).unwrap_err().starts_with("in:1: a line longer than 256 bytes"));
-        assert_eq!(read_values(&b"0\n\xff\n"[..], "in", None).map(|_| ()).unwrap_err(), "in:2: not text (UTF-8)");
-        assert!(read(&format!("{} 1\n", MAX_LEN), None).unwrap_err().contains("past the largest table"));
-        // One line naming a far index costs one entry, and is out of range of a one-entry table.
-        assert!(
-            read("1073741823 1\n", None)
-                .unwrap_err()
-                .starts_with("in:1: index 1073741823 is out of range: 1 entry was given, so without --shape the indexes are 0 to 0")
+        assert_eq!(
+            read_values(&b"0\n\xff\n"[..], "in", None).map(|_| ()).unwrap_err(),
+            "in:2: not text (UTF-8)"
         );
+        assert!(
+            read(&format!("{} 1\n", MAX_LEN), None).unwrap_err().contains("past the largest table")
+        );
+        // One line naming a far index costs one entry, and is out of range of a one-entry table.
+        assert!(read("1073741823 1\n", None).unwrap_err().starts_with(
+            "in:1: index 1073741823 is out of range: 1 entry was given, so \
+                    without --shape the indexes are 0 to 0"
+        ));
     }
 }

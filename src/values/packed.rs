@@ -44,16 +44,22 @@ impl Packed {
             debug_assert!(v >> bits == 0, "value {v} does not fit {bits} bits");
             v as u32
         };
-        Packed::try_from_fn(values.len() as u64, bits, value).unwrap_or_else(|_| std::alloc::handle_alloc_error(std::alloc::Layout::new::<u8>()))
+        Packed::try_from_fn(values.len() as u64, bits, value)
+            .unwrap_or_else(|_| std::alloc::handle_alloc_error(std::alloc::Layout::new::<u8>()))
     }
 
     /// Packs the `len` values that `value` gives for 0, 1, .. (in that order) at `bits` bits
     /// each, allocating only the packed bytes, and fallibly: a table too large for the memory
     /// left is an error for the caller to report, not an abort.
-    pub fn try_from_fn(len: u64, bits: u32, mut value: impl FnMut(u64) -> u32) -> Result<Packed, std::collections::TryReserveError> {
+    pub fn try_from_fn(
+        len: u64,
+        bits: u32,
+        mut value: impl FnMut(u64) -> u32,
+    ) -> Result<Packed, std::collections::TryReserveError> {
         assert!((1..=32).contains(&bits));
         let mut bytes = Vec::new();
-        let want = usize::try_from(payload_len(len, bits)).unwrap_or(usize::MAX).saturating_add(PAD);
+        let want =
+            usize::try_from(payload_len(len, bits)).unwrap_or(usize::MAX).saturating_add(PAD);
         bytes.try_reserve_exact(want)?;
         let (mut acc, mut have) = (0u64, 0u32);
         for i in 0..len {
@@ -82,7 +88,10 @@ impl Packed {
         }
         let want = payload_len(len, bits) as usize;
         if bytes.len() < want {
-            return Err(format!("payload holds {} bytes, {len} values of {bits} bits need {want}", bytes.len()));
+            return Err(format!(
+                "payload holds {} bytes, {len} values of {bits} bits need {want}",
+                bytes.len()
+            ));
         }
         if bytes[want..].iter().any(|&b| b != 0) {
             return Err("payload has data past its last value".into());
@@ -220,7 +229,8 @@ mod tests {
         // In-place repacking, every pair of widths, against packing afresh.
         for from in 1..=32u32 {
             for to in 1..from {
-                let values: Vec<u32> = (0..203u32).map(|i| i.wrapping_mul(2654435761) >> (32 - to)).collect();
+                let values: Vec<u32> =
+                    (0..203u32).map(|i| i.wrapping_mul(2654435761) >> (32 - to)).collect();
                 let mut values = values;
                 values[7] = (1 << to) - 1;
                 let shrunk = Packed::with_bits(&values, from).shrink();

@@ -40,7 +40,8 @@ pub fn rare_split(values: &Packed) -> Option<RareSplit> {
     for v in values.iter() {
         w[v as usize] += 1;
     }
-    let counts: Vec<(u32, i64)> = w.iter().enumerate().filter(|&(_, &c)| c > 0).map(|(v, &c)| (v as u32, c)).collect();
+    let counts: Vec<(u32, i64)> =
+        w.iter().enumerate().filter(|&(_, &c)| c > 0).map(|(v, &c)| (v as u32, c)).collect();
     let mut h = 1;
     while h < size {
         for block in w.chunks_exact_mut(2 * h) {
@@ -53,8 +54,13 @@ pub fn rare_split(values: &Packed) -> Option<RareSplit> {
     }
     let n = values.len() as i64;
     // Mask 0 leaves every entry rare; any other does at least as well.
-    let (mask, rare_entries) = (1..size).map(|m| (m as u32, ((n + w[m]) / 2) as u64)).min_by_key(|&(m, r)| (r, m))?;
-    let rare = counts.iter().filter(|&&(v, _)| (v & mask).count_ones().is_multiple_of(2)).map(|&(v, _)| v).collect();
+    let (mask, rare_entries) =
+        (1..size).map(|m| (m as u32, ((n + w[m]) / 2) as u64)).min_by_key(|&(m, r)| (r, m))?;
+    let rare = counts
+        .iter()
+        .filter(|&&(v, _)| (v & mask).count_ones().is_multiple_of(2))
+        .map(|&(v, _)| v)
+        .collect();
     Some(RareSplit { mask, rare, rare_entries, distinct: counts.len() })
 }
 
@@ -71,7 +77,13 @@ mod tests {
     #[test]
     fn rare_split_takes_the_mask_with_fewest_rare_entries() {
         // Mostly 1, 2, 4 and 7 (an odd number of bits): mask 7 leaves only 0, 3 and 5 rare.
-        let values: Vec<u32> = [1u32; 10].iter().chain(&[2; 8]).chain(&[4; 5]).chain(&[7, 7, 0, 3, 5]).copied().collect();
+        let values: Vec<u32> = [1u32; 10]
+            .iter()
+            .chain(&[2; 8])
+            .chain(&[4; 5])
+            .chain(&[7, 7, 0, 3, 5])
+            .copied()
+            .collect();
         let split = rare_split(&Packed::from_values(&values)).unwrap();
         assert_eq!((split.mask, split.rare.as_slice(), split.rare_entries), (7, &[0, 3, 5][..], 3));
         assert_eq!(rare_split(&Packed::from_values(&[0u32; 5])), None);
@@ -85,7 +97,15 @@ mod tests {
             let len = 1 + rnd(300) as usize;
             let top = 1 + rnd(200) as u32;
             // Skewed towards a few values, as real tables are.
-            let values: Vec<u32> = (0..len).map(|_| if rnd(4) == 0 { rnd(top as u64 + 1) as u32 } else { (rnd(6) as u32 * 37) % (top + 1) }).collect();
+            let values: Vec<u32> = (0..len)
+                .map(|_| {
+                    if rnd(4) == 0 {
+                        rnd(top as u64 + 1) as u32
+                    } else {
+                        (rnd(6) as u32 * 37) % (top + 1)
+                    }
+                })
+                .collect();
             let Some(split) = rare_split(&Packed::from_values(&values)) else {
                 assert!(values.iter().all(|&v| v == 0), "case {case}");
                 continue;
@@ -94,7 +114,11 @@ mod tests {
             let masks = 1..(max + 1).next_power_of_two();
             let best = masks.map(|m| (rare_entries(&values, m), m)).min().unwrap();
             assert_eq!((split.rare_entries, split.mask), best, "case {case}: {values:?}");
-            let mut rare: Vec<u32> = values.iter().copied().filter(|&v| (v & split.mask).count_ones().is_multiple_of(2)).collect();
+            let mut rare: Vec<u32> = values
+                .iter()
+                .copied()
+                .filter(|&v| (v & split.mask).count_ones().is_multiple_of(2))
+                .collect();
             rare.sort_unstable();
             rare.dedup();
             assert_eq!(split.rare, rare, "case {case}");

@@ -45,7 +45,11 @@ impl Rule {
     /// As [`Rule::find`], among the rules that pass `accept` (which sees each candidate with
     /// its exact pre-period): [`crate::table::find_rule`] asks for the rules the game's
     /// theorem proves.
-    pub fn find_where(len: u64, get: impl Fn(u64) -> u64, accept: impl Fn(&Rule) -> bool) -> Option<Rule> {
+    pub fn find_where(
+        len: u64,
+        get: impl Fn(u64) -> u64,
+        accept: impl Fn(&Rule) -> bool,
+    ) -> Option<Rule> {
         let mut best: Option<Rule> = None;
         Rule::each(len, get, |rule| {
             if accept(&rule) && best.is_none_or(|b| rule.pre < b.pre) {
@@ -175,7 +179,11 @@ impl Rule {
 impl fmt::Display for Rule {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.equation())?;
-        if self.proven { write!(f, " (proven)") } else { write!(f, " (checked up to n = {}, not proven beyond)", self.checked - 1) }
+        if self.proven {
+            write!(f, " (proven)")
+        } else {
+            write!(f, " (checked up to n = {}, not proven beyond)", self.checked - 1)
+        }
     }
 }
 
@@ -222,9 +230,11 @@ mod tests {
     #[test]
     fn no_rule_without_margin() {
         // Periodic only over the last 20 values with period 10: not enough.
-        let v: Vec<u64> = (0..100u64).map(|n| if n < 80 { n * 7919 % 97 } else { n % 10 }).collect();
+        let v: Vec<u64> =
+            (0..100u64).map(|n| if n < 80 { n * 7919 % 97 } else { n % 10 }).collect();
         assert!(Rule::find(100, |i| v[i as usize]).is_none_or(|r| r.period != 10));
-        let noise: Vec<u64> = (0..1000u64).map(|n| n.wrapping_mul(0x9E3779B97F4A7C15) >> 58).collect();
+        let noise: Vec<u64> =
+            (0..1000u64).map(|n| n.wrapping_mul(0x9E3779B97F4A7C15) >> 58).collect();
         assert_eq!(Rule::find(1000, |i| noise[i as usize]), None);
     }
 
@@ -240,14 +250,20 @@ mod tests {
         let mut best: Option<Rule> = None;
         for period in 1..=len.min(window) / 3 {
             let last = len - 1;
-            let Some(saltus) = v[last as usize].checked_sub(v[(last - period) as usize]) else { continue };
+            let Some(saltus) = v[last as usize].checked_sub(v[(last - period) as usize]) else {
+                continue;
+            };
             let mut pre = last - period;
             while pre > 0 && v[(pre - 1 + period) as usize] == v[(pre - 1) as usize] + saltus {
                 pre -= 1;
             }
             let span = len - pre;
             let rule = Rule { pre, period, saltus, checked: len, proven: false };
-            if span >= 3 * period && span >= period + 16 && accept(&rule) && best.is_none_or(|b| pre < b.pre) {
+            if span >= 3 * period
+                && span >= period + 16
+                && accept(&rule)
+                && best.is_none_or(|b| pre < b.pre)
+            {
                 best = Some(rule);
             }
         }
@@ -278,7 +294,12 @@ mod tests {
     /// A random table of at most `max_len` values that follows a random rule (period below
     /// `max_period` + 1, a saltus one time in three, values from an alphabet of up to `alphabet`
     /// letters), one value damaged one time in four, anywhere.
-    fn ruled_table(rnd: &mut impl FnMut(u64) -> u64, max_len: u64, max_period: u64, alphabet: u64) -> (u64, Vec<u64>) {
+    fn ruled_table(
+        rnd: &mut impl FnMut(u64) -> u64,
+        max_len: u64,
+        max_period: u64,
+        alphabet: u64,
+    ) -> (u64, Vec<u64>) {
         let len = 1 + rnd(max_len);
         let period = 1 + rnd(max_period);
         let pre = rnd(len);
@@ -286,7 +307,13 @@ mod tests {
         let alphabet = 1 + rnd(alphabet);
         let head: Vec<u64> = (0..pre + period).map(|_| rnd(alphabet) + 8).collect();
         let mut v: Vec<u64> = (0..len)
-            .map(|n| if n < pre + period { head[n as usize] } else { head[(pre + (n - pre) % period) as usize] + (n - pre) / period * saltus })
+            .map(|n| {
+                if n < pre + period {
+                    head[n as usize]
+                } else {
+                    head[(pre + (n - pre) % period) as usize] + (n - pre) / period * saltus
+                }
+            })
             .collect();
         if rnd(4) == 0 {
             let at = rnd(len) as usize;
@@ -314,7 +341,11 @@ mod tests {
                     }
                 },
             );
-            assert_eq!(found, slow_find_where(&v, window, |_| true), "case {case}, window {window}: {v:?}");
+            assert_eq!(
+                found,
+                slow_find_where(&v, window, |_| true),
+                "case {case}, window {window}: {v:?}"
+            );
         }
     }
 
@@ -328,11 +359,19 @@ mod tests {
             // A period whose block ends in a run of equal values, so that shorter periods at
             // the end compete with it.
             let run = rnd(period + 1);
-            let block = |i: u64| if i >= pre && (i - pre) % period >= period - run { 7 } else { head[i as usize] };
-            let v: Vec<u64> = (0..len).map(|n| block(if n < pre + period { n } else { pre + (n - pre) % period })).collect();
+            let block = |i: u64| {
+                if i >= pre && (i - pre) % period >= period - run { 7 } else { head[i as usize] }
+            };
+            let v: Vec<u64> = (0..len)
+                .map(|n| block(if n < pre + period { n } else { pre + (n - pre) % period }))
+                .collect();
             // "Guy-Smith with last digit t": proven once checked ≥ 2·pre + 2·period + t.
             let accept = |r: &Rule| r.saltus == 0 && r.checked >= 2 * r.pre + 2 * r.period + t;
-            assert_eq!(Rule::find_where(len, |i| v[i as usize], accept), slow_find_where(&v, u64::MAX, accept), "case {case}: {v:?}");
+            assert_eq!(
+                Rule::find_where(len, |i| v[i as usize], accept),
+                slow_find_where(&v, u64::MAX, accept),
+                "case {case}: {v:?}"
+            );
         }
     }
 
@@ -350,7 +389,13 @@ mod tests {
         let period = 100_003u64;
         let pre = 12_345u64;
         let len = 1_000_000u64;
-        let g = |n: u64| if n < pre { n % 7 + 1000 } else { ((n - pre) % period).wrapping_mul(0x9E3779B97F4A7C15) >> 54 };
+        let g = |n: u64| {
+            if n < pre {
+                n % 7 + 1000
+            } else {
+                ((n - pre) % period).wrapping_mul(0x9E3779B97F4A7C15) >> 54
+            }
+        };
         let r = Rule::find(len, g).unwrap();
         assert_eq!((r.pre, r.period, r.saltus), (pre, period, 0));
     }
@@ -360,6 +405,9 @@ mod tests {
         let rule = Rule { pre: 5, period: 22, saltus: 0, checked: 100, proven: true };
         assert_eq!(rule.to_string(), "g(n+22) = g(n) for n >= 5 (proven)");
         let rule = Rule { saltus: 3, proven: false, ..rule };
-        assert_eq!(rule.to_string(), "g(n+22) = g(n) + 3 for n >= 5 (checked up to n = 99, not proven beyond)");
+        assert_eq!(
+            rule.to_string(),
+            "g(n+22) = g(n) + 3 for n >= 5 (checked up to n = 99, not proven beyond)"
+        );
     }
 }

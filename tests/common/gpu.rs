@@ -20,14 +20,22 @@ pub fn engine() -> Option<GpuEngine> {
                 } else {
                     ""
                 };
-                assert!(engine.describe().contains(backend), "WGPU_BACKEND={asked} opened {}", engine.describe());
+                assert!(
+                    engine.describe().contains(backend),
+                    "WGPU_BACKEND={asked} opened {}",
+                    engine.describe()
+                );
             }
             Some(engine)
         }
         Err(e) if std::env::var_os("CI").is_some() => panic!("no GPU adapter in CI: {e}"),
         Err(e) => {
             // Straight to the process's stderr, past the harness's capture of eprintln!.
-            let hint = if e.line.contains("mesa-vulkan-drivers") { "" } else { "; install mesa-vulkan-drivers" };
+            let hint = if e.line.contains("mesa-vulkan-drivers") {
+                ""
+            } else {
+                "; install mesa-vulkan-drivers"
+            };
             let _ = writeln!(std::io::stderr(), "SKIPPED: no GPU adapter: {e}{hint}");
             None
         }

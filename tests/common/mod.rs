@@ -40,7 +40,8 @@ impl<P: Position> Search<P> {
         if let Some(&w) = self.memo.get(&(p.clone(), k)) {
             return w;
         }
-        let w = p.moves().iter().any(|q| !self.wins_with_nim(q, k)) || (0..k).any(|j| !self.wins_with_nim(p, j));
+        let w = p.moves().iter().any(|q| !self.wins_with_nim(q, k))
+            || (0..k).any(|j| !self.wins_with_nim(p, j));
         self.memo.insert((p.clone(), k), w);
         w
     }
@@ -230,8 +231,14 @@ pub fn tables_dir() -> PathBuf {
 
 /// Runs one of the package's binaries with `args` and `stdin`.
 pub fn run(bin: &str, args: &[&str], stdin: &[u8]) -> Output {
-    let mut child =
-        Command::new(bin).args(args).env_remove("SGTAB_TABLES").stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("spawn");
+    let mut child = Command::new(bin)
+        .args(args)
+        .env_remove("SGTAB_TABLES")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
     let mut input = child.stdin.take().unwrap();
     let data = stdin.to_vec();
     let writer = std::thread::spawn(move || {

@@ -11,7 +11,8 @@ use std::process::ExitCode;
 use crate::say_error;
 
 #[derive(Parser)]
-#[command(name = "sgtab", version, about = "Sprague-Grundy tables of impartial games: build them (GPU, SIMD or scalar), check them, look inside them", long_about = None)]
+#[command(name = "sgtab", version, about = "Sprague-Grundy tables of impartial games: build them \
+    (GPU, SIMD or scalar), check them, look inside them", long_about = None)]
 pub(crate) struct Cli {
     #[command(subcommand)]
     pub(crate) command: Command,
@@ -63,14 +64,14 @@ pub(crate) enum LangArg {
 #[derive(clap::Args, Clone, Copy)]
 pub(crate) struct ScriptArgs {
     /// Threads for games given by their moves (scripts): default every core
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1024))]
+    #[arg(long, value_parser = u64s(1..=1024))]
     pub(crate) threads: Option<u64>,
     /// Memory each Lua interpreter (one a thread) may hold, in MiB
-    #[arg(long, default_value_t = 256, value_name = "MIB", value_parser = clap::value_parser!(u64).range(1..=1 << 20))]
+    #[arg(long, default_value_t = 256, value_name = "MIB", value_parser = u64s(1..=1 << 20))]
     pub(crate) lua_memory: u64,
     /// Seconds one call of a script's function (or a native game's position) may run before it
     /// is stopped (an endless loop)
-    #[arg(long, default_value_t = 10, value_name = "S", value_parser = clap::value_parser!(u64).range(1..=1 << 30))]
+    #[arg(long, default_value_t = 10, value_name = "S", value_parser = u64s(1..=1 << 30))]
     pub(crate) lua_seconds: u64,
     /// Compile and run the C++ source a table carries (verify, build --from): native code runs
     /// unsandboxed, so a table never runs it unasked
@@ -92,7 +93,11 @@ impl ScriptArgs {
 #[derive(Subcommand)]
 pub(crate) enum Command {
     /// Build tables and write them as .sgt files into a directory (no SPEC: every default table)
-    #[command(after_help = format!("SPEC is one of: {}.\nDefaults: chess:20, lasker:1024, sub:1,3,9:1024, funny:32.\nEach game is built by the engine asked for where it has one; the line written for each table says which engine built it. A table is named after its spec (chess-20.sgt) and written atomically; a file of that name is replaced only when it is a table of the same game.", buildable_specs()))]
+    #[command(after_help = format!("SPEC is one of: {}.\nDefaults: chess:20, lasker:1024, \
+        sub:1,3,9:1024, funny:32.\nEach game is built by the engine asked for where it has one; \
+            the line written for each table says which engine built it. A table is named after its \
+                spec (chess-20.sgt) and written atomically; a file of that name is replaced only \
+                    when it is a table of the same game.", buildable_specs()))]
     Build {
         /// Game specs, e.g. chess:24 sub:1,3,9 lasker funny:40 lua:game.lua:N=100
         #[arg(value_name = "SPEC")]
@@ -111,7 +116,8 @@ pub(crate) enum Command {
         #[arg(long)]
         prove: bool,
         /// With --prove: the most entries to grow a table to (at least the N of each SPEC)
-        #[arg(long, default_value_t = 1 << 27, requires = "prove", value_parser = clap::value_parser!(u64).range(1..=sgtab::spec::MAX_LEN))]
+        #[arg(long, default_value_t = 1 << 27, requires = "prove")]
+        #[arg(value_parser = u64s(1..=sgtab::spec::MAX_LEN))]
         max: u64,
         /// Rebuild the game of these table files (a script's table carries its script)
         #[arg(long, value_name = "FILE.sgt")]
@@ -126,7 +132,10 @@ pub(crate) enum Command {
     },
     /// Check tables: checksum and header, then recompute every value and compare
     #[command(
-        after_help = "A script's table is recomputed by running the script it carries. An imported table's values came from another program, so only its checksum, header and rule are checked, and the line says so. Exit status: 0 when every file holds, 1 when one does not (each file gets its line)."
+        after_help = "A script's table is recomputed by running the script it carries. An imported \
+            table's values came from another program, so only its checksum, header and rule are \
+                checked, and the line says so. Exit status: 0 when every file holds, 1 when one \
+                    does not (each file gets its line)."
     )]
     Verify {
         /// The .sgt table files to check, one line of verdict each
@@ -154,7 +163,11 @@ pub(crate) enum Command {
     },
     /// Compare two tables: the same game or not, then their values position by position
     #[command(
-        after_help = "Tables of different lengths are compared over the entries both have, boards of different sides over the common square, k-D tables over the common box; the line says so. Exit status: 0 when the values are equal (and cover the same positions), 1 when they differ or one table has positions the other lacks, 2 when a table cannot be read or the two cannot be compared."
+        after_help = "Tables of different lengths are compared over the entries both have, boards \
+            of different sides over the common square, k-D tables over the common box; the line \
+                says so. Exit status: 0 when the values are equal (and cover the same positions), \
+                    1 when they differ or one table has positions the other lacks, 2 when a table \
+                        cannot be read or the two cannot be compared."
     )]
     Diff {
         /// The first .sgt table file
@@ -181,7 +194,11 @@ pub(crate) enum Command {
     /// Write a table as one source file (C, C++, Rust or Python) defining sg(n) (sg(x, y) on a
     /// board, sg(p1, ..., pk) for a k-D game), values bit-packed in a string literal
     #[command(
-        after_help = "Where the table has a rule, only g(0..pre+period) is stored and the rule gives the rest; the function's comment says whether the rule is proven. Without a rule, every value is stored and sg stops the program past the table. A board's or k-D game's sg takes one argument a coordinate, each checked against its size; past it, sg stops the program too."
+        after_help = "Where the table has a rule, only g(0..pre+period) is stored and the rule \
+            gives the rest; the function's comment says whether the rule is proven. Without a \
+                rule, every value is stored and sg stops the program past the table. A board's or \
+                    k-D game's sg takes one argument a coordinate, each checked against its size; \
+                        past it, sg stops the program too."
     )]
     Export {
         /// The .sgt table file
@@ -202,7 +219,15 @@ pub(crate) enum Command {
     },
     /// Draw a table as an SVG or PNG picture: g(n) against n, or a heat map of rows
     #[command(
-        after_help = "A heap game: points, or when the table is longer than twice the plot's width in pixels, a pale bar per pixel column from its least to its largest value and a dark one over the middle half of its values; the pre-period ended by a red line and one period shaded. A chess row, board or k-D game: a heat map (high bits of the row, x, or the first axis down), each entry a whole number of pixels, or each pixel the mean of a whole block of entries (the title says how many), with a colour bar. Text uses a TrueType font: --font, $SGTAB_FONT, DejaVu Sans or Liberation Sans where they usually are, or what fc-match names."
+        after_help = "A heap game: points, or when the table is longer than twice the plot's width \
+            in pixels, a pale bar per pixel column from its least to its largest value and a dark \
+                one over the middle half of its values; the pre-period ended by a red line and one \
+                    period shaded. A chess row, board or k-D game: a heat map (high bits of the \
+                        row, x, or the first axis down), each entry a whole number of pixels, or \
+                            each pixel the mean of a whole block of entries (the title says how \
+                                many), with a colour bar. Text uses a TrueType font: --font, \
+                                    $SGTAB_FONT, DejaVu Sans or Liberation Sans where they usually \
+                                        are, or what fc-match names."
     )]
     Plot {
         /// The .sgt table file
@@ -227,7 +252,12 @@ pub(crate) enum Command {
     /// Make a table of values another program computed: sgtab's rules, show, plot, export and
     /// `sgq value import:NAME` then serve a game written in any language
     #[command(
-        after_help = "FILE holds one value a line in index order, or `index value` lines in any order (an OEIS b-file is of this form); blank lines and lines starting with # are skipped. A position (p1, ..., pk) of a shape D1x...xDk is index ((p1*D2 + p2)*D3 + p3)... Bad lines are refused with their line number; the table is written only when every line is good, and a file NAME.sgt is replaced only when it is a table of import:NAME."
+        after_help = "FILE holds one value a line in index order, or `index value` lines in any \
+            order (an OEIS b-file is of this form); blank lines and lines starting with # are \
+                skipped. A position (p1, ..., pk) of a shape D1x...xDk is index ((p1*D2 + p2)*D3 + \
+                    p3)... Bad lines are refused with their line number; the table is written only \
+                        when every line is good, and a file NAME.sgt is replaced only when it is a \
+                            table of import:NAME."
     )]
     Import {
         /// The values: a text file, or - for standard input
@@ -235,14 +265,16 @@ pub(crate) enum Command {
         /// The game's name (letters, digits, _ - .): the table is import:NAME, in NAME.sgt
         #[arg(long)]
         name: String,
-        /// The shape of the positions: N (0 to N-1) or D1xD2x... (default: N, as many as the values)
+        /// The shape of the positions: N (0 to N-1) or D1xD2x... (default: N, as many as the
+        /// values)
         #[arg(long, value_parser = parse_shape)]
         shape: Option<games::Dims>,
         #[command(flatten)]
         dir: DirArgs,
     },
     /// Write a legal judge input for `sgq` (deterministic for a given seed) to stdout: a few MB by
-    /// default, about half its cases won by the second player, so an answer's both branches are tested
+    /// default, about half its cases won by the second player, so an answer's both branches are
+    /// tested
     Gen {
         /// snim, chess, lasker, stones or funny
         problem: String,
@@ -256,7 +288,8 @@ pub(crate) enum Command {
         cases: Option<u64>,
         /// Per case: heaps (lasker, 1 to 10^6, default 50000), rows (chess, 1 to 1000, default
         /// 1000), positions (snim, 1 to 100, default 100), piles (funny, 1 to 23, default a random
-        /// count). Not for stones. The largest lasker input (1.05 GB): --cases 100 --per-case 1000000
+        /// count). Not for stones. The largest lasker input (1.05 GB): --cases 100 --per-case
+        /// 1000000
         #[arg(long)]
         per_case: Option<u64>,
         /// Chess only: chips in every row, 0 to 20 (default: a random count 0..=20)
@@ -286,7 +319,8 @@ impl DirArgs {
             Some(out) => {
                 let _ = writeln!(
                     io::stderr().lock(),
-                    "sgtab: note: `{command} -o/--out DIR` is spelled `-d/--dir DIR` now (-o/--out names an output file in every command); taken as --dir {}",
+                    "sgtab: note: `{command} -o/--out DIR` is spelled `-d/--dir DIR` now (-o/--out \
+                        names an output file in every command); taken as --dir {}",
                     out.display()
                 );
                 out
@@ -298,15 +332,30 @@ impl DirArgs {
 
 /// The specs `build` takes, as `--help` lists them: every family but imported tables, which are
 /// made by `sgtab import`, not built.
+/// A whole-number flag's parser, bounded to `range`.
+fn u64s(range: std::ops::RangeInclusive<u64>) -> clap::builder::RangedU64ValueParser<u64> {
+    clap::value_parser!(u64).range(range)
+}
+
 fn buildable_specs() -> String {
-    games::FAMILIES.iter().filter(|f| f.name != "import").map(|f| f.grammar).collect::<Vec<_>>().join(", ")
+    games::FAMILIES
+        .iter()
+        .filter(|f| f.name != "import")
+        .map(|f| f.grammar)
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// A command line clap refused, in one line with the pointer to `--help`; `--help` and
 /// `--version` themselves print in full.
 pub(crate) fn usage_error(e: clap::Error) -> ExitCode {
     use clap::error::ErrorKind;
-    if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand) {
+    if matches!(
+        e.kind(),
+        ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
         // Help asked for is printed in full; a stdout that fails takes the exit status with it.
         return match write!(io::stdout().lock(), "{}", e.render()) {
             Ok(()) if e.exit_code() == 0 => ExitCode::SUCCESS,
@@ -320,12 +369,16 @@ pub(crate) fn usage_error(e: clap::Error) -> ExitCode {
 /// clap's message in one line: its first line, and the possible values or tip it adds on the
 /// lines below, without the usage and the "For more information" line, then where help is.
 fn one_line(text: &str) -> String {
-    let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with("Usage:") && !l.starts_with("For more information"));
-    let first = lines.next().unwrap_or("bad command line").trim_start_matches("error: ").to_string();
+    let mut lines = text.lines().map(str::trim).filter(|l| {
+        !l.is_empty() && !l.starts_with("Usage:") && !l.starts_with("For more information")
+    });
+    let first =
+        lines.next().unwrap_or("bad command line").trim_start_matches("error: ").to_string();
     let rest: Vec<&str> = lines.collect();
     let mut line = first;
     if !rest.is_empty() {
-        let rest: Vec<&str> = rest.iter().map(|l| l.trim_start_matches('[').trim_end_matches(']')).collect();
+        let rest: Vec<&str> =
+            rest.iter().map(|l| l.trim_start_matches('[').trim_end_matches(']')).collect();
         line.push_str(&format!(" ({})", rest.join("; ")));
     }
     line.push_str("; see `sgtab --help`");
@@ -363,9 +416,15 @@ impl Command {
             Command::Verify { files, .. } => (files.iter().map(PathBuf::as_path).collect(), None),
             Command::Show { file, .. } => (vec![file], None),
             Command::Diff { a, b } => (vec![a, b], None),
-            Command::Dump { file, out, .. } | Command::Export { file, out, .. } => (vec![file], out.as_deref()),
-            Command::Plot { file, out, font, .. } => (std::iter::once(file).chain(font).map(PathBuf::as_path).collect(), Some(out)),
-            Command::Import { file, .. } => (if file == Path::new("-") { vec![] } else { vec![file.as_path()] }, None),
+            Command::Dump { file, out, .. } | Command::Export { file, out, .. } => {
+                (vec![file], out.as_deref())
+            }
+            Command::Plot { file, out, font, .. } => {
+                (std::iter::once(file).chain(font).map(PathBuf::as_path).collect(), Some(out))
+            }
+            Command::Import { file, .. } => {
+                (if file == Path::new("-") { vec![] } else { vec![file.as_path()] }, None)
+            }
             Command::Gen { .. } | Command::Header => (vec![], None),
         }
     }
@@ -373,8 +432,10 @@ impl Command {
 
 /// `N` or `D1xD2x...` (`×` too): the sizes of a shape.
 fn parse_shape(text: &str) -> std::result::Result<games::Dims, String> {
-    let sizes: std::result::Result<Vec<u64>, _> = text.split(['x', 'X', '×']).map(|s| s.trim().parse::<u64>()).collect();
-    let sizes = sizes.map_err(|_| format!("`{text}` is not a shape: N, or sizes joined by x (8x8, 3x4x5)"))?;
+    let sizes: std::result::Result<Vec<u64>, _> =
+        text.split(['x', 'X', '×']).map(|s| s.trim().parse::<u64>()).collect();
+    let sizes = sizes
+        .map_err(|_| format!("`{text}` is not a shape: N, or sizes joined by x (8x8, 3x4x5)"))?;
     games::Dims::new(&sizes, games::stored::MAX_POSITIONS)
 }
 

@@ -75,7 +75,9 @@ fn main() -> ExitCode {
         Err(e) => return usage_error(e),
     };
     if let Some(what) = cli.command.prints().filter(|_| sgtab::output::stdout_was_closed()) {
-        say_error(&format!("standard output is closed, so {what} would be lost; give sgtab somewhere to write it"));
+        say_error(&format!(
+            "standard output is closed, so {what} would be lost; give sgtab somewhere to write it"
+        ));
         return ExitCode::FAILURE;
     }
     // An output onto an input of the same command (`dump T.sgt -o T.sgt`, `show T.sgt >> T.sgt`)
@@ -88,7 +90,11 @@ fn main() -> ExitCode {
     };
     if let Err(e) = onto {
         say_error(&e);
-        return if matches!(cli.command, Command::Diff { .. }) { ExitCode::from(2) } else { ExitCode::FAILURE };
+        return if matches!(cli.command, Command::Diff { .. }) {
+            ExitCode::from(2)
+        } else {
+            ExitCode::FAILURE
+        };
     }
     if let Command::Diff { a, b } = &cli.command {
         return diff(a, b);
@@ -96,17 +102,34 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Diff { .. } => unreachable!("answered above"),
         Command::Build { specs, backend, dir, timings, prove, max, from, cross_check, script } => {
-            let how = BuildHow { backend: backend.into(), timings, prove: prove.then_some(max), cross_check };
+            let how = BuildHow {
+                backend: backend.into(),
+                timings,
+                prove: prove.then_some(max),
+                cross_check,
+            };
             build(&specs, &from, script, &dir.resolve("build"), how)
         }
         Command::Verify { files, backend, script } => verify(&files, script, backend.into()),
         Command::Show { file, values, rows } => show(&file, values, rows),
-        Command::Dump { file, format, range, out } => dump(&file, format, range.as_deref(), out.as_deref()),
-        Command::Export { file, lang, out, max_bytes, name } => export(&file, lang, out.as_deref(), max_bytes, &name),
-        Command::Plot { file, out, size, font, range, detrend } => plot(&file, &out, size, font.as_deref(), range.as_deref(), detrend),
-        Command::Import { file, name, shape, dir } => import(&file, &name, shape, &dir.resolve("import")),
-        Command::Gen { problem, seed, cases, per_case, chips } => generate(&problem, seed, Size { cases, per_case, chips }),
-        Command::Header => write!(io::stdout().lock(), "{}", sgtab::native::HEADER).map_err(stdout_error),
+        Command::Dump { file, format, range, out } => {
+            dump(&file, format, range.as_deref(), out.as_deref())
+        }
+        Command::Export { file, lang, out, max_bytes, name } => {
+            export(&file, lang, out.as_deref(), max_bytes, &name)
+        }
+        Command::Plot { file, out, size, font, range, detrend } => {
+            plot(&file, &out, size, font.as_deref(), range.as_deref(), detrend)
+        }
+        Command::Import { file, name, shape, dir } => {
+            import(&file, &name, shape, &dir.resolve("import"))
+        }
+        Command::Gen { problem, seed, cases, per_case, chips } => {
+            generate(&problem, seed, Size { cases, per_case, chips })
+        }
+        Command::Header => {
+            write!(io::stdout().lock(), "{}", sgtab::native::HEADER).map_err(stdout_error)
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -140,7 +163,11 @@ fn show(file: &Path, count: Option<u64>, rows: Option<u64>) -> Result<()> {
 /// not written is lost, but saying so would only be noise. Anything else (a full disk) is one
 /// line.
 fn stdout_error(e: io::Error) -> Failure {
-    if e.kind() == io::ErrorKind::BrokenPipe { Failure::Said } else { fail!("cannot write output: {e}") }
+    if e.kind() == io::ErrorKind::BrokenPipe {
+        Failure::Said
+    } else {
+        fail!("cannot write output: {e}")
+    }
 }
 
 /// Prints `sgtab: error: {e}` on stderr. A stderr that cannot be written to is ignored: the
@@ -178,7 +205,10 @@ fn parse_specs(specs: &[String], from: &[PathBuf], script: ScriptArgs) -> Result
 /// The resolver of every kind of game this program runs.
 fn resolver(args: ScriptArgs) -> Resolver {
     let resolver = Resolver::new();
-    let resolver = resolver.with(sgtab::native::NativeRuntime { limits: args.native(), allow_stored: args.allow_native });
+    let resolver = resolver.with(sgtab::native::NativeRuntime {
+        limits: args.native(),
+        allow_stored: args.allow_native,
+    });
     #[cfg(feature = "lua")]
     let resolver = resolver.with(sgtab::lua::LuaRuntime(args.limits()));
     #[cfg(not(feature = "lua"))]
@@ -195,7 +225,13 @@ struct BuildHow {
     cross_check: bool,
 }
 
-fn build(specs: &[String], from: &[PathBuf], script: ScriptArgs, out: &Path, how: BuildHow) -> Result<()> {
+fn build(
+    specs: &[String],
+    from: &[PathBuf],
+    script: ScriptArgs,
+    out: &Path,
+    how: BuildHow,
+) -> Result<()> {
     let BuildHow { backend, timings: show_timings, prove, cross_check } = how;
     let specs = parse_specs(specs, from, script)?;
     if let Some(why) = prove.and_then(|max| sgtab::build::prove_refusal(&specs, max)) {
@@ -205,7 +241,9 @@ fn build(specs: &[String], from: &[PathBuf], script: ScriptArgs, out: &Path, how
     let mut timings = Timings::default();
     // A test hook of the GPU self-check: see `Engines::with_gpu_fault`.
     let fault = std::env::var("SGTAB_TEST_GPU_FAULT").ok().and_then(|v| v.parse().ok());
-    let engines = Engines::new(backend).with_threads(script.threads.map(|t| t as usize)).with_gpu_fault(fault);
+    let engines = Engines::new(backend)
+        .with_threads(script.threads.map(|t| t as usize))
+        .with_gpu_fault(fault);
     for spec in specs {
         // Checked again as it is written; here so that a long build is not lost to it. A build
         // that grows its table learns the final name only at the end.
@@ -215,15 +253,23 @@ fn build(specs: &[String], from: &[PathBuf], script: ScriptArgs, out: &Path, how
         let start = Instant::now();
         let progress = Progress::new(format!("building {spec}"));
         let built = match prove {
-            None => sgtab::build::build(&engines, &spec, &progress, &mut timings).map(|b| (b, None)),
-            Some(max) => sgtab::build::prove(&engines, &spec, max, &progress, &mut timings).map(|(b, p)| (b, Some(p))),
+            None => {
+                sgtab::build::build(&engines, &spec, &progress, &mut timings).map(|b| (b, None))
+            }
+            Some(max) => sgtab::build::prove(&engines, &spec, max, &progress, &mut timings)
+                .map(|(b, p)| (b, Some(p))),
         };
         print_notes(&engines);
         // A script's errors name its game already.
         let (built, proof) = built.map_err(|e| e.about(&spec))?;
         if cross_check {
-            let (other, compared) = sgtab::build::cross_check(&engines, &built, &progress, &mut timings).map_err(|e| e.line)?;
-            out!("{spec}: {} and {other} agree on all {compared} values (--cross-check)", built.engine);
+            let (other, compared) =
+                sgtab::build::cross_check(&engines, &built, &progress, &mut timings)
+                    .map_err(|e| e.line)?;
+            out!(
+                "{spec}: {} and {other} agree on all {compared} values (--cross-check)",
+                built.engine
+            );
         }
         progress.finish();
         let (table, engine) = (built.table, built.engine);
@@ -245,7 +291,8 @@ fn build(specs: &[String], from: &[PathBuf], script: ScriptArgs, out: &Path, how
             start.elapsed().as_secs_f64()
         );
         if show_timings {
-            let width = timings.phases.iter().map(|(p, _)| p.chars().count()).max().unwrap_or(0).max(24);
+            let width =
+                timings.phases.iter().map(|(p, _)| p.chars().count()).max().unwrap_or(0).max(24);
             for (phase, took) in timings.phases.drain(..) {
                 out!("  {phase:<width$} {:>10.3} ms", took.as_secs_f64() * 1e3);
             }
@@ -257,7 +304,9 @@ fn build(specs: &[String], from: &[PathBuf], script: ScriptArgs, out: &Path, how
 
 fn read(file: &Path) -> Result<Table> {
     Ok(format::read(file).map_err(|e| match e {
-        format::ReadError::Bad(_) => format!("{}: {e}; rebuild it with `sgtab build`", file.display()),
+        format::ReadError::Bad(_) => {
+            format!("{}: {e}; rebuild it with `sgtab build`", file.display())
+        }
         _ => format!("{}: {e}", file.display()),
     })?)
 }
@@ -273,15 +322,22 @@ fn verify(files: &[PathBuf], script: ScriptArgs, backend: Backend) -> Result<()>
         let outcome = (|| {
             let table = read(file)?;
             let progress = Progress::new(format!("recomputing {}", table.spec));
-            let verified = sgtab::build::verify(&table, &resolver(script), &engines, &progress, &mut timings);
+            let verified =
+                sgtab::build::verify(&table, &resolver(script), &engines, &progress, &mut timings);
             print_notes(&engines);
             progress.finish();
             Ok((verified.map_err(|e| format!("{}: {e}", file.display()))?, table))
         })();
         match outcome {
-            Ok((Verified::Recomputed(engine), t)) => out!("{}: OK ({}, {} entries, checked with {engine})", file.display(), t.spec, t.values.len()),
+            Ok((Verified::Recomputed(engine), t)) => out!(
+                "{}: OK ({}, {} entries, checked with {engine})",
+                file.display(),
+                t.spec,
+                t.values.len()
+            ),
             Ok((Verified::AsStored, t)) => out!(
-                "{}: OK as stored ({}, {} entries: checksum, header and rule hold); its values were imported from another program, so sgtab cannot recompute them",
+                "{}: OK as stored ({}, {} entries: checksum, header and rule hold); its values \
+                    were imported from another program, so sgtab cannot recompute them",
                 file.display(),
                 t.spec,
                 t.values.len()
@@ -311,7 +367,9 @@ fn dump(file: &Path, format: DumpArg, range: Option<&str>, out: Option<&Path>) -
     match out {
         None => {
             let mut out = BufWriter::with_capacity(1 << 16, io::stdout().lock());
-            dump::dump(&table, format, range, &mut out).and_then(|()| out.flush()).map_err(stdout_error)
+            dump::dump(&table, format, range, &mut out)
+                .and_then(|()| out.flush())
+                .map_err(stdout_error)
         }
         Some(path) => Ok(sgtab::output::write(path, |w| {
             let mut w = BufWriter::with_capacity(1 << 16, w);
@@ -325,7 +383,9 @@ fn dump(file: &Path, format: DumpArg, range: Option<&str>, out: Option<&Path>) -
 /// `sgtab diff A B`: exit 0 (equal), 1 (different, or covering different positions) or 2 (a
 /// table unreadable, or the two not comparable).
 fn diff(a: &Path, b: &Path) -> ExitCode {
-    let compared = read(a).and_then(|ta| Ok((ta, read(b)?))).and_then(|(ta, tb)| Ok((sgtab::table::diff::diff(&ta, &tb)?, ta, tb)));
+    let compared = read(a)
+        .and_then(|ta| Ok((ta, read(b)?)))
+        .and_then(|(ta, tb)| Ok((sgtab::table::diff::diff(&ta, &tb)?, ta, tb)));
     let (d, ta, tb) = match compared {
         Ok(found) => found,
         Err(Failure::Line(e)) => {
@@ -346,13 +406,23 @@ fn diff(a: &Path, b: &Path) -> ExitCode {
 }
 
 fn generate(problem: &str, seed: u64, size: Size) -> Result<()> {
-    let problem = Problem::parse(problem).ok_or_else(|| format!("unknown problem `{problem}`; expected snim, chess, lasker, stones or funny"))?;
+    let problem = Problem::parse(problem).ok_or_else(|| {
+        format!("unknown problem `{problem}`; expected snim, chess, lasker, stones or funny")
+    })?;
     size.check(problem)?;
     let mut out = BufWriter::with_capacity(1 << 20, io::stdout().lock());
-    sgtab::judge::generate::generate(problem, seed, size, &mut out).and_then(|_| out.flush()).map_err(stdout_error)
+    sgtab::judge::generate::generate(problem, seed, size, &mut out)
+        .and_then(|_| out.flush())
+        .map_err(stdout_error)
 }
 
-fn export(file: &Path, lang: LangArg, out: Option<&Path>, max_bytes: u64, name: &str) -> Result<()> {
+fn export(
+    file: &Path,
+    lang: LangArg,
+    out: Option<&Path>,
+    max_bytes: u64,
+    name: &str,
+) -> Result<()> {
     use sgtab::export::Lang;
     sgtab::export::check_name(name)?;
     let table = read(file)?;
@@ -373,13 +443,17 @@ fn write_output(path: Option<&Path>, bytes: &[u8]) -> Result<()> {
         let mut stdout = io::stdout().lock();
         return stdout.write_all(bytes).and_then(|_| stdout.flush()).map_err(stdout_error);
     };
-    Ok(sgtab::output::write_bytes(path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))?)
+    Ok(sgtab::output::write_bytes(path, bytes)
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))?)
 }
 
 /// Reads another program's values into the table `import:NAME` and writes it to `out`.
 fn import(file: &Path, name: &str, shape: Option<games::Dims>, out: &Path) -> Result<()> {
     let table = table::imported(file, name, shape)?;
-    let (spec, dims) = (&table.spec, table.spec.stored().map(|s| s.dims).expect("an imported table's game is stored"));
+    let (spec, dims) = (
+        &table.spec,
+        table.spec.stored().map(|s| s.dims).expect("an imported table's game is stored"),
+    );
     sgtab::output::make_dir(out)?;
     let path = out.join(spec.file_name());
     let size = write_table(&table, &path)?;
@@ -394,7 +468,14 @@ fn import(file: &Path, name: &str, shape: Option<games::Dims>, out: &Path) -> Re
     Ok(())
 }
 
-fn plot(file: &Path, out: &Path, size: (u32, u32), font: Option<&Path>, range: Option<&str>, detrend: bool) -> Result<()> {
+fn plot(
+    file: &Path,
+    out: &Path,
+    size: (u32, u32),
+    font: Option<&Path>,
+    range: Option<&str>,
+    detrend: bool,
+) -> Result<()> {
     use sgtab::plot;
     let format = plot::Format::from_path(out)?;
     let range = range.map(sgtab::dump::parse_range).transpose()?;

@@ -1,5 +1,5 @@
-//! The fast CPU engine for chess rows (`--backend simd`): eight rows a step through `wide`, blocks of rows spread over
-//! every core.
+//! The fast CPU engine for chess rows (`--backend simd`): eight rows a step through `wide`, blocks
+//! of rows spread over every core.
 //!
 //! # Formulation
 //!
@@ -80,7 +80,11 @@ const MIN_VECTORS_PER_THREAD_BITS: u32 = 15;
 
 /// Values of every row of `width` cells (1..=32), packed 5 bits a value (the caller shrinks),
 /// computed on `threads` threads; fails, before any work, where the table cannot be allocated.
-pub fn chess(width: u32, threads: usize, progress: &Progress) -> Result<Packed, super::EngineError> {
+pub fn chess(
+    width: u32,
+    threads: usize,
+    progress: &Progress,
+) -> Result<Packed, super::EngineError> {
     assert!((1..=32).contains(&width));
     if width < LANE_BITS {
         // A row's value does not depend on the width, so a narrow table is a prefix of a wider one.
@@ -99,7 +103,8 @@ pub fn chess(width: u32, threads: usize, progress: &Progress) -> Result<Packed, 
         }
         scheduler.work(table, kernel, progress);
     });
-    Ok(Packed::from_payload(VALUE_BITS, 1 << width, bytes).expect("the engine writes exactly the payload"))
+    Ok(Packed::from_payload(VALUE_BITS, 1 << width, bytes)
+        .expect("the engine writes exactly the payload"))
 }
 
 /// The table being computed, shared by the workers.
@@ -307,7 +312,13 @@ impl Scheduler {
         let mut order: Vec<u32> = (0..blocks).collect();
         order.sort_by_key(|&t| weight(t));
         let finished = (0..blocks).map(|_| AtomicBool::new(false)).collect();
-        Scheduler { block_bits, order, next: AtomicUsize::new(0), finished, count: AtomicUsize::new(0) }
+        Scheduler {
+            block_bits,
+            order,
+            next: AtomicUsize::new(0),
+            finished,
+            count: AtomicUsize::new(0),
+        }
     }
 
     fn blocks(&self) -> usize {
@@ -325,7 +336,9 @@ impl Scheduler {
             }
             let first = self.order[at];
             match self.order.get(at + 1).copied() {
-                Some(second) if weight(second) == weight(first) => self.run(table, kernel, first, Some(second), progress),
+                Some(second) if weight(second) == weight(first) => {
+                    self.run(table, kernel, first, Some(second), progress)
+                }
                 second => {
                     self.run(table, kernel, first, None, progress);
                     if let Some(second) = second {

@@ -50,16 +50,22 @@ pub(super) fn recheck<S: Source + ?Sized>(source: &S, values: &[u32]) -> Result<
     // A source that summarises is asked for its values past the first positions (whose options
     // are compared again below): with the whole table known, a position's summary is its value,
     // and its options need not cross one by one.
-    let known: Option<Vec<AtomicU32>> = source.summarizes().then(|| values.iter().map(|&v| AtomicU32::new(v)).collect());
+    let known: Option<Vec<AtomicU32>> =
+        source.summarizes().then(|| values.iter().map(|&v| AtomicU32::new(v)).collect());
     let vmax = values.iter().copied().max().unwrap_or(0);
     for &p in sample.iter().rev() {
         let (value, options) = match &known {
-            Some(table) if asked.len() >= REPEAT => (summarized(&mut *worker, p, table, vmax).map_err(|stop| stop.error(source))?, 0),
+            Some(table) if asked.len() >= REPEAT => {
+                (summarized(&mut *worker, p, table, vmax).map_err(|stop| stop.error(source))?, 0)
+            }
             _ => ask(&mut *worker, p, values, &mut marks).map_err(|stop| stop.error(source))?,
         };
         if value != values[p as usize] {
             return Err(EngineError::game(format!(
-                "position {} is worth {value} by its options asked again of a fresh worker (for a script, a new interpreter), but {} in the build: the moves depend on something besides the position (state kept between calls?), so the table could differ from run to run; nothing was written",
+                "position {} is worth {value} by its options asked again of a fresh worker (for a \
+                    script, a new interpreter), but {} in the build: the moves depend on something \
+                        besides the position (state kept between calls?), so the table could \
+                            differ from run to run; nothing was written",
                 source.name(p),
                 values[p as usize]
             )));
@@ -69,10 +75,14 @@ pub(super) fn recheck<S: Source + ?Sized>(source: &S, values: &[u32]) -> Result<
         }
     }
     for (p, options) in asked {
-        let (_, again) = ask(&mut *worker, p, values, &mut marks).map_err(|stop| stop.error(source))?;
+        let (_, again) =
+            ask(&mut *worker, p, values, &mut marks).map_err(|stop| stop.error(source))?;
         if again != options {
             return Err(EngineError::game(format!(
-                "position {} has other options when a fresh worker (for a script, a new interpreter) is asked for them a second time: the moves depend on something besides the position (state kept between calls?), so the table could differ from run to run; nothing was written",
+                "position {} has other options when a fresh worker (for a script, a new \
+                    interpreter) is asked for them a second time: the moves depend on something \
+                        besides the position (state kept between calls?), so the table could \
+                            differ from run to run; nothing was written",
                 source.name(p)
             )));
         }
@@ -81,19 +91,31 @@ pub(super) fn recheck<S: Source + ?Sized>(source: &S, values: &[u32]) -> Result<
 }
 
 /// Position `p`'s value by its summary with every position of `table` known.
-fn summarized(worker: &mut dyn Worker, p: u64, table: &[AtomicU32], vmax: u32) -> Result<u32, Stop> {
+fn summarized(
+    worker: &mut dyn Worker,
+    p: u64,
+    table: &[AtomicU32],
+    vmax: u32,
+) -> Result<u32, Stop> {
     let mut out = Summaries::default();
     let count = table.len() as u64;
     let ask = Ask { positions: &[p], values: table, known: count, ranks: None, vmax, fill: false };
     worker.summaries(&ask, &mut out).map_err(Stop::Game)?;
     let mut reader = Reader::new(&out.words);
-    let (value, _) = reader.next(p, |p, q| if q < count { Ok(table[q as usize].load(Relaxed)) } else { Err(Stop::Outside(p, q)) })?;
+    let (value, _) = reader.next(p, |p, q| {
+        if q < count { Ok(table[q as usize].load(Relaxed)) } else { Err(Stop::Outside(p, q)) }
+    })?;
     Ok(value)
 }
 
 /// Position `p`'s value by its options over `values`, and a digest of its options (the same
 /// for the same options in any order).
-fn ask(worker: &mut dyn Worker, p: u64, values: &[u32], marks: &mut Marks) -> Result<(u32, u64), Stop> {
+fn ask(
+    worker: &mut dyn Worker,
+    p: u64,
+    values: &[u32],
+    marks: &mut Marks,
+) -> Result<(u32, u64), Stop> {
     let mut found: Vec<u32> = Vec::new();
     let (mut digest, mut bad) = (0u64, None);
     worker.options(&[p], &mut |_, option| {
@@ -111,7 +133,14 @@ fn ask(worker: &mut dyn Worker, p: u64, values: &[u32], marks: &mut Marks) -> Re
         if found.try_reserve(1).is_ok() {
             found.push(x);
         } else if bad.is_none() {
-            bad = Some(Stop::Engine(crate::memory::short("the options of one position", (found.len() as u64 + 1) * 4, crate::memory::room()).into()));
+            bad = Some(Stop::Engine(
+                crate::memory::short(
+                    "the options of one position",
+                    (found.len() as u64 + 1) * 4,
+                    crate::memory::room(),
+                )
+                .into(),
+            ));
         }
     })?;
     if let Some(stop) = bad {
@@ -129,6 +158,10 @@ mod tests {
         assert_eq!(sample(10), (0..10).collect::<Vec<u64>>());
         let s = sample(1 << 22);
         assert_eq!(s.len(), 64 + 4096);
-        assert!(s.windows(2).all(|w| w[0] < w[1]) && *s.last().unwrap() < 1 << 22 && *s.last().unwrap() > (1 << 22) - 1100);
+        assert!(
+            s.windows(2).all(|w| w[0] < w[1])
+                && *s.last().unwrap() < 1 << 22
+                && *s.last().unwrap() > (1 << 22) - 1100
+        );
     }
 }

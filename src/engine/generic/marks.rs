@@ -5,7 +5,12 @@ use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
 /// The mex of the values folded already and of the kept options (length, positions), every
 /// position of which is computed.
-pub(super) fn fold(values: &[u32], kept: &[u64], table: &[AtomicU32], marks: &mut Marks) -> Result<u32, Stop> {
+pub(super) fn fold(
+    values: &[u32],
+    kept: &[u64],
+    table: &[AtomicU32],
+    marks: &mut Marks,
+) -> Result<u32, Stop> {
     let mut options = values.len();
     let mut i = 0;
     while i < kept.len() {
@@ -19,7 +24,9 @@ pub(super) fn fold(values: &[u32], kept: &[u64], table: &[AtomicU32], marks: &mu
     let mut i = 0;
     while i < kept.len() {
         let n = kept[i] as usize;
-        marks.mark(kept[i + 1..i + 1 + n].iter().fold(0, |x, &q| x ^ table[q as usize].load(Relaxed)));
+        marks.mark(
+            kept[i + 1..i + 1 + n].iter().fold(0, |x, &q| x ^ table[q as usize].load(Relaxed)),
+        );
         i += 1 + n;
     }
     Ok(marks.mex())

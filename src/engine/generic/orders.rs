@@ -9,7 +9,14 @@ use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
 /// The positions of one rank: every option is of a smaller rank, so of a known value; the mex
 /// of each position goes straight into the table.
-pub(super) fn layer(worker: &mut dyn Worker, positions: Vec<u64>, rank: i64, ranks: &[i64], table: &[AtomicU32], marks: &mut Marks) -> Reply {
+pub(super) fn layer(
+    worker: &mut dyn Worker,
+    positions: Vec<u64>,
+    rank: i64,
+    ranks: &[i64],
+    table: &[AtomicU32],
+    marks: &mut Marks,
+) -> Reply {
     let count = table.len() as u64;
     let value = |q: u64| table[q as usize].load(Relaxed);
     let mut bad = None;
@@ -71,7 +78,13 @@ pub(super) fn layer(worker: &mut dyn Worker, positions: Vec<u64>, rank: i64, ran
 }
 
 /// Every option of these positions, kept, for the move graph.
-pub(super) fn graph(worker: &mut dyn Worker, positions: Vec<u64>, found: Found, budget: usize, count: u64) -> Reply {
+pub(super) fn graph(
+    worker: &mut dyn Worker,
+    positions: Vec<u64>,
+    found: Found,
+    budget: usize,
+    count: u64,
+) -> Reply {
     gather(worker, positions, found, budget, |p, option, found| {
         if let Some(&q) = option.iter().find(|&&q| q >= count) {
             return Some(Stop::Outside(p, q));
@@ -86,7 +99,12 @@ pub(super) fn graph(worker: &mut dyn Worker, positions: Vec<u64>, found: Found, 
 }
 
 /// Rank by rank.
-pub(super) fn by_rank(pool: &mut Pool, table: &[AtomicU32], summaries: bool, progress: &Progress) -> Result<(), Stop> {
+pub(super) fn by_rank(
+    pool: &mut Pool,
+    table: &[AtomicU32],
+    summaries: bool,
+    progress: &Progress,
+) -> Result<(), Stop> {
     let count = table.len();
     let mut ranks: Vec<i64> = crate::memory::filled(count, 0i64, "the ranks")?;
     // The ranks, CHUNK positions a task.
@@ -97,7 +115,10 @@ pub(super) fn by_rank(pool: &mut Pool, table: &[AtomicU32], summaries: bool, pro
         while tasks.len() < pool.threads() && at < count {
             let end = (at + CHUNK).min(count);
             starts.push(at);
-            tasks.push(Task::Ranks { positions: (at as u64..end as u64).collect(), out: Vec::new() });
+            tasks.push(Task::Ranks {
+                positions: (at as u64..end as u64).collect(),
+                out: Vec::new(),
+            });
             at = end;
         }
         for (reply, start) in pool.round(tasks)?.into_iter().zip(starts) {
@@ -127,7 +148,13 @@ pub(super) fn by_rank(pool: &mut Pool, table: &[AtomicU32], summaries: bool, pro
             while tasks.len() < pool.threads() && at < end {
                 let stop = (at + each).min(end);
                 let ranks: *const [i64] = &ranks[..];
-                tasks.push(Task::Layer { positions: order[at..stop].to_vec(), rank, ranks, summaries, vmax });
+                tasks.push(Task::Layer {
+                    positions: order[at..stop].to_vec(),
+                    rank,
+                    ranks,
+                    summaries,
+                    vmax,
+                });
                 at = stop;
             }
             for reply in pool.round(tasks)? {
@@ -143,7 +170,11 @@ pub(super) fn by_rank(pool: &mut Pool, table: &[AtomicU32], summaries: bool, pro
 }
 
 /// By the move graph.
-pub(super) fn by_graph(pool: &mut Pool, table: &[AtomicU32], progress: &Progress) -> Result<(), Stop> {
+pub(super) fn by_graph(
+    pool: &mut Pool,
+    table: &[AtomicU32],
+    progress: &Progress,
+) -> Result<(), Stop> {
     let count = table.len();
     let (ends, kept) = move_graph(pool, count, progress)?;
     let options = |p: usize| -> &[u64] {
@@ -157,7 +188,11 @@ pub(super) fn by_graph(pool: &mut Pool, table: &[AtomicU32], progress: &Progress
 /// length, then its positions). Tasks are sized by the densest position seen so that each
 /// holds about its share of [`BLOCK_ENTRIES`]; where one stops at its share, the tasks after it
 /// are done again in the next round (positions are laid out in order).
-fn move_graph(pool: &mut Pool, count: usize, progress: &Progress) -> Result<(Vec<u64>, Vec<u64>), Stop> {
+fn move_graph(
+    pool: &mut Pool,
+    count: usize,
+    progress: &Progress,
+) -> Result<(Vec<u64>, Vec<u64>), Stop> {
     let mut ends: Vec<u64> = crate::memory::filled(count, 0u64, "the move graph")?;
     let mut kept: Vec<u64> = Vec::new();
     let budget = BLOCK_ENTRIES / pool.threads();
@@ -167,13 +202,19 @@ fn move_graph(pool: &mut Pool, count: usize, progress: &Progress) -> Result<(Vec
         let mut start = at;
         while tasks.len() < pool.threads() && start < count {
             let end = (start + span).min(count);
-            tasks.push(Task::Graph { positions: (start as u64..end as u64).collect(), found: pool.found(), budget });
+            tasks.push(Task::Graph {
+                positions: (start as u64..end as u64).collect(),
+                found: pool.found(),
+                budget,
+            });
             wanted.push(end - start);
             start = end;
         }
         let (mut most, mut whole) = (1, true);
         for (reply, want) in pool.round(tasks)?.into_iter().zip(wanted) {
-            let Reply::Found(positions, found) = reply else { unreachable!("a graph task gives Found") };
+            let Reply::Found(positions, found) = reply else {
+                unreachable!("a graph task gives Found")
+            };
             if whole {
                 crate::memory::reserve(&mut kept, found.kept.len(), "the move graph")?;
                 let base = kept.len() as u64;
@@ -198,7 +239,12 @@ fn move_graph(pool: &mut Pool, count: usize, progress: &Progress) -> Result<(Vec
 /// The values of the move graph's positions, depth first, iteratively: a position is computed
 /// once every position its options name is; one met again while it is on the path closes a
 /// cycle, which is refused naming its positions.
-fn depth_first<'a>(count: usize, options: impl Fn(usize) -> &'a [u64], table: &[AtomicU32], progress: &Progress) -> Result<(), Stop> {
+fn depth_first<'a>(
+    count: usize,
+    options: impl Fn(usize) -> &'a [u64],
+    table: &[AtomicU32],
+    progress: &Progress,
+) -> Result<(), Stop> {
     const NEW: u8 = 0;
     const ON_PATH: u8 = 1;
     const DONE: u8 = 2;
@@ -230,7 +276,9 @@ fn depth_first<'a>(count: usize, options: impl Fn(usize) -> &'a [u64], table: &[
                     DONE => {}
                     ON_PATH => {
                         let from = path.iter().position(|&(r, _, _)| r == q).unwrap_or(0);
-                        return Err(Stop::Cycle(path[from..].iter().map(|&(r, _, _)| r as u64).collect()));
+                        return Err(Stop::Cycle(
+                            path[from..].iter().map(|&(r, _, _)| r as u64).collect(),
+                        ));
                     }
                     _ => {
                         next = Some(q);

@@ -36,13 +36,18 @@ pub(super) fn summarize(
     table: &[AtomicU32],
     out: &mut Summaries,
 ) -> Result<(), Stop> {
-    let fill = ranks.is_none() && positions.first() == Some(&known) && positions.windows(2).all(|w| w[1] == w[0] + 1);
+    let fill = ranks.is_none()
+        && positions.first() == Some(&known)
+        && positions.windows(2).all(|w| w[1] == w[0] + 1);
     let ask = Ask { positions, values: table, known, ranks, vmax, fill };
     worker.summaries(&ask, out).map_err(Stop::Game)
 }
 
 fn malformed() -> Stop {
-    Stop::Engine(super::EngineError::game("the game's summaries are malformed (a library that does not keep to sgtab.h's word format?)"))
+    Stop::Engine(super::EngineError::game(
+        "the game's summaries are malformed (a library that does not keep to sgtab.h's word \
+            format?)",
+    ))
 }
 
 /// Reads words one at a time, refusing to run past their end.
@@ -68,7 +73,11 @@ impl<'a> Reader<'a> {
 
     /// The value of the next position, p, whose kept parts are worth `part(q)` (or refused by
     /// it); also the number of parts it kept.
-    pub(super) fn next(&mut self, p: u64, part: impl Fn(u64, u64) -> Result<u32, Stop>) -> Result<(u32, u64), Stop> {
+    pub(super) fn next(
+        &mut self,
+        p: u64,
+        part: impl Fn(u64, u64) -> Result<u32, Stop>,
+    ) -> Result<(u32, u64), Stop> {
         let r = self.word()?;
         if r == 0 {
             let v = self.word()?;
@@ -112,7 +121,10 @@ impl<'a> Reader<'a> {
                 self.seen[v as usize] = self.stamp;
             }
         }
-        let free = gaps.iter().find(|&&g| g as usize <= last && self.seen[g as usize] != self.stamp).ok_or_else(malformed)?;
+        let free = gaps
+            .iter()
+            .find(|&&g| g as usize <= last && self.seen[g as usize] != self.stamp)
+            .ok_or_else(malformed)?;
         Ok((*free as u32, parts))
     }
 
@@ -132,7 +144,8 @@ impl Work {
         if lo == 0 {
             return self.done.max(1);
         }
-        let (avg, now, lo_f, n) = (self.done as f64 / lo as f64, last_per_position, lo as f64, count as f64);
+        let (avg, now, lo_f, n) =
+            (self.done as f64 / lo as f64, last_per_position, lo as f64, count as f64);
         let b = (2.0 * (now - avg) / lo_f).max(0.0);
         let a = (avg - b * lo_f / 2.0).max(0.0);
         let left = a * (n - lo_f) + b / 2.0 * (n * n - lo_f * lo_f);
@@ -141,7 +154,11 @@ impl Work {
 }
 
 /// In index order, block by block (see the module docs).
-pub(super) fn by_index(pool: &mut Pool, table: &[AtomicU32], progress: &Progress) -> Result<(), Stop> {
+pub(super) fn by_index(
+    pool: &mut Pool,
+    table: &[AtomicU32],
+    progress: &Progress,
+) -> Result<(), Stop> {
     let count = table.len() as u64;
     let (mut lo, mut block, mut vmax) = (0u64, 1u64, 0u32);
     let (mut grow, mut last) = (true, f64::INFINITY);
@@ -153,13 +170,23 @@ pub(super) fn by_index(pool: &mut Pool, table: &[AtomicU32], progress: &Progress
         let parts = pool.threads().min(n);
         let tasks: Vec<Task> = (0..parts)
             .map(|part| {
-                let (a, b) = (super::part_start(n, parts, part) as u64, super::part_start(n, parts, part + 1) as u64);
-                Task::Summaries { positions: (lo + a..lo + b).collect(), known: lo, vmax, out: pool.summaries() }
+                let (a, b) = (
+                    super::part_start(n, parts, part) as u64,
+                    super::part_start(n, parts, part + 1) as u64,
+                );
+                Task::Summaries {
+                    positions: (lo + a..lo + b).collect(),
+                    known: lo,
+                    vmax,
+                    out: pool.summaries(),
+                }
             })
             .collect();
         let (mut kept, mut options) = (0u64, 0u64);
         for reply in pool.round(tasks)? {
-            let Reply::Summaries(positions, out) = reply else { unreachable!("summaries give Summaries") };
+            let Reply::Summaries(positions, out) = reply else {
+                unreachable!("summaries give Summaries")
+            };
             if let Some((p, q)) = out.below {
                 return Err(if q >= count { Stop::Outside(p, q) } else { Stop::NotBelow(p, q) });
             }

@@ -24,9 +24,19 @@ impl<F: Fn(u64, &mut dyn FnMut(&[u64])) + Sync, R: Fn(u64) -> i64 + Sync> Source
         true
     }
     fn worker(&self) -> Result<Box<dyn Worker + '_>, GameError> {
-        struct W<'a, F: Fn(u64, &mut dyn FnMut(&[u64])) + Sync, R: Fn(u64) -> i64 + Sync>(&'a Ranked<F, R>);
-        impl<F: Fn(u64, &mut dyn FnMut(&[u64])) + Sync, R: Fn(u64) -> i64 + Sync> Worker for W<'_, F, R> {
-            fn options(&mut self, positions: &[u64], f: &mut dyn FnMut(u64, &[u64])) -> Result<(), GameError> {
+        struct W<'a, F: Fn(u64, &mut dyn FnMut(&[u64])) + Sync, R: Fn(u64) -> i64 + Sync>(
+            &'a Ranked<F, R>,
+        );
+        impl<F, R> Worker for W<'_, F, R>
+        where
+            F: Fn(u64, &mut dyn FnMut(&[u64])) + Sync,
+            R: Fn(u64) -> i64 + Sync,
+        {
+            fn options(
+                &mut self,
+                positions: &[u64],
+                f: &mut dyn FnMut(u64, &[u64]),
+            ) -> Result<(), GameError> {
                 for &p in positions {
                     (self.0.1)(p, &mut |o| f(p, o));
                 }
@@ -52,7 +62,8 @@ fn brute(count: u64, options: Options) -> Vec<u32> {
         }
         let mut opts = Vec::new();
         options(p, &mut |o| opts.push(o.to_vec()));
-        let vals: Vec<u32> = opts.iter().map(|o| o.iter().fold(0, |x, &q| x ^ value(q, options, memo))).collect();
+        let vals: Vec<u32> =
+            opts.iter().map(|o| o.iter().fold(0, |x, &q| x ^ value(q, options, memo))).collect();
         let v = (0..).find(|v| !vals.contains(v)).unwrap();
         memo[p as usize] = Some(v);
         v
@@ -65,7 +76,10 @@ fn brute(count: u64, options: Options) -> Vec<u32> {
 fn nim_heaps_are_their_own_values() {
     let nim = Closure(300, |p, f| (0..p).for_each(|q| f(&[q])));
     for threads in 1..4 {
-        assert_eq!(compute(&nim, threads, &Progress::silent()).unwrap(), (0..300).collect::<Vec<u32>>());
+        assert_eq!(
+            compute(&nim, threads, &Progress::silent()).unwrap(),
+            (0..300).collect::<Vec<u32>>()
+        );
     }
 }
 
@@ -77,7 +91,11 @@ fn an_option_outside_the_table_is_refused_naming_it() {
         }
     });
     let e = compute(&outside, 1, &Progress::silent()).unwrap_err();
-    assert!(e.line.starts_with("position 7 has an option at index 12, outside the table's 10 positions"), "{e}");
+    assert!(
+        e.line
+            .starts_with("position 7 has an option at index 12, outside the table's 10 positions"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -96,7 +114,10 @@ fn a_cycle_is_refused_naming_its_positions() {
     // A long cycle: every arrow shown is a move; the positions left out are counted.
     let long = Closure(100, |p, f| f(&[(p + 1) % 100]));
     let e = compute(&long, 1, &Progress::silent()).unwrap_err();
-    assert!(e.line.ends_with("0 → 1 → 2 → 3 → (93 more) → 97 → 98 → 99 → 0 (a cycle of 100 positions)"), "{e}");
+    assert!(
+        e.line.ends_with("0 → 1 → 2 → 3 → (93 more) → 97 → 98 → 99 → 0 (a cycle of 100 positions)"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -154,7 +175,11 @@ fn ranked_games_equal_the_brute_force_and_wrong_ranks_are_refused() {
     let want = brute(side * side, &options);
     for threads in 1..4 {
         let game = Ranked(side * side, options, move |p| ((p / side) + (p % side)) as i64);
-        assert_eq!(compute(&game, threads, &Progress::silent()).unwrap(), want, "{threads} threads");
+        assert_eq!(
+            compute(&game, threads, &Progress::silent()).unwrap(),
+            want,
+            "{threads} threads"
+        );
     }
     let wrong = Ranked(side * side, options, move |p| (p % side) as i64);
     let e = compute(&wrong, 2, &Progress::silent()).unwrap_err();
@@ -189,7 +214,11 @@ impl<F: Fn(u64, &mut dyn FnMut(&[u64])) + Sync> Source for Batches<F> {
     fn worker(&self) -> Result<Box<dyn Worker + '_>, GameError> {
         struct W<'a, F: Fn(u64, &mut dyn FnMut(&[u64])) + Sync>(&'a Batches<F>);
         impl<F: Fn(u64, &mut dyn FnMut(&[u64])) + Sync> Worker for W<'_, F> {
-            fn options(&mut self, positions: &[u64], f: &mut dyn FnMut(u64, &[u64])) -> Result<(), GameError> {
+            fn options(
+                &mut self,
+                positions: &[u64],
+                f: &mut dyn FnMut(u64, &[u64]),
+            ) -> Result<(), GameError> {
                 let mut given = 0;
                 for &p in positions {
                     (self.0.1)(p, &mut |o| {
@@ -210,7 +239,11 @@ fn a_block_holds_its_budget_of_options_whatever_its_positions_return() {
     // Every position past 0 has a million options (to position 0): a block of 256 of them
     // would hold 4 GiB. A worker is handed no more positions than the block's budget holds
     // (after the first, one at a time), and no more are kept than it holds.
-    let million = Batches(40, |p, f| (0..if p > 0 { 1 << 20 } else { 0 }).for_each(|_| f(&[0])), Default::default());
+    let million = Batches(
+        40,
+        |p, f| (0..if p > 0 { 1 << 20 } else { 0 }).for_each(|_| f(&[0])),
+        Default::default(),
+    );
     for threads in 1..3 {
         million.2.store(0, Relaxed);
         let values = compute(&million, threads, &Progress::silent()).unwrap();
@@ -230,10 +263,17 @@ fn moves_that_depend_on_earlier_calls_are_refused_before_the_table_is_returned()
         (0..p).filter(|q| !(q + c).is_multiple_of(3)).for_each(|q| f(&[q]))
     });
     let e = compute(&counter, 1, &Progress::silent()).unwrap_err();
-    assert!(e.line.contains("depend on something besides the position") && e.line.contains("fresh worker"), "{e}");
+    assert!(
+        e.line.contains("depend on something besides the position")
+            && e.line.contains("fresh worker"),
+        "{e}"
+    );
     // The same game without the counter passes.
     let plain = Closure(500, |p, f| (0..p).filter(|q| q % 3 != 0).for_each(|q| f(&[q])));
-    assert_eq!(compute(&plain, 2, &Progress::silent()).unwrap(), brute(500, &|p, f| (0..p).filter(|q| q % 3 != 0).for_each(|q| f(&[q]))));
+    assert_eq!(
+        compute(&plain, 2, &Progress::silent()).unwrap(),
+        brute(500, &|p, f| (0..p).filter(|q| q % 3 != 0).for_each(|q| f(&[q])))
+    );
 }
 
 /// A source asked for summaries ([`Worker::summaries`], made from its options by default).
@@ -285,7 +325,8 @@ fn summaries_by_index_equal_the_brute_force_on_every_thread_count() {
     for (count, options) in games {
         let want = brute(count, &options);
         for threads in 1..4 {
-            let got = compute(&Summarized(Closure(count, options)), threads, &Progress::silent()).unwrap();
+            let got = compute(&Summarized(Closure(count, options)), threads, &Progress::silent())
+                .unwrap();
             assert_eq!(got, want, "{count} positions, {threads} threads");
         }
     }
@@ -306,15 +347,27 @@ fn summaries_fall_back_to_the_move_graph_and_refuse_what_options_refuse() {
             f(&[p + 1]);
         }
     };
-    assert!(compute(&Summarized(Closure(51, up)), 2, &Progress::silent()).unwrap_err().line.contains("cycle"));
-    assert_eq!(compute(&Summarized(Closure(51, down)), 2, &Progress::silent()).unwrap(), brute(51, &down));
+    assert!(
+        compute(&Summarized(Closure(51, up)), 2, &Progress::silent())
+            .unwrap_err()
+            .line
+            .contains("cycle")
+    );
+    assert_eq!(
+        compute(&Summarized(Closure(51, down)), 2, &Progress::silent()).unwrap(),
+        brute(51, &down)
+    );
     let outside = Closure(10, |p, f| {
         if p == 7 {
             f(&[3, 12])
         }
     });
     let e = compute(&Summarized(outside), 1, &Progress::silent()).unwrap_err();
-    assert!(e.line.starts_with("position 7 has an option at index 12, outside the table's 10 positions"), "{e}");
+    assert!(
+        e.line
+            .starts_with("position 7 has an option at index 12, outside the table's 10 positions"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -331,9 +384,16 @@ fn summaries_by_rank_equal_the_brute_force_and_refuse_wrong_ranks() {
     };
     let want = brute(count, &knight);
     for threads in 1..4 {
-        let got = compute(&Summarized(Ranked(count, knight, |p| (p / 24 + p % 24) as i64)), threads, &Progress::silent()).unwrap();
+        let got = compute(
+            &Summarized(Ranked(count, knight, |p| (p / 24 + p % 24) as i64)),
+            threads,
+            &Progress::silent(),
+        )
+        .unwrap();
         assert_eq!(got, want, "{threads} threads");
     }
-    let e = compute(&Summarized(Ranked(count, knight, |p| (p / 24) as i64)), 2, &Progress::silent()).unwrap_err();
+    let e =
+        compute(&Summarized(Ranked(count, knight, |p| (p / 24) as i64)), 2, &Progress::silent())
+            .unwrap_err();
     assert!(e.line.contains("every option's positions must have a smaller rank"), "{e}");
 }

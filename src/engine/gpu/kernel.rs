@@ -37,28 +37,53 @@ impl<const K: usize> GpuKernel<K> {
         let entry = |binding, ty, min_binding_size| wgpu::BindGroupLayoutEntry {
             binding,
             visibility: wgpu::ShaderStages::COMPUTE,
-            ty: wgpu::BindingType::Buffer { ty, has_dynamic_offset: binding == 0, min_binding_size },
+            ty: wgpu::BindingType::Buffer {
+                ty,
+                has_dynamic_offset: binding == 0,
+                min_binding_size,
+            },
             count: None,
         };
-        let mut entries = vec![entry(0, wgpu::BufferBindingType::Uniform, wgpu::BufferSize::new(size_of::<P>() as u64))];
-        entries.extend((read_only.iter().zip(1..)).map(|(&read_only, b)| entry(b, wgpu::BufferBindingType::Storage { read_only }, None)));
-        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: Some(name), entries: &entries });
-        let pipeline_layout =
-            device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor { label: Some(name), bind_group_layouts: &[Some(&layout)], immediate_size: 0 });
-        let module =
-            device.create_shader_module(wgpu::ShaderModuleDescriptor { label: Some(&format!("{name}.wgsl")), source: wgpu::ShaderSource::Wgsl(source.into()) });
+        let mut entries = vec![entry(
+            0,
+            wgpu::BufferBindingType::Uniform,
+            wgpu::BufferSize::new(size_of::<P>() as u64),
+        )];
+        entries.extend(
+            (read_only.iter().zip(1..)).map(|(&read_only, b)| {
+                entry(b, wgpu::BufferBindingType::Storage { read_only }, None)
+            }),
+        );
+        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some(name),
+            entries: &entries,
+        });
+        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some(name),
+            bind_group_layouts: &[Some(&layout)],
+            immediate_size: 0,
+        });
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some(&format!("{name}.wgsl")),
+            source: wgpu::ShaderSource::Wgsl(source.into()),
+        });
         let pipelines = variants.map(|(label, value)| {
             device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                 label: Some(label),
                 layout: Some(&pipeline_layout),
                 module: &module,
                 entry_point: Some("main"),
-                compilation_options: wgpu::PipelineCompilationOptions { constants: &[(constant, value)], ..Default::default() },
+                compilation_options: wgpu::PipelineCompilationOptions {
+                    constants: &[(constant, value)],
+                    ..Default::default()
+                },
                 cache: None,
             })
         });
         match pollster::block_on(scope.pop()) {
-            Some(e) => Err(format!("the {name} shader does not build on this device: {}", one_line(e))),
+            Some(e) => {
+                Err(format!("the {name} shader does not build on this device: {}", one_line(e)))
+            }
             None => Ok(GpuKernel { layout, pipelines }),
         }
     }
@@ -91,7 +116,10 @@ impl GpuEngine {
     /// limits that set it, for messages.
     pub(super) fn binding_limit(&self) -> (u64, String) {
         let limits = self.device.limits();
-        let mut limited_by = format!("max_storage_buffer_binding_size {}, max_buffer_size {}", limits.max_storage_buffer_binding_size, limits.max_buffer_size);
+        let mut limited_by = format!(
+            "max_storage_buffer_binding_size {}, max_buffer_size {}",
+            limits.max_storage_buffer_binding_size, limits.max_buffer_size
+        );
         let mut per_binding = limits.max_storage_buffer_binding_size.min(limits.max_buffer_size);
         if let Some(cap) = self.binding_cap.filter(|&cap| cap < per_binding) {
             limited_by += &format!(", capped by the caller to {cap}");
@@ -102,12 +130,21 @@ impl GpuEngine {
 
     /// Runs `build` inside out-of-memory and validation error scopes: an error the device
     /// reports there fails the build of `what` with one line.
-    pub(super) fn scoped<T>(&self, what: &str, build: impl FnOnce() -> Result<T, EngineError>) -> Result<T, EngineError> {
-        let scopes = [wgpu::ErrorFilter::OutOfMemory, wgpu::ErrorFilter::Validation].map(|f| self.device.push_error_scope(f));
+    pub(super) fn scoped<T>(
+        &self,
+        what: &str,
+        build: impl FnOnce() -> Result<T, EngineError>,
+    ) -> Result<T, EngineError> {
+        let scopes = [wgpu::ErrorFilter::OutOfMemory, wgpu::ErrorFilter::Validation]
+            .map(|f| self.device.push_error_scope(f));
         let built = build();
         for scope in scopes.into_iter().rev() {
             if let Some(e) = pollster::block_on(scope.pop()) {
-                return Err(EngineError::device(format!("GPU build of {what} failed on {}: {}", self.info.name, one_line(e))));
+                return Err(EngineError::device(format!(
+                    "GPU build of {what} failed on {}: {}",
+                    self.info.name,
+                    one_line(e)
+                )));
             }
         }
         built
@@ -115,11 +152,16 @@ impl GpuEngine {
 
     /// Bytes between dispatches' parameters of type `P` (the dynamic offset alignment).
     pub(super) fn param_stride<P>(&self) -> u64 {
-        (size_of::<P>() as u64).next_multiple_of(self.device.limits().min_uniform_buffer_offset_alignment as u64)
+        (size_of::<P>() as u64)
+            .next_multiple_of(self.device.limits().min_uniform_buffer_offset_alignment as u64)
     }
 
     /// A uniform buffer holding `params[i]` at `i` strides, and the stride.
-    pub(super) fn params_buffer<P: bytemuck::Pod>(&self, label: &str, params: &[P]) -> (wgpu::Buffer, u32) {
+    pub(super) fn params_buffer<P: bytemuck::Pod>(
+        &self,
+        label: &str,
+        params: &[P],
+    ) -> (wgpu::Buffer, u32) {
         let stride = self.param_stride::<P>() as usize;
         let mut bytes = vec![0u8; stride * params.len()];
         for (slot, p) in bytes.chunks_mut(stride).zip(params) {
@@ -128,12 +170,26 @@ impl GpuEngine {
         (self.buffer_init(label, &bytes, wgpu::BufferUsages::UNIFORM), stride as u32)
     }
 
-    pub(super) fn buffer_init(&self, label: &str, contents: &[u8], usage: wgpu::BufferUsages) -> wgpu::Buffer {
-        self.device.create_buffer_init(&wgpu::util::BufferInitDescriptor { label: Some(label), contents, usage })
+    pub(super) fn buffer_init(
+        &self,
+        label: &str,
+        contents: &[u8],
+        usage: wgpu::BufferUsages,
+    ) -> wgpu::Buffer {
+        self.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some(label),
+            contents,
+            usage,
+        })
     }
 
     pub(super) fn buffer(&self, label: &str, size: u64, usage: wgpu::BufferUsages) -> wgpu::Buffer {
-        self.device.create_buffer(&wgpu::BufferDescriptor { label: Some(label), size, usage, mapped_at_creation: false })
+        self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some(label),
+            size,
+            usage,
+            mapped_at_creation: false,
+        })
     }
 
     /// The table's storage buffers, [`VALUE_BINDINGS`] of them (those past its chunks are never
@@ -142,13 +198,22 @@ impl GpuEngine {
         (0..VALUE_BINDINGS as u64)
             .map(|i| {
                 let size = if i < table.chunks { table.chunk_bytes } else { 8 };
-                self.buffer("values", size, wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST)
+                self.buffer(
+                    "values",
+                    size,
+                    wgpu::BufferUsages::STORAGE
+                        | wgpu::BufferUsages::COPY_SRC
+                        | wgpu::BufferUsages::COPY_DST,
+                )
             })
             .collect()
     }
 
     /// Zeroes `buffers` on the device and waits.
-    pub(super) fn clear<'a>(&self, buffers: impl IntoIterator<Item = &'a wgpu::Buffer>) -> Result<(), EngineError> {
+    pub(super) fn clear<'a>(
+        &self,
+        buffers: impl IntoIterator<Item = &'a wgpu::Buffer>,
+    ) -> Result<(), EngineError> {
         let mut encoder = self.device.create_command_encoder(&Default::default());
         for buffer in buffers {
             encoder.clear_buffer(buffer, 0, None);
@@ -158,13 +223,32 @@ impl GpuEngine {
 
     /// A bind group of a kernel's `layout`: one `P` of `params` at binding 0 (the dispatch
     /// picks which by its dynamic offset), then `storage` at bindings 1, 2, ….
-    pub(super) fn bind_group<P>(&self, label: &str, layout: &wgpu::BindGroupLayout, params: &wgpu::Buffer, storage: &[&wgpu::Buffer]) -> wgpu::BindGroup {
+    pub(super) fn bind_group<P>(
+        &self,
+        label: &str,
+        layout: &wgpu::BindGroupLayout,
+        params: &wgpu::Buffer,
+        storage: &[&wgpu::Buffer],
+    ) -> wgpu::BindGroup {
         let mut entries = vec![wgpu::BindGroupEntry {
             binding: 0,
-            resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding { buffer: params, offset: 0, size: wgpu::BufferSize::new(size_of::<P>() as u64) }),
+            resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                buffer: params,
+                offset: 0,
+                size: wgpu::BufferSize::new(size_of::<P>() as u64),
+            }),
         }];
-        entries.extend(storage.iter().zip(1..).map(|(b, binding)| wgpu::BindGroupEntry { binding, resource: b.as_entire_binding() }));
-        self.device.create_bind_group(&wgpu::BindGroupDescriptor { label: Some(label), layout, entries: &entries })
+        entries.extend(
+            storage.iter().zip(1..).map(|(b, binding)| wgpu::BindGroupEntry {
+                binding,
+                resource: b.as_entire_binding(),
+            }),
+        );
+        self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some(label),
+            layout,
+            entries: &entries,
+        })
     }
 
     /// Records one dispatch of `groups[i]` workgroups (parameters at `i` strides) for each entry
@@ -185,12 +269,16 @@ impl GpuEngine {
         let max_groups = self.device.limits().max_compute_workgroups_per_dimension;
         let mut encoder = self.device.create_command_encoder(&Default::default());
         {
-            let timestamp_writes = stamps.as_ref().map(|(set, ..)| wgpu::ComputePassTimestampWrites {
-                query_set: set,
-                beginning_of_pass_write_index: Some(0),
-                end_of_pass_write_index: Some(1),
+            let timestamp_writes =
+                stamps.as_ref().map(|(set, ..)| wgpu::ComputePassTimestampWrites {
+                    query_set: set,
+                    beginning_of_pass_write_index: Some(0),
+                    end_of_pass_write_index: Some(1),
+                });
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some(label),
+                timestamp_writes,
             });
-            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some(label), timestamp_writes });
             pass.set_pipeline(pipeline);
             for (i, groups) in groups.into_iter().enumerate() {
                 pass.set_bind_group(0, bind_group, &[i as u32 * stride]);
@@ -212,9 +300,21 @@ impl GpuEngine {
 
     /// A query set for the pass's start and end, the buffer it resolves into and a readable copy.
     fn stamp_buffers(&self) -> (wgpu::QuerySet, wgpu::Buffer, wgpu::Buffer) {
-        let set = self.device.create_query_set(&wgpu::QuerySetDescriptor { label: Some("kernel"), ty: wgpu::QueryType::Timestamp, count: 2 });
-        let resolved = self.buffer("timestamps", 16, wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC);
-        let readable = self.buffer("timestamps read", 16, wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST);
+        let set = self.device.create_query_set(&wgpu::QuerySetDescriptor {
+            label: Some("kernel"),
+            ty: wgpu::QueryType::Timestamp,
+            count: 2,
+        });
+        let resolved = self.buffer(
+            "timestamps",
+            16,
+            wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+        );
+        let readable = self.buffer(
+            "timestamps read",
+            16,
+            wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        );
         (set, resolved, readable)
     }
 
@@ -222,14 +322,23 @@ impl GpuEngine {
     fn read_stamps(&self, readable: &wgpu::Buffer) -> Result<Duration, EngineError> {
         let bytes = self.map_read(readable)?;
         let ticks: [u64; 2] = bytemuck::pod_read_unaligned(&bytes);
-        let ns = ticks[1].saturating_sub(ticks[0]) as f64 * self.queue.get_timestamp_period() as f64;
+        let ns =
+            ticks[1].saturating_sub(ticks[0]) as f64 * self.queue.get_timestamp_period() as f64;
         Ok(Duration::from_nanos(ns as u64))
     }
 
     /// The table's bytes from its storage buffers, one binding at a time through one staging
     /// buffer: the `used` bytes of each, concatenated, up to `total`.
-    pub(super) fn read_table(&self, values: &[wgpu::Buffer], table: Chunks) -> Result<Vec<u8>, EngineError> {
-        let staging = self.buffer("values read", table.chunk_bytes, wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST);
+    pub(super) fn read_table(
+        &self,
+        values: &[wgpu::Buffer],
+        table: Chunks,
+    ) -> Result<Vec<u8>, EngineError> {
+        let staging = self.buffer(
+            "values read",
+            table.chunk_bytes,
+            wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        );
         let total = table.total as usize;
         let mut bytes = Vec::with_capacity(total);
         for buffer in &values[..table.chunks as usize] {
@@ -251,7 +360,9 @@ impl GpuEngine {
         self.device
             .poll(wgpu::PollType::Wait { submission_index, timeout: None })
             .map(drop)
-            .map_err(|e| EngineError::device(format!("waiting for the GPU ({}): {e}", self.info.name)))
+            .map_err(|e| {
+                EngineError::device(format!("waiting for the GPU ({}): {e}", self.info.name))
+            })
     }
 
     /// A copy of a whole MAP_READ buffer's contents.
@@ -259,9 +370,13 @@ impl GpuEngine {
         let (sender, receiver) = std::sync::mpsc::channel();
         buffer.map_async(wgpu::MapMode::Read, .., move |result| drop(sender.send(result)));
         self.wait(None)?;
-        let mapped = receiver.recv().map_err(|e| EngineError::device(format!("GPU readback: {e}")))?;
+        let mapped =
+            receiver.recv().map_err(|e| EngineError::device(format!("GPU readback: {e}")))?;
         mapped.map_err(|e| EngineError::device(format!("GPU readback: {e}")))?;
-        let bytes = buffer.get_mapped_range(..).map_err(|e| EngineError::device(format!("GPU readback: {e}")))?.to_vec();
+        let bytes = buffer
+            .get_mapped_range(..)
+            .map_err(|e| EngineError::device(format!("GPU readback: {e}")))?
+            .to_vec();
         buffer.unmap();
         Ok(bytes)
     }

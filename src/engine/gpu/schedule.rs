@@ -35,7 +35,8 @@ pub fn count_table(width: u32) -> Vec<u32> {
         for c in 0..=n {
             for d in 0..d_len {
                 let without = counts[at(n - 1, c, d)];
-                let with = if c > 0 && d >= n - c { counts[at(n - 1, c - 1, d - (n - c))] } else { 0 };
+                let with =
+                    if c > 0 && d >= n - c { counts[at(n - 1, c - 1, d - (n - c))] } else { 0 };
                 counts[at(n, c, d)] = without.checked_add(with).expect("row counts fit u32");
             }
         }
@@ -100,15 +101,19 @@ fn words_for(shift: u32) -> u64 {
 /// place in its binding times 5 stays within the shader's u32 arithmetic.
 pub fn split(width: u32, per_binding: u64, limited_by: &str) -> Result<Split, EngineError> {
     if !(1..=32).contains(&width) {
-        return Err(EngineError::refused(format!("chess rows are 1 to 32 cells wide, not {width}")));
+        return Err(EngineError::refused(format!(
+            "chess rows are 1 to 32 cells wide, not {width}"
+        )));
     }
     if let Some(split) = fit(width, per_binding) {
         return Ok(split);
     }
     let widest = (1..=32).rev().find(|&w| fit(w, per_binding).is_some());
     Err(EngineError::refused(format!(
-        "width {width} needs {} of 5-bit values, more than this device allows: at most {} per storage buffer \
-         ({limited_by}) and the engine splits the table over at most {VALUE_BINDINGS} buffers, so its widest row here \
+        "width {width} needs {} of 5-bit values, more than this device allows: at most {} per \
+            storage buffer \
+         ({limited_by}) and the engine splits the table over at most {VALUE_BINDINGS} buffers, so \
+             its widest row here \
          is {}; use --backend simd",
         in_mib(words_for(width) * 4),
         in_mib(per_binding),
@@ -123,7 +128,8 @@ fn fit(width: u32, per_binding: u64) -> Option<Split> {
         shift -= 1;
     }
     let chunks = 1u64 << (width - shift);
-    (words_for(shift) * 4 <= per_binding && chunks <= VALUE_BINDINGS as u64).then_some(Split { chunk_shift: shift, chunks: chunks as u32 })
+    (words_for(shift) * 4 <= per_binding && chunks <= VALUE_BINDINGS as u64)
+        .then_some(Split { chunk_shift: shift, chunks: chunks as u32 })
 }
 
 #[cfg(test)]

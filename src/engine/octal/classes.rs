@@ -40,7 +40,14 @@ pub(super) struct Class {
 
 impl Class {
     pub(super) fn new(d: usize, bs: Vec<usize>, words: usize) -> Class {
-        Class { d, bs, common: vec![0; words], forbidden: vec![0; words], members: vec![], rare: vec![] }
+        Class {
+            d,
+            bs,
+            common: vec![0; words],
+            forbidden: vec![0; words],
+            members: vec![],
+            rare: vec![],
+        }
     }
 
     /// Whether pair p can join C: (0, d) never can (c ⊕ c ⊕ (0, d) is itself), nor a pair

@@ -1,5 +1,6 @@
 //! A table that grows ([`Growing`]): the engine's state kept between calls, values stored at
-//! the narrowest word that holds them ([`Word`]) and widened when one outgrows it, packed at the end.
+//! the narrowest word that holds them ([`Word`]) and widened when one outgrows it, packed at the
+//! end.
 
 use super::*;
 
@@ -133,7 +134,8 @@ pub(super) fn pack<T: Word>(mut table: Vec<T>, max: u32) -> Packed {
     let out = {
         // SAFETY: u8, u16 and u32 have no padding and every byte pattern is valid; the view
         // covers exactly the table's initialised elements and ends with this block.
-        let bytes = unsafe { std::slice::from_raw_parts_mut(table.as_mut_ptr() as *mut u8, len * size) };
+        let bytes =
+            unsafe { std::slice::from_raw_parts_mut(table.as_mut_ptr() as *mut u8, len * size) };
         let (mut acc, mut have, mut out) = (0u64, 0u32, 0usize);
         for i in 0..len {
             let at = i * size;
@@ -168,7 +170,8 @@ pub(super) fn pack<T: Word>(mut table: Vec<T>, max: u32) -> Packed {
         }
         Err(table) => {
             // SAFETY: as above.
-            let bytes = unsafe { std::slice::from_raw_parts(table.as_ptr() as *const u8, len * size) };
+            let bytes =
+                unsafe { std::slice::from_raw_parts(table.as_ptr() as *const u8, len * size) };
             bytes[..out].to_vec()
         }
     };

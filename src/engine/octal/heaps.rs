@@ -48,7 +48,8 @@ impl Engine {
             }
         }
         let t = mv.tail.len();
-        let sets = |bit: u8| if mv.tail_has(bit) { vec![vec![0u64; cap / 64 + 1]; t] } else { vec![] };
+        let sets =
+            |bit: u8| if mv.tail_has(bit) { vec![vec![0u64; cap / 64 + 1]; t] } else { vec![] };
         let (tail_take, tail_split2, tail_split3) = (sets(2), sets(4), sets(8));
         Engine {
             mv,
@@ -85,12 +86,20 @@ impl Engine {
     /// (Portable builds target SSE2 only; this picks the wider code at run time.)
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn fill_avx2<T: Word>(&mut self, g: &mut Vec<T>, progress: &Progress) -> Result<(), u32> {
+    pub(super) unsafe fn fill_avx2<T: Word>(
+        &mut self,
+        g: &mut Vec<T>,
+        progress: &Progress,
+    ) -> Result<(), u32> {
         self.fill_here(g, progress)
     }
 
     #[inline(always)]
-    pub(super) fn fill_here<T: Word>(&mut self, g: &mut Vec<T>, progress: &Progress) -> Result<(), u32> {
+    pub(super) fn fill_here<T: Word>(
+        &mut self,
+        g: &mut Vec<T>,
+        progress: &Progress,
+    ) -> Result<(), u32> {
         while g.len() < self.len {
             let n = g.len();
             let v = self.value(g, n);
@@ -153,11 +162,18 @@ impl Engine {
     /// Chooses each class's common pairs afresh from the counts so far and lists its rare heaps.
     pub(super) fn choose<T: Word>(&mut self, g: &[T]) {
         let n = g.len();
-        let mut by_pair: Vec<usize> = (0..self.counts.len()).filter(|&p| self.counts[p] > 0).collect();
+        let mut by_pair: Vec<usize> =
+            (0..self.counts.len()).filter(|&p| self.counts[p] > 0).collect();
         by_pair.sort_by_key(|&p| (std::cmp::Reverse(self.counts[p]), p));
-        let mut values: Vec<usize> = (0..self.cap).filter(|&v| self.counts[2 * v] + self.counts[2 * v + 1] > 0).collect();
-        values.sort_by_key(|&v| (std::cmp::Reverse(self.counts[2 * v] + self.counts[2 * v + 1]), v));
-        let by_value: Vec<usize> = values.iter().flat_map(|&v| [2 * v, 2 * v + 1]).filter(|&p| self.counts[p] > 0).collect();
+        let mut values: Vec<usize> =
+            (0..self.cap).filter(|&v| self.counts[2 * v] + self.counts[2 * v + 1] > 0).collect();
+        values
+            .sort_by_key(|&v| (std::cmp::Reverse(self.counts[2 * v] + self.counts[2 * v + 1]), v));
+        let by_value: Vec<usize> = values
+            .iter()
+            .flat_map(|&v| [2 * v, 2 * v + 1])
+            .filter(|&p| self.counts[p] > 0)
+            .collect();
         let mut rare = 0;
         for c in &mut self.classes {
             let a = c.greedy(&by_pair, &self.counts);
@@ -269,7 +285,8 @@ impl Engine {
                 if mv.unequal && s.is_multiple_of(2) {
                     // Grundy's game: not the equal split.
                     let half = c.rare.partition_point(|&(r, _)| (r as usize) < s / 2);
-                    let skip = half + usize::from(c.rare.get(half).is_some_and(|&(r, _)| r as usize == s / 2));
+                    let skip = half
+                        + usize::from(c.rare.get(half).is_some_and(|&(r, _)| r as usize == s / 2));
                     mark(&c.rare[..half]);
                     mark(&c.rare[skip..below.max(skip)]);
                 } else {
@@ -307,7 +324,8 @@ impl Engine {
     /// wanted value that is not an option after all, else `x`.
     #[inline(always)]
     fn look_for_wanted<T: Word>(&mut self, g: &[T], n: usize, active: [bool; 2], x: u32) -> u32 {
-        let (p, mv, classes, marks, want) = (n & 1, &self.mv, &self.classes, &mut self.marks, &mut self.want);
+        let (p, mv, classes, marks, want) =
+            (n & 1, &self.mv, &self.classes, &mut self.marks, &mut self.want);
         let unsafe_in = |ci: usize, x: u32| active[ci] && has(&classes[ci].forbidden, pair(x, p));
         // Look for each wanted value among all splits of the classes where it is forbidden (in
         // the others it is not an option: it would have been seen).

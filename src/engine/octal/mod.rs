@@ -30,8 +30,8 @@
 //!   compiled for AVX2 and picked at run time. Scans longer than 2^17 splits are shared by the
 //!   threads; the heaps themselves form one dependency chain (a split reads g(n−b−1)), so a
 //!   single long table gains little from more cores.
-//! - OctalMoves of a repeating tail (`0.[3]`, take any number) are infinitely many: they are kept as
-//!   per-residue sets of the values (or split values) of every rest so far, each grown by one
+//! - OctalMoves of a repeating tail (`0.[3]`, take any number) are infinitely many: they are kept
+//!   as per-residue sets of the values (or split values) of every rest so far, each grown by one
 //!   rest per heap, so a heap costs a few set unions instead of a pass over all smaller heaps.
 //! - Splits into three heaps (digit 8) are enumerated in full: correct, cubic.
 //!
@@ -43,9 +43,9 @@
 //! and `--prove` look for a rule at 4096, 16384, ... heaps and at the lengths the Guy–Smith
 //! theorem asks for on one table, never recomputing a heap.
 //!
-//! By concern: this file holds the moves ([`OctalMoves`]) and the entry points; `heaps.rs` the engine
-//! that takes heap after heap; `classes.rs` the rare/common classes; `scans.rs` the scans over
-//! a heap's splits; `growing.rs` the growing table and its value store.
+//! By concern: this file holds the moves ([`OctalMoves`]) and the entry points; `heaps.rs` the
+//! engine that takes heap after heap; `classes.rs` the rare/common classes; `scans.rs` the scans
+//! over a heap's splits; `growing.rs` the growing table and its value store.
 
 use super::EngineError;
 use crate::games::takebreak::Code;
@@ -86,7 +86,8 @@ impl OctalMoves {
     /// The moves of a take-and-break code.
     pub fn code(code: &Code) -> OctalMoves {
         let finite = code.digits.clone();
-        let with = |bit: u8| (1..=finite.len()).filter(|&k| finite[k - 1] & bit != 0).collect::<Vec<_>>();
+        let with =
+            |bit: u8| (1..=finite.len()).filter(|&k| finite[k - 1] & bit != 0).collect::<Vec<_>>();
         let mut split2 = with(4);
         let mut split3 = with(8);
         if code.d0 & 4 != 0 {
@@ -95,12 +96,26 @@ impl OctalMoves {
         if code.d0 & 8 != 0 {
             split3.insert(0, 0);
         }
-        OctalMoves { take: with(2), split2, split3, finite, tail: code.tail.clone(), unequal: false }
+        OctalMoves {
+            take: with(2),
+            split2,
+            split3,
+            finite,
+            tail: code.tail.clone(),
+            unequal: false,
+        }
     }
 
     /// Grundy's game: split a heap into two unequal non-empty heaps.
     pub fn grundy() -> OctalMoves {
-        OctalMoves { finite: vec![], take: vec![], split2: vec![0], split3: vec![], tail: vec![], unequal: true }
+        OctalMoves {
+            finite: vec![],
+            take: vec![],
+            split2: vec![0],
+            split3: vec![],
+            tail: vec![],
+            unequal: true,
+        }
     }
 
     /// Whether a heap of exactly n may be taken whole.
@@ -123,7 +138,12 @@ impl OctalMoves {
 }
 
 /// Values of heaps 0..len of `code`, on up to `threads` threads.
-pub fn takebreak(code: &Code, len: u64, threads: usize, progress: &Progress) -> Result<Packed, EngineError> {
+pub fn takebreak(
+    code: &Code,
+    len: u64,
+    threads: usize,
+    progress: &Progress,
+) -> Result<Packed, EngineError> {
     run(&OctalMoves::code(code), len, Par { threads, from: PARALLEL_SCAN }, progress)
 }
 
@@ -141,7 +161,12 @@ pub struct Par {
 
 /// Values of heaps 0..len of the game with `moves`; tests lower `par.from` so that short scans
 /// take the threaded path too. Fails where the values do not fit in memory.
-pub fn run(moves: &OctalMoves, len: u64, par: Par, progress: &Progress) -> Result<Packed, EngineError> {
+pub fn run(
+    moves: &OctalMoves,
+    len: u64,
+    par: Par,
+    progress: &Progress,
+) -> Result<Packed, EngineError> {
     let mut table = Growing::new(moves, par);
     table.grow(len, progress)?;
     Ok(table.into_packed())

@@ -56,7 +56,10 @@ impl Marks {
     pub(super) fn rare_splits<T: Word>(&mut self, g: &[T], s: usize, rare: &[(u32, u32)]) {
         let (mark, stamp) = (&mut self.mark[..], self.stamp);
         assert!(mark.len().is_power_of_two() && s <= g.len());
-        assert!(rare.first().is_none_or(|&(r, _)| r >= 1) && rare.last().is_none_or(|&(r, _)| (r as usize) < s));
+        assert!(
+            rare.first().is_none_or(|&(r, _)| r >= 1)
+                && rare.last().is_none_or(|&(r, _)| (r as usize) < s)
+        );
         let top = mark.len() - 1;
         for &(r, x) in rare {
             // SAFETY: rare heaps ascend, so 1 ≤ r < s ≤ g.len() for each (asserted at both ends),
@@ -84,7 +87,15 @@ impl Marks {
 /// Removes from `want` every value g(a) ⊕ g(s−a) for a in lo..hi, stopping once none is left;
 /// on `par.threads` threads when the range is longer than `par.from`.
 #[inline(always)]
-pub(super) fn scan<T: Word>(g: &[T], s: usize, lo: usize, hi: usize, want: &mut Vec<u32>, par: Par, marks: &mut Marks) {
+pub(super) fn scan<T: Word>(
+    g: &[T],
+    s: usize,
+    lo: usize,
+    hi: usize,
+    want: &mut Vec<u32>,
+    par: Par,
+    marks: &mut Marks,
+) {
     let threads = par.threads;
     if threads > 1 && hi > lo + par.from {
         // A first stretch alone: most scans end in it.
@@ -121,7 +132,14 @@ pub(super) fn scan<T: Word>(g: &[T], s: usize, lo: usize, hi: usize, want: &mut 
 
 /// `scan` on this thread.
 #[inline(always)]
-pub(super) fn scan_here<T: Word>(g: &[T], s: usize, lo: usize, hi: usize, want: &mut Vec<u32>, marks: &mut Marks) {
+pub(super) fn scan_here<T: Word>(
+    g: &[T],
+    s: usize,
+    lo: usize,
+    hi: usize,
+    want: &mut Vec<u32>,
+    marks: &mut Marks,
+) {
     let lanes = CHUNK_BYTES / std::mem::size_of::<T>();
     let mut a = lo;
     while !want.is_empty() && a < hi {
@@ -182,7 +200,14 @@ pub(super) const MANY: usize = 8;
 /// From `*a`, the first chunk of `lanes` splits with a wanted value (`*a` left at its start), or
 /// None (`*a` left where whole chunks end).
 #[inline(always)]
-pub(super) fn find_chunk<T: Word, const K: usize>(g: &[T], s: usize, a: &mut usize, hi: usize, lanes: usize, want: &[u32]) -> Option<usize> {
+pub(super) fn find_chunk<T: Word, const K: usize>(
+    g: &[T],
+    s: usize,
+    a: &mut usize,
+    hi: usize,
+    lanes: usize,
+    want: &[u32],
+) -> Option<usize> {
     let w: [T; K] = std::array::from_fn(|i| T::new(want[i.min(want.len() - 1)]));
     while *a + lanes <= hi {
         let front = &g[*a..*a + lanes];

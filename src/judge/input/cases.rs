@@ -66,11 +66,18 @@ impl Counted {
         E: From<InputError>,
     {
         for case in from..=cases {
-            let n = input.next(self.count.0, self.count.1, &format_args!("{} of case {case}", self.count_name))?;
+            let n = input.next(
+                self.count.0,
+                self.count.1,
+                &format_args!("{} of case {case}", self.count_name),
+            )?;
             let what = format_args!("{} in case {case}", self.body_name);
             let say = beyond.map(|b| move |token: &str, v: Option<u64>| b(&what, token, v));
             let say = say.as_ref().map(|s| s as &dyn Fn(&str, Option<u64>) -> String);
-            let sum = input.fold_or(n, body.min, body.max, &what, say, Sum::default(), |s, v| s.plus((body.value)(v)))?;
+            let sum =
+                input.fold_or(n, body.min, body.max, &what, say, Sum::default(), |s, v| {
+                    s.plus((body.value)(v))
+                })?;
             answer(case, sum)?;
         }
         input.expect_end(&format!("the {cases} cases"))?;
@@ -96,9 +103,24 @@ impl Counted {
         let Ok(Some(cases)) = head.next_in(self.cases.0, self.cases.1, &"") else {
             return self.answer_stream(body, beyond, &mut Scanner::over(data, 0, 0, 0), answer);
         };
-        match prefix::walk_cases(data, head.offset() as usize, par, cases, self.count, body, &mut *answer)? {
+        match prefix::walk_cases(
+            data,
+            head.offset() as usize,
+            par,
+            cases,
+            self.count,
+            body,
+            &mut *answer,
+        )? {
             Walked::Done => Ok(()),
-            Walked::Resume { case, offset } => self.answer_from(body, beyond, &mut Scanner::resume(data, offset), cases, case, answer),
+            Walked::Resume { case, offset } => self.answer_from(
+                body,
+                beyond,
+                &mut Scanner::resume(data, offset),
+                cases,
+                case,
+                answer,
+            ),
         }
     }
 }
@@ -147,7 +169,10 @@ pub fn answer_cases<S: Numbers, C: Send, E: From<io::Error>>(
                     out.write_all(&batches.recv().unwrap_or_default())?;
                 }
                 first += batch as u64;
-                batches.send((first - batch as u64, std::mem::replace(&mut cases, Vec::with_capacity(batch))));
+                batches.send((
+                    first - batch as u64,
+                    std::mem::replace(&mut cases, Vec::with_capacity(batch)),
+                ));
             }
         };
         batches.send((first, cases));

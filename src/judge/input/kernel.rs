@@ -16,24 +16,41 @@ use portable::portable;
 use portable::swar;
 pub(super) use portable::{count_newlines, digits_before, token_len};
 
-/// The bulk path of [`Scanner::fold_some`](super::Scanner::fold_some) over `window` from `pos` (at whitespace or at a
-/// token's start): 64-byte blocks whose bytes SIMD compares classify as whitespace, digit or
-/// other, so that all token boundaries of a block are known at once as bit masks and each
-/// number is converted independently of the one before (no serial byte loop, no branch per
-/// byte). Returns the fold, the count left and where it stopped: at a block holding another
-/// byte, an over-long token or an out-of-range number (which the caller's byte-at-a-time path
-/// then reads), or where fewer than 64 bytes are left.
+/// The bulk path of [`Scanner::fold_some`](super::Scanner::fold_some) over `window` from `pos` (at
+/// whitespace or at a token's start): 64-byte blocks whose bytes SIMD compares classify as
+/// whitespace, digit or other, so that all token boundaries of a block are known at once as bit
+/// masks and each number is converted independently of the one before (no serial byte loop, no
+/// branch per byte). Returns the fold, the count left and where it stopped: at a block holding
+/// another byte, an over-long token or an out-of-range number (which the caller's byte-at-a-time
+/// path then reads), or where fewer than 64 bytes are left.
 ///
 /// Runs of 64 numbers or more go to the AVX2 kernel where [`NumberKernel::chosen`] says so.
 #[inline(always)]
-pub(crate) fn blocks<A>(window: &[u8], pos: usize, left: u64, min: u64, max: u64, acc: A, f: &mut impl FnMut(A, u64) -> A) -> (A, u64, usize) {
+pub(crate) fn blocks<A>(
+    window: &[u8],
+    pos: usize,
+    left: u64,
+    min: u64,
+    max: u64,
+    acc: A,
+    f: &mut impl FnMut(A, u64) -> A,
+) -> (A, u64, usize) {
     blocks_on(NumberKernel::chosen(), window, pos, left, min, max, acc, f)
 }
 
 /// [`blocks`] on `kernel`, which must be [`available`](NumberKernel::available).
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-fn blocks_on<A>(kernel: NumberKernel, window: &[u8], pos: usize, left: u64, min: u64, max: u64, acc: A, f: &mut impl FnMut(A, u64) -> A) -> (A, u64, usize) {
+fn blocks_on<A>(
+    kernel: NumberKernel,
+    window: &[u8],
+    pos: usize,
+    left: u64,
+    min: u64,
+    max: u64,
+    acc: A,
+    f: &mut impl FnMut(A, u64) -> A,
+) -> (A, u64, usize) {
     #[cfg(target_arch = "x86_64")]
     if left >= 64 && kernel == NumberKernel::Avx2 {
         assert!(avx2::available(), "the AVX2 kernel on a CPU without AVX2");
@@ -59,7 +76,11 @@ impl NumberKernel {
         static CHOSEN: OnceLock<NumberKernel> = OnceLock::new();
         *CHOSEN.get_or_init(|| {
             let forced = std::env::var_os("SGQ_KERNEL").is_some_and(|k| k == "portable");
-            if !forced && NumberKernel::Avx2.available() { NumberKernel::Avx2 } else { NumberKernel::Portable }
+            if !forced && NumberKernel::Avx2.available() {
+                NumberKernel::Avx2
+            } else {
+                NumberKernel::Portable
+            }
         })
     }
 

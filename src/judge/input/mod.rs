@@ -95,10 +95,23 @@ pub trait Numbers {
     fn next(&mut self, min: u64, max: u64, what: &dyn fmt::Display) -> Result<u64, InputError>;
 
     /// The same, `None` at the end of the input.
-    fn next_in(&mut self, min: u64, max: u64, what: &dyn fmt::Display) -> Result<Option<u64>, InputError>;
+    fn next_in(
+        &mut self,
+        min: u64,
+        max: u64,
+        what: &dyn fmt::Display,
+    ) -> Result<Option<u64>, InputError>;
 
     /// `count` numbers in `min..=max`, folded into `acc` by `f` (the scanner's bulk path).
-    fn fold<A>(&mut self, count: u64, min: u64, max: u64, what: &dyn fmt::Display, mut acc: A, mut f: impl FnMut(A, u64) -> A) -> Result<A, InputError> {
+    fn fold<A>(
+        &mut self,
+        count: u64,
+        min: u64,
+        max: u64,
+        what: &dyn fmt::Display,
+        mut acc: A,
+        mut f: impl FnMut(A, u64) -> A,
+    ) -> Result<A, InputError> {
         for _ in 0..count {
             acc = f(acc, self.next(min, max, what)?);
         }

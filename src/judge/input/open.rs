@@ -81,10 +81,12 @@ impl InputChoice {
                 Ok(Opened::Mapped(MappedFile { map, from: from as usize }, par))
             }
             // A pipe, with a core to spare: read ahead on a thread of its own.
-            _ if par.threads > 1 && meta.as_ref().is_some_and(|m| m.file_type().is_fifo()) => match ReadAhead::new(file) {
-                Ok(r) => Ok(Opened::Stream(Box::new(r))),
-                Err(file) => Ok(Opened::Stream(Box::new(file))),
-            },
+            _ if par.threads > 1 && meta.as_ref().is_some_and(|m| m.file_type().is_fifo()) => {
+                match ReadAhead::new(file) {
+                    Ok(r) => Ok(Opened::Stream(Box::new(r))),
+                    Err(file) => Ok(Opened::Stream(Box::new(file))),
+                }
+            }
             // Not a regular file, small, or the system would not map it: stream it.
             _ => Ok(Opened::Stream(Box::new(file))),
         }
@@ -100,7 +102,8 @@ impl InputChoice {
 #[cfg(target_os = "linux")]
 fn on_truncated_input() {
     extern "C" fn on_sigbus(_: libc::c_int) {
-        const MESSAGE: &[u8] = b"sgq: error: the input file was cut short while sgq read it (did another process truncate it?); \
+        const MESSAGE: &[u8] = b"sgq: error: the input file was cut short while sgq read it (did \
+            another process truncate it?); \
 answer a file that changes through a pipe: cat FILE | sgq ...\n";
         // SAFETY: write(2) and _exit(2) are async-signal-safe; MESSAGE is static.
         unsafe {

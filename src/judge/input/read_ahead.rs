@@ -61,7 +61,8 @@ impl ReadAhead {
     /// thread (then the caller reads it itself).
     pub fn new<R: Read + Send + 'static>(mut src: R) -> Result<ReadAhead, R> {
         let shared = Arc::new(AheadShared::default());
-        shared.state.lock().unwrap_or_else(|e| e.into_inner()).empty = (0..CHUNKS).map(|_| Vec::with_capacity(CHUNK)).collect();
+        shared.state.lock().unwrap_or_else(|e| e.into_inner()).empty =
+            (0..CHUNKS).map(|_| Vec::with_capacity(CHUNK)).collect();
         let reader = Arc::clone(&shared);
         // The source goes to the thread through a slot, so that it comes back if no thread starts.
         let slot = Arc::new(Mutex::new(None::<R>));
@@ -76,7 +77,11 @@ impl ReadAhead {
             // and the process ends without it (see `Drop`).
             Ok(_) => Ok(ReadAhead { shared, cur: Vec::new(), at: 0, ended: false }),
             Err(_) => {
-                src = slot.lock().unwrap_or_else(|e| e.into_inner()).take().expect("no thread took the source");
+                src = slot
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .take()
+                    .expect("no thread took the source");
                 Err(src)
             }
         }
@@ -108,7 +113,9 @@ fn read_ahead(mut src: impl Read, shared: &AheadShared) {
                 Ok(n) => {
                     len += n;
                     // Hand it over when full, or at once if the parse waits for it.
-                    if len == CHUNK || shared.state.lock().unwrap_or_else(|e| e.into_inner()).waiting {
+                    if len == CHUNK
+                        || shared.state.lock().unwrap_or_else(|e| e.into_inner()).waiting
+                    {
                         break None;
                     }
                 }
@@ -206,7 +213,9 @@ mod tests {
             if self.turn.is_multiple_of(7) {
                 return Err(io::ErrorKind::Interrupted.into());
             }
-            let n = self.steps[self.turn % self.steps.len()].min(out.len()).min(self.data.len() - self.at);
+            let n = self.steps[self.turn % self.steps.len()]
+                .min(out.len())
+                .min(self.data.len() - self.at);
             out[..n].copy_from_slice(&self.data[self.at..self.at + n]);
             self.at += n;
             Ok(n)
@@ -215,13 +224,18 @@ mod tests {
 
     #[test]
     fn gives_every_byte_in_order_then_the_end_or_the_error() {
-        for (len, steps) in
-            [(0, vec![1]), (1, vec![1]), (5 * CHUNK + 17, vec![65536, 1, 4096, 300_000]), (CHUNK * CHUNKS * 3, vec![CHUNK]), (100_000, vec![3, 1000])]
-        {
+        for (len, steps) in [
+            (0, vec![1]),
+            (1, vec![1]),
+            (5 * CHUNK + 17, vec![65536, 1, 4096, 300_000]),
+            (CHUNK * CHUNKS * 3, vec![CHUNK]),
+            (100_000, vec![3, 1000]),
+        ] {
             let data: Vec<u8> = (0..len).map(|i| (i * 7 + i / 1000) as u8).collect();
             for fail in [false, true] {
                 for out_size in [1usize, 4096, 256 * 1024] {
-                    let src = Steps { data: data.clone(), at: 0, steps: steps.clone(), turn: 0, fail };
+                    let src =
+                        Steps { data: data.clone(), at: 0, steps: steps.clone(), turn: 0, fail };
                     let Ok(mut r) = ReadAhead::new(src) else { panic!("no thread") };
                     let mut got = Vec::new();
                     let mut buf = vec![0; out_size];
@@ -232,7 +246,12 @@ mod tests {
                             Err(e) => break Err(e.to_string()),
                         }
                     };
-                    assert!(got == data, "len {len}, steps {steps:?}, reads of {out_size}: {} bytes, not {}", got.len(), data.len());
+                    assert!(
+                        got == data,
+                        "len {len}, steps {steps:?}, reads of {out_size}: {} bytes, not {}",
+                        got.len(),
+                        data.len()
+                    );
                     assert_eq!(end, if fail { Err("broken source".to_string()) } else { Ok(()) });
                     assert_eq!(r.read(&mut buf).unwrap(), 0, "nothing after the end");
                 }
@@ -244,7 +263,8 @@ mod tests {
     fn stopping_early_leaves_the_reader_to_end() {
         // The parse stops after a few bytes of a long input: dropping it must not wait on the
         // reader (which is blocked, waiting for an empty buffer).
-        let src = Steps { data: vec![b'1'; CHUNK * 10], at: 0, steps: vec![CHUNK], turn: 0, fail: false };
+        let src =
+            Steps { data: vec![b'1'; CHUNK * 10], at: 0, steps: vec![CHUNK], turn: 0, fail: false };
         let Ok(mut r) = ReadAhead::new(src) else { panic!("no thread") };
         let mut buf = [0; 10];
         assert_eq!(r.read(&mut buf).unwrap(), 10);

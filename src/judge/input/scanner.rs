@@ -123,7 +123,17 @@ impl<'a> Scanner<io::Empty, &'a [u8]> {
     /// whose first byte is at offset `line_start` (for positions in messages; all 0 for input
     /// that starts there).
     pub fn over(input: &'a [u8], at: u64, lines: u64, line_start: u64) -> Self {
-        Scanner { src: io::empty(), end: input.len(), buf: input, pos: 0, eof: true, base: at, lines, line_start, slow_token: (u64::MAX, u64::MAX) }
+        Scanner {
+            src: io::empty(),
+            end: input.len(),
+            buf: input,
+            pos: 0,
+            eof: true,
+            base: at,
+            lines,
+            line_start,
+            slow_token: (u64::MAX, u64::MAX),
+        }
     }
 
     /// A scanner over `data[at..]` that names places as in the whole of `data` (the newlines
@@ -257,13 +267,24 @@ impl<R: Read, B: Buf> Scanner<R, B> {
     /// Reads the next token as a number in `min..=max`; `None` at the end of the input.
     /// `what` names the number for messages ("heap size in case 3").
     #[inline]
-    pub fn next_in(&mut self, min: u64, max: u64, what: &dyn fmt::Display) -> Result<Option<u64>, InputError> {
+    pub fn next_in(
+        &mut self,
+        min: u64,
+        max: u64,
+        what: &dyn fmt::Display,
+    ) -> Result<Option<u64>, InputError> {
         self.next_in_or(min, max, what, None)
     }
 
     /// [`next_in`](Scanner::next_in), with `beyond` writing the message for a number past `max`.
     #[inline]
-    pub fn next_in_or(&mut self, min: u64, max: u64, what: &dyn fmt::Display, beyond: Beyond) -> Result<Option<u64>, InputError> {
+    pub fn next_in_or(
+        &mut self,
+        min: u64,
+        max: u64,
+        what: &dyn fmt::Display,
+        beyond: Beyond,
+    ) -> Result<Option<u64>, InputError> {
         if !self.skip_space()? {
             return Ok(None);
         }
@@ -292,7 +313,13 @@ impl<R: Read, B: Buf> Scanner<R, B> {
     /// (leading zeros are skipped as they come), and only its start offset and first bytes are
     /// kept, so a token is judged the same wherever it falls and however the input arrives.
     #[cold]
-    fn slow_number(&mut self, min: u64, max: u64, what: &dyn fmt::Display, beyond: Beyond) -> Result<u64, InputError> {
+    fn slow_number(
+        &mut self,
+        min: u64,
+        max: u64,
+        what: &dyn fmt::Display,
+        beyond: Beyond,
+    ) -> Result<u64, InputError> {
         let start = self.offset();
         let mut head = Head::new();
         let mut value: Option<u64> = Some(0); // None once past u64
@@ -317,7 +344,8 @@ impl<R: Read, B: Buf> Scanner<R, B> {
         let ends_cleanly = self.pos == self.end || CLASS[self.buf[self.pos] as usize] == SPACE;
         if !digits || !ends_cleanly {
             self.gather(&mut head)?;
-            let message = format!("expected {what} (a whole number {min} to {max}), found `{}`", head.show());
+            let message =
+                format!("expected {what} (a whole number {min} to {max}), found `{}`", head.show());
             return Err(InputError::Format { at: self.position_of(start), message });
         }
         match value {
@@ -343,7 +371,15 @@ impl<R: Read, B: Buf> Scanner<R, B> {
     ///
     /// [`next`]: Scanner::next
     #[inline]
-    pub fn fold<A>(&mut self, count: u64, min: u64, max: u64, what: &dyn fmt::Display, acc: A, f: impl FnMut(A, u64) -> A) -> Result<A, InputError> {
+    pub fn fold<A>(
+        &mut self,
+        count: u64,
+        min: u64,
+        max: u64,
+        what: &dyn fmt::Display,
+        acc: A,
+        f: impl FnMut(A, u64) -> A,
+    ) -> Result<A, InputError> {
         self.fold_or(count, min, max, what, None, acc, f)
     }
 
@@ -362,7 +398,9 @@ impl<R: Read, B: Buf> Scanner<R, B> {
     ) -> Result<A, InputError> {
         match self.fold_some(count, min, max, what, beyond, acc, f) {
             (acc, _, None) => Ok(acc),
-            (_, _, Some(Halt::End)) => self.error(self.pos, format!("input ends where {what} was expected")),
+            (_, _, Some(Halt::End)) => {
+                self.error(self.pos, format!("input ends where {what} was expected"))
+            }
             (_, _, Some(Halt::Bad(e))) => Err(e),
         }
     }
@@ -431,7 +469,13 @@ impl<R: Read, B: Buf> Scanner<R, B> {
 
     /// [`next`](Scanner::next), with `beyond` writing the message for a number past `max`.
     #[inline]
-    pub fn next_or(&mut self, min: u64, max: u64, what: &dyn fmt::Display, beyond: Beyond) -> Result<u64, InputError> {
+    pub fn next_or(
+        &mut self,
+        min: u64,
+        max: u64,
+        what: &dyn fmt::Display,
+        beyond: Beyond,
+    ) -> Result<u64, InputError> {
         match self.next_in_or(min, max, what, beyond)? {
             Some(v) => Ok(v),
             None => self.error(self.pos, format!("input ends where {what} was expected")),
@@ -459,7 +503,11 @@ impl<R: Read, B: Buf> Scanner<R, B> {
             start -= 1;
         }
         let (slow_start, slow_end) = self.slow_token;
-        let at = if start == 0 && slow_end == self.offset() && slow_start < self.base { self.position_of(slow_start) } else { self.position(start) };
+        let at = if start == 0 && slow_end == self.offset() && slow_start < self.base {
+            self.position_of(slow_start)
+        } else {
+            self.position(start)
+        };
         InputError::Format { at, message }
     }
 }
@@ -471,12 +519,25 @@ impl<R: Read, B: Buf> Numbers for Scanner<R, B> {
     }
 
     #[inline]
-    fn next_in(&mut self, min: u64, max: u64, what: &dyn fmt::Display) -> Result<Option<u64>, InputError> {
+    fn next_in(
+        &mut self,
+        min: u64,
+        max: u64,
+        what: &dyn fmt::Display,
+    ) -> Result<Option<u64>, InputError> {
         Scanner::next_in(self, min, max, what)
     }
 
     #[inline]
-    fn fold<A>(&mut self, count: u64, min: u64, max: u64, what: &dyn fmt::Display, acc: A, f: impl FnMut(A, u64) -> A) -> Result<A, InputError> {
+    fn fold<A>(
+        &mut self,
+        count: u64,
+        min: u64,
+        max: u64,
+        what: &dyn fmt::Display,
+        acc: A,
+        f: impl FnMut(A, u64) -> A,
+    ) -> Result<A, InputError> {
         Scanner::fold(self, count, min, max, what, acc, f)
     }
 

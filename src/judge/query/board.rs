@@ -40,14 +40,15 @@ pub(super) fn board_value(
         // written to, not carried in the fold, which moves its state once a token.
         const NO_X: u64 = u64::MAX;
         let start = (0u64, 0u64, carried.map_or(NO_X, |p| p.x));
-        let ((count, tokens, x), _, halt) = scan.fold_some(u64::MAX, 0, n - 1, &"", None, start, |(count, tokens, x), c| {
-            if x == NO_X {
-                return (count, tokens + 1, c);
-            }
-            lines.extend_from_slice(buf.format(g.get(x * n + c)).as_bytes());
-            lines.push(b'\n');
-            (count + 1, tokens + 1, NO_X)
-        });
+        let ((count, tokens, x), _, halt) =
+            scan.fold_some(u64::MAX, 0, n - 1, &"", None, start, |(count, tokens, x), c| {
+                if x == NO_X {
+                    return (count, tokens + 1, c);
+                }
+                lines.extend_from_slice(buf.format(g.get(x * n + c)).as_bytes());
+                lines.push(b'\n');
+                (count + 1, tokens + 1, NO_X)
+            });
         let x = (x != NO_X).then_some(x);
         // Where the x waiting for its y starts: read in this piece (its last token read), or
         // carried into it.
@@ -56,7 +57,8 @@ pub(super) fn board_value(
             (Some(_), 0) => carried,
             (Some(x), t) => Some(Pending { x, at: token_start(data, r.start, t - 1) }),
         };
-        let stop = matches!(halt, Some(Halt::Bad(_))).then(|| pending.map_or_else(|| token_start(data, r.start, tokens), |p| p.at));
+        let stop = matches!(halt, Some(Halt::Bad(_)))
+            .then(|| pending.map_or_else(|| token_start(data, r.start, tokens), |p| p.at));
         BoardLines { lines, count, pending, stop }
     };
     // Where the streaming path takes over: a byte offset, and that position's number.
@@ -105,14 +107,36 @@ struct BoardLines {
 /// 65 535 and more) goes on from its case with `u32` tokens. A count past that, a coordinate off
 /// the board, the input ending inside a case, or input after the last one hands over to
 /// [`Summer::cases`] at the start of that case.
-pub(super) fn board_sum(summer: &mut Summer, n: u64, data: &[u8], par: Parallel, out: &mut impl Write) -> Result<(), JudgeError> {
+pub(super) fn board_sum(
+    summer: &mut Summer,
+    n: u64,
+    data: &[u8],
+    par: Parallel,
+    out: &mut impl Write,
+) -> Result<(), JudgeError> {
     let mut head = Scanner::over(data, 0, 0, 0);
     let Ok(Some(cases)) = head.next_in(0, u64::MAX, &"the case count T") else {
         return summer.all(&mut Scanner::over(data, 0, 0, 0), out);
     };
     let mut squares = Vec::new();
-    let Some(at) = board_walk::<u16>(summer, n, data, par, out, cases, (1, head.offset() as usize), &mut squares)? else { return Ok(()) };
-    let Some((case, offset)) = board_walk::<u32>(summer, n, data, par, out, cases, at, &mut squares)? else { return Ok(()) };
+    let Some(at) = board_walk::<u16>(
+        summer,
+        n,
+        data,
+        par,
+        out,
+        cases,
+        (1, head.offset() as usize),
+        &mut squares,
+    )?
+    else {
+        return Ok(());
+    };
+    let Some((case, offset)) =
+        board_walk::<u32>(summer, n, data, par, out, cases, at, &mut squares)?
+    else {
+        return Ok(());
+    };
     summer.cases(&mut Scanner::resume(data, offset), out, cases, case)
 }
 
@@ -156,7 +180,11 @@ fn board_walk<T: Token>(
                 let pairs = (rest.len() / 2).min(left).min(SQUARES);
                 let before = squares.len();
                 squares.extend(
-                    rest[..2 * pairs].chunks_exact(2).map(|p| (p[0].get(), p[1].get())).take_while(|&(a, b)| a < side && b < side).map(|(a, b)| a * n + b),
+                    rest[..2 * pairs]
+                        .chunks_exact(2)
+                        .map(|p| (p[0].get(), p[1].get()))
+                        .take_while(|&(a, b)| a < side && b < side)
+                        .map(|(a, b)| a * n + b),
                 );
                 let done = squares.len() - before;
                 t.skip(2 * done);

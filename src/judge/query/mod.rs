@@ -23,7 +23,12 @@ use std::io::{Read, Write};
 use std::ops::Range;
 
 /// `sgq value`: every position on the input, its value on a line of its own, until the end.
-pub fn value<'a>(table: impl Into<FoundTable<'a>>, input: impl Read, out: &mut impl Write, note: &mut dyn FnMut(&str)) -> Result<(), JudgeError> {
+pub fn value<'a>(
+    table: impl Into<FoundTable<'a>>,
+    input: impl Read,
+    out: &mut impl Write,
+    note: &mut dyn FnMut(&str),
+) -> Result<(), JudgeError> {
     let g = Lookup::new(table)?;
     let noted = !g.unproven();
     value_from(&g, &mut Scanner::new(input), out, note, 1, noted)
@@ -59,11 +64,12 @@ pub fn value_bytes<'a>(
         // A line is about as long as its position (the buffer grows where values are longer).
         // The lines are written to, not carried in the fold, which moves its state once a token.
         let mut lines = Vec::with_capacity(r.len() + 64);
-        let ((count, past), _, halt) = scan.fold_some(u64::MAX, 0, max, &"", None, (0u64, false), |(count, past), p| {
-            lines.extend_from_slice(buf.format(g.get(p)).as_bytes());
-            lines.push(b'\n');
-            (count + 1, past | (p >= len))
-        });
+        let ((count, past), _, halt) =
+            scan.fold_some(u64::MAX, 0, max, &"", None, (0u64, false), |(count, past), p| {
+                lines.extend_from_slice(buf.format(g.get(p)).as_bytes());
+                lines.push(b'\n');
+                (count + 1, past | (p >= len))
+            });
         ValueLines { lines, count, past, stopped: matches!(halt, Some(Halt::Bad(_))) }
     };
     // Where the streaming path takes over: piece, tokens into it, and that position's number.
@@ -111,13 +117,19 @@ pub(super) fn value_from(
     let mut buf = itoa::Buffer::new();
     for i in from.. {
         let index = match g.positions {
-            Positions::Grid(dims) => match grid_position(g, &dims, input, &format_args!("position {i}"), true)? {
-                Some(index) => index,
-                None => break,
-            },
+            Positions::Grid(dims) => {
+                match grid_position(g, &dims, input, &format_args!("position {i}"), true)? {
+                    Some(index) => index,
+                    None => break,
+                }
+            }
             Positions::Board { n } => {
                 let what = format_args!("the x of position {i}");
-                let Some(x) = input.next_in_or(0, max, &what, Some(&|t, v| g.beyond(&what, t, v)))? else { break };
+                let Some(x) =
+                    input.next_in_or(0, max, &what, Some(&|t, v| g.beyond(&what, t, v)))?
+                else {
+                    break;
+                };
                 let what = format_args!("the y of position {i}");
                 let y = input.next_or(0, max, &what, Some(&|t, v| g.beyond(&what, t, v)))?;
                 x * n + y
@@ -125,7 +137,11 @@ pub(super) fn value_from(
             _ => {
                 // Formatted only for an error: this loop runs once a number.
                 let what = format_args!("position {i}");
-                let Some(n) = input.next_in_or(0, max, &what, Some(&|t, v| g.beyond(&what, t, v)))? else { break };
+                let Some(n) =
+                    input.next_in_or(0, max, &what, Some(&|t, v| g.beyond(&what, t, v)))?
+                else {
+                    break;
+                };
                 n
             }
         };

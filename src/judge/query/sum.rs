@@ -15,7 +15,12 @@ use crate::judge::lookup::{FoundTable, Lookup, with_value};
 use std::io::{Read, Write};
 
 /// The grammar on heaps and rows: T (any u64) cases, each n and n positions.
-const FORMAT: Counted = Counted { cases: (0, u64::MAX), count: (0, u64::MAX), count_name: "the position count n", body_name: "a position" };
+const FORMAT: Counted = Counted {
+    cases: (0, u64::MAX),
+    count: (0, u64::MAX),
+    count_name: "the position count n",
+    body_name: "a position",
+};
 
 /// What `sgq sum` carries from case to case.
 pub(super) struct Summer<'g, 'n, 'a> {
@@ -29,11 +34,22 @@ pub(super) struct Summer<'g, 'n, 'a> {
 
 impl<'g, 'n, 'a> Summer<'g, 'n, 'a> {
     fn new(g: &'g Lookup<'a>, words: &Words, note: &'n mut dyn FnMut(&str)) -> Self {
-        Summer { g, first: format!("{}\n", words.first), second: format!("{}\n", words.second), noted: !g.unproven(), note }
+        Summer {
+            g,
+            first: format!("{}\n", words.first),
+            second: format!("{}\n", words.second),
+            noted: !g.unproven(),
+            note,
+        }
     }
 
     /// The answer to a case whose values XOR to `x`; `beyond`: a position in it is past the table.
-    pub(super) fn say(&mut self, out: &mut impl Write, x: u64, beyond: bool) -> Result<(), JudgeError> {
+    pub(super) fn say(
+        &mut self,
+        out: &mut impl Write,
+        x: u64,
+        beyond: bool,
+    ) -> Result<(), JudgeError> {
         if beyond && !self.noted {
             (self.note)(&self.g.note());
             self.noted = true;
@@ -43,21 +59,39 @@ impl<'g, 'n, 'a> Summer<'g, 'n, 'a> {
     }
 
     /// T and every case from a stream, and the check that nothing follows them.
-    pub(super) fn all(&mut self, input: &mut Scanner<impl Read, impl Buf>, out: &mut impl Write) -> Result<(), JudgeError> {
+    pub(super) fn all(
+        &mut self,
+        input: &mut Scanner<impl Read, impl Buf>,
+        out: &mut impl Write,
+    ) -> Result<(), JudgeError> {
         let cases = input.next(FORMAT.cases.0, FORMAT.cases.1, &"the case count T")?;
         self.cases(input, out, cases, 1)
     }
 
     /// Cases `from..=cases` from a stream, and the check that nothing follows them.
-    pub(super) fn cases(&mut self, input: &mut Scanner<impl Read, impl Buf>, out: &mut impl Write, cases: u64, from: u64) -> Result<(), JudgeError> {
+    pub(super) fn cases(
+        &mut self,
+        input: &mut Scanner<impl Read, impl Buf>,
+        out: &mut impl Write,
+        cases: u64,
+        from: u64,
+    ) -> Result<(), JudgeError> {
         let g = self.g;
-        let count = |input: &mut Scanner<_, _>, case, max| input.next(0, max, &format_args!("{} of case {case}", FORMAT.count_name));
+        let count = |input: &mut Scanner<_, _>, case, max| {
+            input.next(0, max, &format_args!("{} of case {case}", FORMAT.count_name))
+        };
         match g.positions {
             Positions::Grid(dims) => {
                 for case in from..=cases {
                     let mut x = 0;
                     for _ in 0..count(input, case, u64::MAX)? {
-                        let index = grid_position(g, &dims, input, &format_args!("a position in case {case}"), false)?;
+                        let index = grid_position(
+                            g,
+                            &dims,
+                            input,
+                            &format_args!("a position in case {case}"),
+                            false,
+                        )?;
                         x ^= g.get(index.unwrap_or(0));
                     }
                     self.say(out, x, false)?;
@@ -68,17 +102,34 @@ impl<'g, 'n, 'a> Summer<'g, 'n, 'a> {
                     let count = count(input, case, u64::MAX / 2)?;
                     let what = format!("a coordinate in case {case}");
                     let beyond: Beyond = Some(&|t, v| g.beyond(&what, t, v));
-                    let (x, _) = input.fold_or(2 * count, 0, g.number_range(), &what, beyond, (0, None), |(x, pending), c| match pending {
-                        None => (x, Some(c)),
-                        Some(px) => (x ^ g.get(px * n + c), None),
-                    })?;
+                    let (x, _) = input.fold_or(
+                        2 * count,
+                        0,
+                        g.number_range(),
+                        &what,
+                        beyond,
+                        (0, None),
+                        |(x, pending), c| match pending {
+                            None => (x, Some(c)),
+                            Some(px) => (x ^ g.get(px * n + c), None),
+                        },
+                    )?;
                     self.say(out, x, false)?;
                 }
             }
             _ => {
-                let (len, beyond) = (g.len, |what: &dyn std::fmt::Display, t: &str, v| g.beyond(what, t, v));
-                let body = Body { min: 0, max: g.number_range(), value: |p| Sum::of(g.get(p), p >= len) };
-                return FORMAT.answer_from(&body, Some(&beyond), input, cases, from, &mut |_, s| self.say(out, s.xor, s.flagged != 0));
+                let (len, beyond) =
+                    (g.len, |what: &dyn std::fmt::Display, t: &str, v| g.beyond(what, t, v));
+                let body =
+                    Body { min: 0, max: g.number_range(), value: |p| Sum::of(g.get(p), p >= len) };
+                return FORMAT.answer_from(
+                    &body,
+                    Some(&beyond),
+                    input,
+                    cases,
+                    from,
+                    &mut |_, s| self.say(out, s.xor, s.flagged != 0),
+                );
             }
         }
         input.expect_end(&format!("the {cases} cases"))?;
@@ -87,7 +138,13 @@ impl<'g, 'n, 'a> Summer<'g, 'n, 'a> {
 }
 
 /// `sgq sum` on a stream.
-pub fn sum<'a>(table: impl Into<FoundTable<'a>>, words: &Words, input: impl Read, out: &mut impl Write, note: &mut dyn FnMut(&str)) -> Result<(), JudgeError> {
+pub fn sum<'a>(
+    table: impl Into<FoundTable<'a>>,
+    words: &Words,
+    input: impl Read,
+    out: &mut impl Write,
+    note: &mut dyn FnMut(&str),
+) -> Result<(), JudgeError> {
     let g = Lookup::new(table)?;
     Summer::new(&g, words, note).all(&mut Scanner::new(input), out)
 }

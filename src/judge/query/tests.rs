@@ -84,19 +84,23 @@ fn board_positions_are_pairs() {
     let e = r.unwrap_err();
     assert_eq!(
         e,
-        "bad input: line 2, column 1 (byte 4): the x of position 2 `8` is off the board: fakeboard:8 is 8×8, coordinates 0..=7; no table that sgtab builds for this game covers it"
+        "bad input: line 2, column 1 (byte 4): the x of position 2 `8` is off the board: \
+            fakeboard:8 is 8×8, coordinates 0..=7; no table that sgtab builds for this game covers \
+                it"
     );
     let (r, _) = run_value(&t, "1 2\n3");
     assert!(r.unwrap_err().contains("input ends where the y of position 2 was expected"));
     let mut out = Vec::new();
     let words = Words { first: "A", second: "B" };
-    sum(&t, &words, "3\n2\n1 2 3 0\n1\n0 0\n0\n".as_bytes(), &mut out, &mut |_| panic!("no note")).unwrap();
+    sum(&t, &words, "3\n2\n1 2 3 0\n1\n0 0\n0\n".as_bytes(), &mut out, &mut |_| panic!("no note"))
+        .unwrap();
     // 1^2 = 3, 3^0 = 3: XOR 0 → B; (0,0) → 0 → B; nothing → B.
     assert_eq!(String::from_utf8(out).unwrap(), "B\nB\nB\n");
     let mut out = Vec::new();
     sum(&t, &words, "1\n2\n1 2 3 1\n".as_bytes(), &mut out, &mut |_| panic!("no note")).unwrap();
     assert_eq!(String::from_utf8(out).unwrap(), "A\n");
     let mut out = Vec::new();
-    let e = sum(&t, &words, "1\n1\n1 9\n".as_bytes(), &mut out, &mut |_| {}).unwrap_err().to_string();
+    let e =
+        sum(&t, &words, "1\n1\n1 9\n".as_bytes(), &mut out, &mut |_| {}).unwrap_err().to_string();
     assert!(e.contains("line 3, column 3") && e.contains("`9` is off the board"), "{e}");
 }

@@ -27,7 +27,15 @@ pub fn available() -> bool {
 /// The CPU must have AVX2, BMI1 and POPCNT ([`available`]).
 #[target_feature(enable = "avx2,bmi1,popcnt")]
 #[allow(clippy::too_many_arguments)]
-pub unsafe fn blocks<A>(window: &[u8], mut pos: usize, mut left: u64, min: u64, max: u64, mut acc: A, f: &mut impl FnMut(A, u64) -> A) -> (A, u64, usize) {
+pub unsafe fn blocks<A>(
+    window: &[u8],
+    mut pos: usize,
+    mut left: u64,
+    min: u64,
+    max: u64,
+    mut acc: A,
+    f: &mut impl FnMut(A, u64) -> A,
+) -> (A, u64, usize) {
     if min > max {
         return (acc, left, pos); // nothing is in range: the byte-at-a-time path says so
     }
@@ -74,7 +82,12 @@ pub unsafe fn blocks<A>(window: &[u8], mut pos: usize, mut left: u64, min: u64, 
                 }
                 return (f(acc, v0), left - 1, pos + s1);
             }
-            let (v0, v1) = two(block[e0..e0 + 16].try_into().unwrap(), l0, block[e1..e1 + 16].try_into().unwrap(), l1);
+            let (v0, v1) = two(
+                block[e0..e0 + 16].try_into().unwrap(),
+                l0,
+                block[e1..e1 + 16].try_into().unwrap(),
+                l1,
+            );
             if v0.wrapping_sub(min) > span {
                 return (acc, left, pos + s0);
             }
@@ -139,7 +152,12 @@ fn classify(block: &[u8; 64]) -> Option<u64> {
 fn two(a: &[u8; 16], l0: usize, b: &[u8; 16], l1: usize) -> (u64, u64) {
     let (ka, kb) = (&KEEP[l0], &KEEP[l1]);
     // SAFETY: each pointer is to 16 bytes, and each unaligned load reads exactly those.
-    let (x, keep) = unsafe { (_mm256_loadu2_m128i(b.as_ptr().cast(), a.as_ptr().cast()), _mm256_loadu2_m128i(kb.as_ptr().cast(), ka.as_ptr().cast())) };
+    let (x, keep) = unsafe {
+        (
+            _mm256_loadu2_m128i(b.as_ptr().cast(), a.as_ptr().cast()),
+            _mm256_loadu2_m128i(kb.as_ptr().cast(), ka.as_ptr().cast()),
+        )
+    };
     let digits = _mm256_and_si256(_mm256_subs_epu8(x, _mm256_set1_epi8(b'0' as i8)), keep);
     // Byte pairs (d0 the higher digit) as 10·d0 + d1, then [100, 1] and [10^4, 1].
     let pairs = _mm256_maddubs_epi16(digits, _mm256_set1_epi16(0x010A));
@@ -147,7 +165,10 @@ fn two(a: &[u8; 16], l0: usize, b: &[u8; 16], l1: usize) -> (u64, u64) {
     let quads = _mm256_packus_epi32(quads, quads); // each below 10^4, as 16-bit lanes
     let eights = _mm256_madd_epi16(quads, _mm256_set1_epi32(0x0001_2710));
     // Per half: the high eight digits in the low 32 bits, the low eight just above.
-    let value = _mm256_add_epi64(_mm256_mul_epu32(eights, _mm256_set1_epi64x(100_000_000)), _mm256_srli_epi64(eights, 32));
+    let value = _mm256_add_epi64(
+        _mm256_mul_epu32(eights, _mm256_set1_epi64x(100_000_000)),
+        _mm256_srli_epi64(eights, 32),
+    );
     (_mm256_extract_epi64(value, 0) as u64, _mm256_extract_epi64(value, 2) as u64)
 }
 

@@ -7,7 +7,15 @@ use crate::judge::input::{CLASS, SPACE};
 
 /// The portable kernel of [`super::blocks`].
 #[inline(always)]
-pub(super) fn portable<A>(window: &[u8], mut pos: usize, mut left: u64, min: u64, max: u64, mut acc: A, f: &mut impl FnMut(A, u64) -> A) -> (A, u64, usize) {
+pub(super) fn portable<A>(
+    window: &[u8],
+    mut pos: usize,
+    mut left: u64,
+    min: u64,
+    max: u64,
+    mut acc: A,
+    f: &mut impl FnMut(A, u64) -> A,
+) -> (A, u64, usize) {
     // Blocks of 64 bytes, with the 16 bytes before each in view too, so that the 16
     // bytes that end at a token's end can be loaded.
     while left > 0 && pos >= 16 && pos + 64 <= window.len() {
@@ -83,7 +91,8 @@ pub(super) fn after_block(short: bool, end: usize, starts: u64) -> usize {
 /// Newlines in `bytes`, counted in blocks whose byte-wide sums the compiler vectorises.
 pub(in crate::judge::input) fn count_newlines(bytes: &[u8]) -> u64 {
     let mut blocks = bytes.chunks_exact(128);
-    let mut n: u64 = (&mut blocks).map(|b| b.iter().map(|&c| (c == b'\n') as u8).sum::<u8>() as u64).sum();
+    let mut n: u64 =
+        (&mut blocks).map(|b| b.iter().map(|&c| (c == b'\n') as u8).sum::<u8>() as u64).sum();
     n += blocks.remainder().iter().filter(|&&c| c == b'\n').count() as u64;
     n
 }
@@ -128,7 +137,8 @@ pub(super) static KEEP: [[u8; 16]; 64] = {
 #[inline(always)]
 pub(in crate::judge::input) fn digits_before(bytes: &[u8; 16], len: usize) -> u64 {
     use wide::{bytemuck::cast, i16x8, i32x4, u8x16, u64x2};
-    let digits = (u8x16::new(*bytes) & u8x16::new(KEEP[len & 63])).saturating_sub(u8x16::splat(b'0'));
+    let digits =
+        (u8x16::new(*bytes) & u8x16::new(KEEP[len & 63])).saturating_sub(u8x16::splat(b'0'));
     // Lane = d0 + 256·d1 (d0 the higher digit); · (1 + 256·10) puts 10·d0 + d1 in the high byte.
     let pairs: i16x8 = (cast::<u8x16, i16x8>(digits) * i16x8::splat(1 + 256 * 10)) >> 8_i32;
     let quads: i32x4 = pairs.dot(i16x8::new([100, 1, 100, 1, 100, 1, 100, 1]));
@@ -150,7 +160,8 @@ pub(super) fn classify(block: &[u8; 64]) -> (u64, u32) {
         let v = u8x16::new(chunk.try_into().unwrap());
         let is_digit = (v - u8x16::splat(b'0')).simd_lt(u8x16::splat(10));
         // space, or \t \n \v \f \r (9..=13)
-        let is_space = v.simd_eq(u8x16::splat(b' ')) | (v - u8x16::splat(9)).simd_lt(u8x16::splat(5));
+        let is_space =
+            v.simd_eq(u8x16::splat(b' ')) | (v - u8x16::splat(9)).simd_lt(u8x16::splat(5));
         valid &= is_digit | is_space;
         digit |= (is_digit.to_bitmask() as u64) << (16 * i);
     }

@@ -9,7 +9,10 @@ fn swar_finds_the_first_non_digit() {
             let mut bytes = [b'x'; 8];
             bytes[..len].copy_from_slice(text.as_bytes());
             let x = u64::from_le_bytes(bytes);
-            assert_eq!(swar::non_digits(x).trailing_zeros() as usize / 8, if len == 8 { 8 } else { len });
+            assert_eq!(
+                swar::non_digits(x).trailing_zeros() as usize / 8,
+                if len == 8 { 8 } else { len }
+            );
         }
     }
     for b in 0..=255u8 {
@@ -21,7 +24,18 @@ fn swar_finds_the_first_non_digit() {
 #[test]
 fn digits_before_converts_every_length() {
     for len in 1..=16usize {
-        for v in [0u64, 1, 7, 42, 1234, 99_999_999, 100_000_000, 2_147_483_647, 9_999_999_999_999_999, 1_234_567_890_123_456] {
+        for v in [
+            0u64,
+            1,
+            7,
+            42,
+            1234,
+            99_999_999,
+            100_000_000,
+            2_147_483_647,
+            9_999_999_999_999_999,
+            1_234_567_890_123_456,
+        ] {
             let v = v % 10u64.pow(len as u32);
             // Digits, and bytes of every kind before them: other digits, space, 0xFF.
             for fill in [b'9', b' ', b'0', 0xFF] {
@@ -35,7 +49,10 @@ fn digits_before_converts_every_length() {
 
 /// The kernels this CPU runs.
 fn kernels() -> Vec<NumberKernel> {
-    let all = [NumberKernel::Portable, NumberKernel::Avx2].into_iter().filter(|k| k.available()).collect::<Vec<_>>();
+    let all = [NumberKernel::Portable, NumberKernel::Avx2]
+        .into_iter()
+        .filter(|k| k.available())
+        .collect::<Vec<_>>();
     if all.len() < 2 {
         eprintln!("note: this CPU has no AVX2: only the portable kernel is tested");
     }
@@ -56,7 +73,9 @@ fn plain(text: &[u8], mut pos: usize, count: u64, min: u64, max: u64) -> (Vec<u6
             pos += 1;
         }
         let token = &text[start..pos];
-        let value = token.iter().try_fold(0u64, |v, &b| b.is_ascii_digit().then(|| v.checked_mul(10)?.checked_add((b - b'0') as u64)).flatten());
+        let value = token.iter().try_fold(0u64, |v, &b| {
+            b.is_ascii_digit().then(|| v.checked_mul(10)?.checked_add((b - b'0') as u64)).flatten()
+        });
         match value {
             Some(v) if !token.is_empty() && (min..=max).contains(&v) => got.push(v),
             _ => return (got, start),
@@ -73,11 +92,16 @@ fn driven(kernel: NumberKernel, text: &[u8], count: u64, min: u64, max: u64) -> 
     let mut left = count;
     while left > 0 {
         let before = (pos, left, got.len());
-        (got, left, pos) = blocks_on(kernel, text, pos, left, min, max, got, &mut |mut v: Vec<u64>, x| {
-            v.push(x);
-            v
-        });
-        assert_eq!(left, count - got.len() as u64, "{kernel:?}: the count left does not match the numbers folded");
+        (got, left, pos) =
+            blocks_on(kernel, text, pos, left, min, max, got, &mut |mut v: Vec<u64>, x| {
+                v.push(x);
+                v
+            });
+        assert_eq!(
+            left,
+            count - got.len() as u64,
+            "{kernel:?}: the count left does not match the numbers folded"
+        );
         assert!(pos >= before.0 && pos <= text.len(), "{kernel:?}: went back or past the end");
         let between = pos == text.len() || is_space(text[pos]) || is_space(text[pos - 1]);
         assert!(between, "{kernel:?}: stopped inside a token at byte {pos}");
@@ -104,7 +128,11 @@ fn random_text(seed: u64, tokens: usize, bad: bool) -> Vec<u8> {
         let r = rng();
         let len = 1 + (r % 22) as usize; // 17 to 22 bytes: past the fast paths
         for i in 0..len {
-            text.push(if i < (r >> 8) as usize % 4 && r % 3 == 0 { b'0' } else { b'0' + (rng() % 10) as u8 });
+            text.push(if i < (r >> 8) as usize % 4 && r % 3 == 0 {
+                b'0'
+            } else {
+                b'0' + (rng() % 10) as u8
+            });
         }
         if bad && rng() % 50 == 0 {
             let at = text.len() - 1 - (rng() as usize % len);
@@ -124,11 +152,17 @@ fn kernels_agree_with_a_plain_reading() {
     for seed in 1..60u64 {
         let bad = seed % 3 == 0;
         let text = random_text(seed * 0x9E37_79B9, 700, bad);
-        for (min, max) in [(0, u64::MAX), (0, 999_999_999), (1, (1 << 31) - 1), (10, 10_000), (5, 4)] {
+        for (min, max) in
+            [(0, u64::MAX), (0, 999_999_999), (1, (1 << 31) - 1), (10, 10_000), (5, 4)]
+        {
             for count in [64, 65, 100, 333, 699, 700, 5000] {
                 let want = plain(&text, 16, count, min, max);
                 for kernel in kernels() {
-                    assert_eq!(driven(kernel, &text, count, min, max), want, "seed {seed}, {kernel:?}, {min}..={max}, count {count}");
+                    assert_eq!(
+                        driven(kernel, &text, count, min, max),
+                        want,
+                        "seed {seed}, {kernel:?}, {min}..={max}, count {count}"
+                    );
                 }
             }
         }
@@ -154,7 +188,9 @@ fn two_at_a_time_converts_every_length() {
                     let (mut a, mut b) = (bytes[0], bytes[1]);
                     a[16 - l0..].iter_mut().for_each(|d| *d = b'0' + *d % 10);
                     b[16 - l1..].iter_mut().for_each(|d| *d = b'0' + *d % 10);
-                    let want = |t: &[u8; 16], l: usize| t[16 - l..].iter().fold(0u64, |v, &d| v * 10 + (d - b'0') as u64);
+                    let want = |t: &[u8; 16], l: usize| {
+                        t[16 - l..].iter().fold(0u64, |v, &d| v * 10 + (d - b'0') as u64)
+                    };
                     // SAFETY: the CPU has AVX2 (checked above).
                     let got = unsafe { avx2::two_for_tests(&a, l0, &b, l1) };
                     assert_eq!(got, (want(&a, l0), want(&b, l1)), "lengths {l0} and {l1}");

@@ -49,7 +49,11 @@ impl Parallel {
     /// `threads` threads (at least 1, at most [`most_threads`](Parallel::most_threads)) and
     /// pieces of [`PIECE`](Parallel::PIECE) bytes.
     pub fn new(threads: usize) -> Parallel {
-        Parallel { threads: threads.clamp(1, Parallel::most_threads()), piece: Parallel::PIECE, mapped_file: false }
+        Parallel {
+            threads: threads.clamp(1, Parallel::most_threads()),
+            piece: Parallel::PIECE,
+            mapped_file: false,
+        }
     }
 
     /// The most threads asked for that are started: four a core, and at least 16. More cannot
@@ -140,7 +144,10 @@ pub fn cut(data: &[u8], piece: usize, threads: usize) -> Vec<Range<usize>> {
 
 /// [`cut`] of `data[start..]` for `par`, as ranges of `data`.
 fn cut_from(data: &[u8], start: usize, par: Parallel) -> Vec<Range<usize>> {
-    cut(&data[start..], par.piece, par.threads).into_iter().map(|r| r.start + start..r.end + start).collect()
+    cut(&data[start..], par.piece, par.threads)
+        .into_iter()
+        .map(|r| r.start + start..r.end + start)
+        .collect()
 }
 
 /// How far past a piece's end [`cut_lines`] looks for a newline.
@@ -169,11 +176,17 @@ fn piece_at(piece: usize, threads: usize, left: usize) -> usize {
 
 /// Pieces of [`piece_at`] bytes, each ending at whitespace, then at `settle(data, end)` (an
 /// end at whitespace or `data`'s end, not before `end`).
-fn cut_where(data: &[u8], piece: usize, threads: usize, settle: impl Fn(&[u8], usize) -> usize) -> Vec<Range<usize>> {
+fn cut_where(
+    data: &[u8],
+    piece: usize,
+    threads: usize,
+    settle: impl Fn(&[u8], usize) -> usize,
+) -> Vec<Range<usize>> {
     let mut pieces = Vec::with_capacity(data.len() / piece.max(1) + 1);
     let mut start = 0;
     while start < data.len() {
-        let nominal = start.saturating_add(piece_at(piece, threads, data.len() - start)).min(data.len());
+        let nominal =
+            start.saturating_add(piece_at(piece, threads, data.len() - start)).min(data.len());
         let reach = nominal.saturating_add(LONG_TOKEN).min(data.len());
         let Some(space) = data[nominal - 1..reach].iter().position(|&b| is_space(b)) else {
             // No whitespace within a long token's length: the rest is one piece, not scanned
@@ -219,7 +232,11 @@ mod tests {
             assert_eq!(pieces.last().map(|p| p.end), Some(data.len()));
             for w in pieces.windows(2) {
                 assert_eq!(w[0].end, w[1].start);
-                assert!(is_space(data[w[0].end - 1]), "piece {piece}: cut inside a token at {}", w[0].end);
+                assert!(
+                    is_space(data[w[0].end - 1]),
+                    "piece {piece}: cut inside a token at {}",
+                    w[0].end
+                );
             }
             assert!(pieces.iter().all(|p| !p.is_empty()));
         }
@@ -251,14 +268,24 @@ mod tests {
                 sizes.push(size);
                 left -= size;
             }
-            assert!(sizes.windows(2).all(|w| w[0] >= w[1]), "{threads} threads: sizes grow: {sizes:?}");
+            assert!(
+                sizes.windows(2).all(|w| w[0] >= w[1]),
+                "{threads} threads: sizes grow: {sizes:?}"
+            );
             assert!(sizes.iter().all(|&s| s <= piece));
             assert!(sizes[..sizes.len() - 1].iter().all(|&s| s >= LEAST_PIECE));
             // Every thread gets many pieces, and the last ones are small.
             assert!(sizes.len() >= 4 * threads, "{threads} threads: only {} pieces", sizes.len());
-            assert!(sizes[sizes.len() - threads..].iter().all(|&s| s <= LEAST_PIECE), "{threads} threads: {sizes:?}");
+            assert!(
+                sizes[sizes.len() - threads..].iter().all(|&s| s <= LEAST_PIECE),
+                "{threads} threads: {sizes:?}"
+            );
             // Not many more pieces than whole `piece`s would be.
-            assert!(sizes.len() <= len / piece + 1 + 2 * threads * 6, "{threads} threads: {} pieces", sizes.len());
+            assert!(
+                sizes.len() <= len / piece + 1 + 2 * threads * 6,
+                "{threads} threads: {} pieces",
+                sizes.len()
+            );
         }
         // A piece less than the least (the tests' small pieces) is kept as it is.
         assert_eq!(piece_at(7, 3, 1 << 30), 7);

@@ -96,13 +96,24 @@ impl<I, O> OrderedShared<I, O> {
 
 /// Runs `body` with an [`Ordered`] map of `f` on `threads` threads (plain scoped threads: `sgq`
 /// stays small, no thread pool crate). The workers stop when `body` returns.
-pub fn ordered<I: Send, O: Send, R>(threads: usize, f: &(dyn Fn(I) -> O + Sync), body: impl FnOnce(&mut Ordered<I, O>) -> R) -> R {
+pub fn ordered<I: Send, O: Send, R>(
+    threads: usize,
+    f: &(dyn Fn(I) -> O + Sync),
+    body: impl FnOnce(&mut Ordered<I, O>) -> R,
+) -> R {
     let plain = || Ordered { f, shared: None, ready: VecDeque::new(), sent: 0, next: 0, window: 1 };
     if threads <= 1 {
         return body(&mut plain());
     }
     let shared = OrderedShared {
-        state: Mutex::new(OrderedState { jobs: VecDeque::new(), slots: VecDeque::new(), first: 0, taken: 0, closed: false, failed: false }),
+        state: Mutex::new(OrderedState {
+            jobs: VecDeque::new(),
+            slots: VecDeque::new(),
+            first: 0,
+            taken: 0,
+            closed: false,
+            failed: false,
+        }),
         work: Condvar::new(),
         done: Condvar::new(),
     };

@@ -94,7 +94,10 @@ fn summarize<F: Fn(u64) -> Sum>(data: &[u8], range: Range<usize>, body: &Body<F>
     let mut marks = vec![Mark { token: 0, offset: range.start, sum }];
     let mut odd = Vec::new();
     loop {
-        let (s, left, halt) = scan.fold_some(MARK_EVERY, body.min, body.max, &"", None, sum, |s, v| s.plus((body.value)(v)));
+        let (s, left, halt) =
+            scan.fold_some(MARK_EVERY, body.min, body.max, &"", None, sum, |s, v| {
+                s.plus((body.value)(v))
+            });
         sum = s;
         tokens += MARK_EVERY - left;
         match halt {
@@ -174,7 +177,11 @@ impl<'d, 'b, F: Fn(u64) -> Sum> Walk<'d, 'b, F> {
     /// Token `i`, read as a header in `header` if given; `None` where it is not known.
     fn at(&mut self, i: u64, header: Option<(u64, u64)>) -> Option<At> {
         if i >= self.known {
-            return (i == self.known && self.complete).then_some(At { prefix: self.total, offset: self.data.len(), value: None });
+            return (i == self.known && self.complete).then_some(At {
+                prefix: self.total,
+                offset: self.data.len(),
+                value: None,
+            });
         }
         let p = self.first.partition_point(|&f| f <= i) - 1;
         let piece = &self.pieces[p];
@@ -187,9 +194,13 @@ impl<'d, 'b, F: Fn(u64) -> Sum> Walk<'d, 'b, F> {
         {
             mark = c;
         }
-        let mut scan = Scanner::over(&self.data[mark.offset..piece.range.end], mark.offset as u64, 0, 0);
+        let mut scan =
+            Scanner::over(&self.data[mark.offset..piece.range.end], mark.offset as u64, 0, 0);
         let body = self.body;
-        let (sum, _, halt) = scan.fold_some(local - mark.token, body.min, body.max, &"", None, mark.sum, |s, v| s.plus((body.value)(v)));
+        let (sum, _, halt) =
+            scan.fold_some(local - mark.token, body.min, body.max, &"", None, mark.sum, |s, v| {
+                s.plus((body.value)(v))
+            });
         if halt.is_some() {
             return None; // no odd token lies between a mark and the next; never happens
         }
@@ -197,8 +208,12 @@ impl<'d, 'b, F: Fn(u64) -> Sum> Walk<'d, 'b, F> {
         let prefix = self.before[p].plus(sum);
         let value = header.and_then(|(min, max)| scan.next_in(min, max, &"").ok().flatten());
         if let Some(v) = value {
-            let own = if (body.min..=body.max).contains(&v) { (body.value)(v) } else { Sum::default() };
-            self.cursor = Some((p, Mark { token: local + 1, offset: scan.offset() as usize, sum: sum.plus(own) }));
+            let own =
+                if (body.min..=body.max).contains(&v) { (body.value)(v) } else { Sum::default() };
+            self.cursor = Some((
+                p,
+                Mark { token: local + 1, offset: scan.offset() as usize, sum: sum.plus(own) },
+            ));
         }
         Some(At { prefix, offset, value })
     }
@@ -208,7 +223,15 @@ impl<'d, 'b, F: Fn(u64) -> Sum> Walk<'d, 'b, F> {
 /// past it), each a count in `count` and that many body numbers, on `par.threads` threads:
 /// `answer(case, sum)` for each case answered, in order. Returns where the streaming path
 /// must take over, if anywhere.
-pub fn walk_cases<F, A, E>(data: &[u8], start: usize, par: Parallel, cases: u64, count: (u64, u64), body: &Body<F>, mut answer: A) -> Result<Walked, E>
+pub fn walk_cases<F, A, E>(
+    data: &[u8],
+    start: usize,
+    par: Parallel,
+    cases: u64,
+    count: (u64, u64),
+    body: &Body<F>,
+    mut answer: A,
+) -> Result<Walked, E>
 where
     F: Fn(u64) -> Sum + Sync,
     A: FnMut(u64, Sum) -> Result<(), E>,
@@ -219,17 +242,23 @@ where
         par.release(&data[r]);
         sums
     };
-    let pieces = ordered(par.threads.min(ranges.len()), &read, |pieces| std::iter::from_fn(|| pieces.next_in_order(&ranges)).collect());
+    let pieces = ordered(par.threads.min(ranges.len()), &read, |pieces| {
+        std::iter::from_fn(|| pieces.next_in_order(&ranges)).collect()
+    });
     let mut walk = Walk::new(data, body, pieces);
     // The header of the next case: its index, and what it is (read with the count's range).
     let mut h = 0;
-    let Some(mut head) = walk.at(h, (cases > 0).then_some(count)) else { return Ok(Walked::Resume { case: 1, offset: start }) };
+    let Some(mut head) = walk.at(h, (cases > 0).then_some(count)) else {
+        return Ok(Walked::Resume { case: 1, offset: start });
+    };
     for case in 1..=cases {
         let resume = Walked::Resume { case, offset: head.offset };
         let Some(n) = head.value else { return Ok(resume) };
         let own = if (body.min..=body.max).contains(&n) { (body.value)(n) } else { Sum::default() };
         let first = h + 1;
-        let Some(end) = first.checked_add(n).filter(|&e| e <= walk.known) else { return Ok(resume) };
+        let Some(end) = first.checked_add(n).filter(|&e| e <= walk.known) else {
+            return Ok(resume);
+        };
         if walk.odd_in(first, end) {
             return Ok(resume);
         }
@@ -272,7 +301,11 @@ mod tests {
             for _ in 0..n {
                 let v = rng(&mut x) % 1000;
                 xor ^= v * 3;
-                text += &format!("{}{v}{}", if rng(&mut x).is_multiple_of(9) { "000" } else { "" }, sep(&mut x));
+                text += &format!(
+                    "{}{v}{}",
+                    if rng(&mut x).is_multiple_of(9) { "000" } else { "" },
+                    sep(&mut x)
+                );
             }
             heads.last_mut().unwrap().1 = xor;
         }
@@ -286,11 +319,12 @@ mod tests {
         let cases = head.next(0, 1000, &"T").unwrap();
         let mut got = Vec::new();
         let par = Parallel { threads, piece, ..Parallel::new(1) };
-        let walked = walk_cases(data, head.offset() as usize, par, cases, (0, 1000), &body, |case, s| {
-            got.push((case, s.xor));
-            Ok::<_, ()>(())
-        })
-        .unwrap();
+        let walked =
+            walk_cases(data, head.offset() as usize, par, cases, (0, 1000), &body, |case, s| {
+                got.push((case, s.xor));
+                Ok::<_, ()>(())
+            })
+            .unwrap();
         (got, walked)
     }
 
@@ -298,9 +332,14 @@ mod tests {
     fn case_sums_agree_with_a_plain_reading() {
         for seed in 1..30 {
             let (data, heads) = make(seed, seed * 3);
-            let want: Vec<(u64, u64)> = heads.iter().enumerate().map(|(i, &(_, x))| (i as u64 + 1, x)).collect();
+            let want: Vec<(u64, u64)> =
+                heads.iter().enumerate().map(|(i, &(_, x))| (i as u64 + 1, x)).collect();
             for (threads, piece) in [(1, 1), (2, 7), (3, 64), (7, 13), (2, 1 << 20)] {
-                assert_eq!(walk(&data, threads, piece), (want.clone(), Walked::Done), "seed {seed}, {threads} threads, pieces of {piece}");
+                assert_eq!(
+                    walk(&data, threads, piece),
+                    (want.clone(), Walked::Done),
+                    "seed {seed}, {threads} threads, pieces of {piece}"
+                );
             }
         }
     }
@@ -322,16 +361,33 @@ mod tests {
                 for data in [&bad, &many] {
                     for (threads, piece) in [(1, 5), (2, 50), (7, 3), (2, 1 << 20)] {
                         let (got, walked) = walk(data, threads, piece);
-                        let want: Vec<(u64, u64)> = heads[..broken].iter().enumerate().map(|(i, &(_, x))| (i as u64 + 1, x)).collect();
+                        let want: Vec<(u64, u64)> = heads[..broken]
+                            .iter()
+                            .enumerate()
+                            .map(|(i, &(_, x))| (i as u64 + 1, x))
+                            .collect();
                         // A letter in the last token of a case may be the next header: the case
                         // before it is then answered too (as the streaming path answers it).
-                        assert!(got.len() == broken || got.len() == broken + 1, "seed {seed}: {got:?}");
-                        assert_eq!(got[..broken], want[..], "seed {seed}, broken case {}", broken + 1);
-                        let Walked::Resume { case, offset } = walked else { panic!("seed {seed}: {walked:?}") };
+                        assert!(
+                            got.len() == broken || got.len() == broken + 1,
+                            "seed {seed}: {got:?}"
+                        );
+                        assert_eq!(
+                            got[..broken],
+                            want[..],
+                            "seed {seed}, broken case {}",
+                            broken + 1
+                        );
+                        let Walked::Resume { case, offset } = walked else {
+                            panic!("seed {seed}: {walked:?}")
+                        };
                         assert_eq!(case, got.len() as u64 + 1);
                         // Case 13: the letter came after the last case (which had no tokens).
                         let head = heads.get(case as usize - 1).map_or(tok, |h| h.0);
-                        assert!(offset <= head && data[offset..head].iter().all(|&b| is_space(b)), "seed {seed}: offset {offset}, header at {head}");
+                        assert!(
+                            offset <= head && data[offset..head].iter().all(|&b| is_space(b)),
+                            "seed {seed}: offset {offset}, header at {head}"
+                        );
                     }
                 }
             }

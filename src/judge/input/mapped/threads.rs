@@ -63,15 +63,23 @@ impl Spread {
         // size they are given.
         let (all, here) = unsafe {
             let mut all: libc::cpu_set_t = std::mem::zeroed();
-            if n == 0 || libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut all) != 0 {
+            if n == 0
+                || libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut all) != 0
+            {
                 return none; // over 1024 cores, say: started where the system puts them
             }
             (all, libc::sched_getcpu())
         };
         // SAFETY: CPU_ISSET reads the set, with any index below CPU_SETSIZE.
         let allowed = |c: usize| unsafe { libc::CPU_ISSET(c, &all) };
-        let Some(here) = usize::try_from(here).ok().filter(|&h| h < libc::CPU_SETSIZE as usize && allowed(h)) else { return none };
-        let cores: Vec<usize> = std::iter::once(here).chain((0..libc::CPU_SETSIZE as usize).filter(|&c| c != here && allowed(c))).collect();
+        let Some(here) =
+            usize::try_from(here).ok().filter(|&h| h < libc::CPU_SETSIZE as usize && allowed(h))
+        else {
+            return none;
+        };
+        let cores: Vec<usize> = std::iter::once(here)
+            .chain((0..libc::CPU_SETSIZE as usize).filter(|&c| c != here && allowed(c)))
+            .collect();
         let pinned = n.min(cores.len() - 1);
         if pinned == 0 {
             return none;
@@ -141,7 +149,10 @@ mod tests {
         // SAFETY: as in `Spread::new`.
         let set = unsafe {
             let mut set: libc::cpu_set_t = std::mem::zeroed();
-            assert_eq!(libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set), 0);
+            assert_eq!(
+                libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set),
+                0
+            );
             set
         };
         (0..libc::CPU_SETSIZE as usize).filter(|&c| unsafe { libc::CPU_ISSET(c, &set) }).collect()
@@ -194,11 +205,20 @@ mod tests {
                         // Where it moved to (read from the plan: the core it runs on now may
                         // already have changed, as it is no longer pinned).
                         let to = spread.cores[k];
-                        assert!(!given.contains(&to), "{n} helpers: the spawning thread moved to {to}, a helper's core ({given:?})");
+                        assert!(
+                            !given.contains(&to),
+                            "{n} helpers: the spawning thread moved to {to}, a helper's core \
+                                ({given:?})"
+                        );
                     }
                 }
             }
-            assert_eq!(given.len(), n.min(all.len() - 1), "{n} helpers on {} cores: {given:?}", all.len());
+            assert_eq!(
+                given.len(),
+                n.min(all.len() - 1),
+                "{n} helpers on {} cores: {given:?}",
+                all.len()
+            );
             let mut distinct = given.clone();
             distinct.sort_unstable();
             distinct.dedup();

@@ -71,10 +71,11 @@ pub fn read_piece<T: Token>(data: &[u8], range: Range<usize>, max: T) -> Vec<T> 
     let mut scan = Scanner::over(&data[range.clone()], range.start as u64, 0, 0);
     // A token and its separator take at least two bytes: this never grows.
     let mut values = Vec::with_capacity(range.len() / 2 + 1);
-    let (v, _, halt) = scan.fold_some(u64::MAX, 0, max.get(), &"", None, values, |mut v: Vec<T>, x| {
-        v.push(T::of(x));
-        v
-    });
+    let (v, _, halt) =
+        scan.fold_some(u64::MAX, 0, max.get(), &"", None, values, |mut v: Vec<T>, x| {
+            v.push(T::of(x));
+            v
+        });
     values = v;
     if let Some(Halt::Bad(_)) = halt {
         values.push(T::ODD);
@@ -154,20 +155,32 @@ impl<T: Token> Tokens<'_, '_, '_, '_, T> {
         let p = self.first.partition_point(|&f| f <= index).saturating_sub(1);
         match self.first.get(p) {
             Some(&f) => token_start(self.data, self.ranges[p].start, index - f),
-            None => token_start(self.data, self.ranges.first().map_or(self.data.len(), |r| r.start), index),
+            None => token_start(
+                self.data,
+                self.ranges.first().map_or(self.data.len(), |r| r.start),
+                index,
+            ),
         }
     }
 }
 
 /// Runs `body` over the tokens of `data[start..]`, read in parallel (each a number in `0..=max`).
-fn with_tokens<T: Token, R>(data: &[u8], start: usize, par: Parallel, max: T, body: impl FnOnce(&mut Tokens<T>) -> R) -> R {
+fn with_tokens<T: Token, R>(
+    data: &[u8],
+    start: usize,
+    par: Parallel,
+    max: T,
+    body: impl FnOnce(&mut Tokens<T>) -> R,
+) -> R {
     let ranges = cut_from(data, start, par);
     let read = |r: Range<usize>| {
         let tokens = read_piece(data, r.clone(), max);
         par.release(&data[r]);
         tokens
     };
-    ordered(par.threads, &read, |pieces| body(&mut Tokens { data, ranges, pieces, first: Vec::new(), cur: Vec::new(), pos: 0 }))
+    ordered(par.threads, &read, |pieces| {
+        body(&mut Tokens { data, ranges, pieces, first: Vec::new(), cur: Vec::new(), pos: 0 })
+    })
 }
 
 /// Reads the tokens of `data[start..]` in parallel (each a number in `0..=max`) and runs `walk`
@@ -192,7 +205,13 @@ pub fn walk<T: Token, E>(
 /// Runs a problem's grammar (`read`) over the numbers of `data[start..]`, their tokens read on
 /// `par.threads` threads (each a number in `0..=max`, `max` at least every number the grammar
 /// accepts there): see [`TokenNumbers`].
-pub fn read<T: Token, R>(data: &[u8], start: usize, par: Parallel, max: T, read: impl FnOnce(&mut TokenNumbers<T>) -> R) -> R {
+pub fn read<T: Token, R>(
+    data: &[u8],
+    start: usize,
+    par: Parallel,
+    max: T,
+    read: impl FnOnce(&mut TokenNumbers<T>) -> R,
+) -> R {
     with_tokens(data, start, par, max, |tokens| read(&mut TokenNumbers { tokens, stream: None }))
 }
 
@@ -223,7 +242,12 @@ impl<'d, T: Token> TokenNumbers<'_, 'd, '_, '_, '_, T> {
 
 impl<T: Token> Numbers for TokenNumbers<'_, '_, '_, '_, '_, T> {
     #[inline(always)]
-    fn next(&mut self, min: u64, max: u64, what: &dyn std::fmt::Display) -> Result<u64, InputError> {
+    fn next(
+        &mut self,
+        min: u64,
+        max: u64,
+        what: &dyn std::fmt::Display,
+    ) -> Result<u64, InputError> {
         if let Some(scan) = &mut self.stream {
             return scan.next(min, max, what);
         }
@@ -237,7 +261,12 @@ impl<T: Token> Numbers for TokenNumbers<'_, '_, '_, '_, '_, T> {
     }
 
     #[inline(always)]
-    fn next_in(&mut self, min: u64, max: u64, what: &dyn std::fmt::Display) -> Result<Option<u64>, InputError> {
+    fn next_in(
+        &mut self,
+        min: u64,
+        max: u64,
+        what: &dyn std::fmt::Display,
+    ) -> Result<Option<u64>, InputError> {
         if let Some(scan) = &mut self.stream {
             return scan.next_in(min, max, what);
         }
@@ -312,10 +341,13 @@ mod tests {
     fn plain<T: Token>(data: &[u8], max: T) -> Vec<T> {
         let mut out = Vec::new();
         for t in data.split(|&b| is_space(b)).filter(|t| !t.is_empty()) {
-            let v = std::str::from_utf8(t).ok().filter(|s| s.bytes().all(|b| b.is_ascii_digit())).and_then(|s| {
-                let s = s.trim_start_matches('0');
-                if s.len() > 19 { None } else { Some(s.parse::<u64>().unwrap_or(0)) }
-            });
+            let v = std::str::from_utf8(t)
+                .ok()
+                .filter(|s| s.bytes().all(|b| b.is_ascii_digit()))
+                .and_then(|s| {
+                    let s = s.trim_start_matches('0');
+                    if s.len() > 19 { None } else { Some(s.parse::<u64>().unwrap_or(0)) }
+                });
             match v {
                 Some(v) if v <= max.get() => out.push(T::of(v)),
                 _ => {
@@ -328,7 +360,12 @@ mod tests {
     }
 
     /// Every token through `walk`, with the offset of each.
-    fn all<T: Token + std::fmt::Debug>(data: &[u8], threads: usize, piece: usize, max: T) -> (Vec<T>, Vec<usize>) {
+    fn all<T: Token + std::fmt::Debug>(
+        data: &[u8],
+        threads: usize,
+        piece: usize,
+        max: T,
+    ) -> (Vec<T>, Vec<usize>) {
         let mut got = Vec::new();
         let mut offsets = Vec::new();
         let walked = walk(data, 0, Parallel { threads, piece, ..Parallel::new(1) }, max, |t| {
@@ -358,12 +395,17 @@ mod tests {
     fn tokens_agree_with_a_plain_reading() {
         for seed in 1..25 {
             let data = make(seed, 50 + seed as usize * 40);
-            let starts: Vec<usize> = (0..data.len()).filter(|&i| !is_space(data[i]) && (i == 0 || is_space(data[i - 1]))).collect();
+            let starts: Vec<usize> = (0..data.len())
+                .filter(|&i| !is_space(data[i]) && (i == 0 || is_space(data[i - 1])))
+                .collect();
             for max in [1000u16, 1199, <u16 as Token>::MAX_BOUND] {
                 let want = plain(&data, max);
                 for (threads, piece) in [(1, 1), (1, 100), (2, 7), (3, 64), (7, 13), (2, 1 << 20)] {
                     let (got, offsets) = all(&data, threads, piece, max);
-                    assert_eq!(got, want, "seed {seed}, max {max}, {threads} threads, pieces of {piece}");
+                    assert_eq!(
+                        got, want,
+                        "seed {seed}, max {max}, {threads} threads, pieces of {piece}"
+                    );
                     assert_eq!(offsets[..], starts[..offsets.len()], "seed {seed}");
                 }
             }
@@ -372,7 +414,10 @@ mod tests {
                 let want = plain(&data, max);
                 for (threads, piece) in [(1, 100), (2, 7), (7, 13)] {
                     let (got, offsets) = all(&data, threads, piece, max);
-                    assert_eq!(got, want, "seed {seed}, max {max}, {threads} threads, pieces of {piece}");
+                    assert_eq!(
+                        got, want,
+                        "seed {seed}, max {max}, {threads} threads, pieces of {piece}"
+                    );
                     assert_eq!(offsets[..], starts[..offsets.len()], "seed {seed}");
                 }
             }
@@ -394,8 +439,13 @@ mod tests {
         assert_eq!(got, [9, 2, 7]);
         assert_eq!(w, Walked::Resume { case: 1, offset: 9 });
         assert_eq!(
-            walk(b"   ", 0, Parallel { threads: 3, piece: 1, ..Parallel::new(1) }, 10, |t| Ok::<_, ()>((t.read() != <u16 as Token>::END).then_some((1, 0))))
-                .unwrap(),
+            walk(b"   ", 0, Parallel { threads: 3, piece: 1, ..Parallel::new(1) }, 10, |t| Ok::<
+                _,
+                (),
+            >(
+                (t.read() != <u16 as Token>::END).then_some((1, 0))
+            ))
+            .unwrap(),
             Walked::Done
         );
     }

@@ -17,7 +17,9 @@ fn separators_of_every_kind() {
 
 #[test]
 fn numbers_split_across_refills() {
-    let text: String = (0..2000u64).map(|i| format!("{}{}", i * 7919, if i % 3 == 0 { "\r\n" } else { " " })).collect();
+    let text: String = (0..2000u64)
+        .map(|i| format!("{}{}", i * 7919, if i % 3 == 0 { "\r\n" } else { " " }))
+        .collect();
     let want: Vec<u64> = (0..2000u64).map(|i| i * 7919).collect();
     for cap in 16..40 {
         assert_eq!(all(&text, cap).unwrap(), want, "capacity {cap}");
@@ -55,7 +57,8 @@ fn ranges_are_exact() {
     assert_eq!(e, "line 1, column 12 (byte 11): heap `2147483648` is out of range 1 to 2147483647");
     assert!(s.next(1, max, &"heap").unwrap_err().to_string().contains("`0` is out of range"));
     assert_eq!(s.next(1, max, &"heap").unwrap(), 1);
-    let mut s = Scanner::new("99999999999999999999 18446744073709551615 18446744073709551616".as_bytes());
+    let mut s =
+        Scanner::new("99999999999999999999 18446744073709551615 18446744073709551616".as_bytes());
     assert!(s.next(0, u64::MAX, &"n").unwrap_err().to_string().contains("out of range"));
     assert_eq!(s.next(0, u64::MAX, &"n").unwrap(), u64::MAX);
     // 20 digits that wrap around u64 must not pass as a small number.
@@ -68,7 +71,10 @@ fn bad_tokens_are_named_with_their_position() {
     s.next(0, 9, &"k").unwrap();
     s.next(0, 9, &"k").unwrap();
     let e = s.next(0, 9, &"a heap size").unwrap_err().to_string();
-    assert_eq!(e, "line 2, column 4 (byte 5): expected a heap size (a whole number 0 to 9), found `-3`");
+    assert_eq!(
+        e,
+        "line 2, column 4 (byte 5): expected a heap size (a whole number 0 to 9), found `-3`"
+    );
     for (input, found) in [("+5", "`+5`"), ("12a", "`12a`"), ("x", "`x`"), ("1.5", "`1.5`")] {
         let e = Scanner::new(input.as_bytes()).next(0, 99, &"n").unwrap_err().to_string();
         assert!(e.contains(found), "{input}: {e}");
@@ -85,7 +91,11 @@ fn fast_and_slow_paths_agree() {
     let mut text = String::new();
     let mut want = Vec::new();
     for len in 1..=20u32 {
-        for v in [10u64.pow(len - 1), 10u64.saturating_pow(len).saturating_sub(1), 10u64.pow(len - 1).wrapping_mul(3).wrapping_add(7)] {
+        for v in [
+            10u64.pow(len - 1),
+            10u64.saturating_pow(len).saturating_sub(1),
+            10u64.pow(len - 1).wrapping_mul(3).wrapping_add(7),
+        ] {
             text += &format!("{v}{}", [" ", "\n", "\t", "\r\n"][(v % 4) as usize]);
             want.push(v);
         }
@@ -136,7 +146,10 @@ fn fold_agrees_with_one_at_a_time() {
                 got.push(v);
             }
             let first = got.iter().zip(&want).position(|(a, b)| a != b);
-            assert!(got.len() == want.len() && first.is_none(), "capacity {cap}, fold of {split}: first difference at {first:?}");
+            assert!(
+                got.len() == want.len() && first.is_none(),
+                "capacity {cap}, fold of {split}: first difference at {first:?}"
+            );
         }
     }
 }
@@ -146,11 +159,20 @@ fn fold_reports_errors_like_next() {
     let text = format!("{}7 12x 3", "1 ".repeat(100));
     let mut s = Scanner::new(text.as_bytes());
     let e = s.fold(103, 0, 99, &"heap", 0, |a, b| a + b).unwrap_err().to_string();
-    assert_eq!(e, "line 1, column 203 (byte 202): expected heap (a whole number 0 to 99), found `12x`");
+    assert_eq!(
+        e,
+        "line 1, column 203 (byte 202): expected heap (a whole number 0 to 99), found `12x`"
+    );
     let text = format!("{}100 3", "1 ".repeat(100));
-    let e = Scanner::new(text.as_bytes()).fold(102, 0, 99, &"heap", 0, |a, b| a + b).unwrap_err().to_string();
+    let e = Scanner::new(text.as_bytes())
+        .fold(102, 0, 99, &"heap", 0, |a, b| a + b)
+        .unwrap_err()
+        .to_string();
     assert_eq!(e, "line 1, column 201 (byte 200): heap `100` is out of range 0 to 99");
-    let e = Scanner::new("1 2".as_bytes()).fold(3, 0, 99, &"heap", 0, |a, b| a + b).unwrap_err().to_string();
+    let e = Scanner::new("1 2".as_bytes())
+        .fold(3, 0, 99, &"heap", 0, |a, b| a + b)
+        .unwrap_err()
+        .to_string();
     assert_eq!(e, "line 1, column 4 (byte 3): input ends where heap was expected");
 }
 
@@ -200,19 +222,34 @@ fn long_tokens_get_one_verdict_wherever_they_fall() {
             for cap in [16, 17, 31, 64, 100, 4096, 4097, 1 << 13] {
                 for chunk in [1, 3, 1000, usize::MAX] {
                     let got = chunked(input.as_bytes(), cap, chunk);
-                    assert_eq!(got, want, "token {:?}…, {lead} spaces before, capacity {cap}, reads of {chunk}", &token[..token.len().min(12)]);
+                    assert_eq!(
+                        got,
+                        want,
+                        "token {:?}…, {lead} spaces before, capacity {cap}, reads of {chunk}",
+                        &token[..token.len().min(12)]
+                    );
                 }
             }
             // Across offsets only the position may differ.
-            verdicts.push(want.map_err(|e| e.replace(&format!("line 1, column {} (byte {lead})", lead + 1), "AT")));
+            verdicts.push(want.map_err(|e| {
+                e.replace(&format!("line 1, column {} (byte {lead})", lead + 1), "AT")
+            }));
         }
         assert!(verdicts.windows(2).all(|w| w[0] == w[1]), "{verdicts:?}");
     }
     assert_eq!(chunked(format!("{}7 5", zeros(5000)).as_bytes(), 16, 1), Ok(vec![7, 5]));
     let e = chunked(format!("1\n{}x", zeros(100)).as_bytes(), 16, 1).unwrap_err();
-    assert_eq!(e, "line 2, column 1 (byte 2): expected number (a whole number 0 to 18446744073709551615), found `000000000000000000000000…`");
+    assert_eq!(
+        e,
+        "line 2, column 1 (byte 2): expected number (a whole number 0 to 18446744073709551615), \
+            found `000000000000000000000000…`"
+    );
     let e = chunked(b"1 \xff\xfeab", 16, 1).unwrap_err();
-    assert_eq!(e, "line 1, column 3 (byte 2): expected number (a whole number 0 to 18446744073709551615), found `\\xff\\xfeab`");
+    assert_eq!(
+        e,
+        "line 1, column 3 (byte 2): expected number (a whole number 0 to 18446744073709551615), \
+            found `\\xff\\xfeab`"
+    );
 }
 
 #[test]
