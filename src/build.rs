@@ -82,8 +82,8 @@ pub fn prove_refusal(specs: &[GameSpec], max: u64) -> Option<String> {
     }
     let spec = specs.iter().find(|s| s.len() > max)?;
     Some(format!(
-        "--max {max} is below the {} entries of {spec}: --prove grows a table from its own length; \
-            give --max {} or more, or a shorter table",
+        "--max {max} is below the {} entries of {spec}: --prove grows a table from its own \
+            length; give --max {} or more, or a shorter table",
         spec.len(),
         spec.len()
     ))

@@ -148,7 +148,7 @@ impl LuaGame {
                 Err(GameError(format!(
                     "{}: {n} interpreters of up to {} MiB each (--lua-memory) could take {}, but \
                         this process may take only {} more (ulimit -v / cgroup memory.max / \
-                            MemAvailable); {fewer}",
+                        MemAvailable); {fewer}",
                     self.canonical(),
                     each >> 20,
                     crate::memory::size(n.saturating_mul(each)),

@@ -84,9 +84,9 @@ fn agree(file: &Path, queries: &[u64], want: &[u64]) {
             queries.len()
         );
     };
-    let main_c = "#include <stdio.h>\n#include <stdint.h>\nuint32_t sg(uint64_t n);\n\
-        int main(void) { unsigned long long n; while (scanf(\"%llu\", &n) == 1) printf(\"%u\\n\", \
-            sg(n)); return 0; }\n";
+    let main_c = "#include <stdio.h>\n#include <stdint.h>\nuint32_t sg(uint64_t n);\nint \
+        main(void) { unsigned long long n; while (scanf(\"%llu\", &n) == 1) printf(\"%u\\n\", \
+        sg(n)); return 0; }\n";
     for (lang, compiler, ext, std) in
         [("c", "gcc", "c", "-std=c11"), ("cpp", "g++", "cpp", "-std=c++17")]
     {
@@ -112,9 +112,9 @@ fn agree(file: &Path, queries: &[u64], want: &[u64]) {
         fs::write(
             &main,
             "include!(\"sg.rs\");\nfn main() {\n    let mut s = String::new();\n    \
-            std::io::Read::read_to_string(&mut std::io::stdin(), &mut s).unwrap();\n    let out: \
-                String = s.split_whitespace().map(|t| format!(\"{}\\n\", \
-                    sg(t.parse().unwrap()))).collect();\n    print!(\"{out}\");\n}\n",
+                std::io::Read::read_to_string(&mut std::io::stdin(), &mut s).unwrap();\n    let \
+                out: String = s.split_whitespace().map(|t| format!(\"{}\\n\", \
+                sg(t.parse().unwrap()))).collect();\n    print!(\"{out}\");\n}\n",
         )
         .unwrap();
         assert!(src.exists());
@@ -129,8 +129,9 @@ fn agree(file: &Path, queries: &[u64], want: &[u64]) {
     }
     if have("python3") {
         export("python", "sg.py");
-        let script = "import sys\nsys.path.insert(0, sys.argv[1])\nfrom sg import sg\n\
-            sys.stdout.write(''.join('%d\\n' % sg(int(t)) for t in sys.stdin.read().split()))\n";
+        let script = "import sys\nsys.path.insert(0, sys.argv[1])\nfrom sg import \
+            sg\nsys.stdout.write(''.join('%d\\n' % sg(int(t)) for t in \
+            sys.stdin.read().split()))\n";
         check("python", answers(Command::new("python3").arg("-c").arg(script).arg(&dir)));
     }
     fs::remove_dir_all(&dir).unwrap();
@@ -248,9 +249,9 @@ fn programs(file: &Path, dir: &Path, editions: &[Option<&str>]) -> Vec<(String, 
     };
     let path = |p: &Path| p.to_str().unwrap().to_string();
     let mut out = vec![];
-    let main_c = "#include <stdio.h>\n#include <stdint.h>\nuint32_t sg(uint64_t n);\n\
-        int main(void) { unsigned long long n; while (scanf(\"%llu\", &n) == 1) { \
-            printf(\"%u\\n\", sg(n)); fflush(stdout); } return 0; }\n";
+    let main_c = "#include <stdio.h>\n#include <stdint.h>\nuint32_t sg(uint64_t n);\nint \
+        main(void) { unsigned long long n; while (scanf(\"%llu\", &n) == 1) { printf(\"%u\\n\", \
+        sg(n)); fflush(stdout); } return 0; }\n";
     for (lang, compiler, ext, std) in
         [("c", "gcc", "c", "-std=c11"), ("cpp", "g++", "cpp", "-std=c++17")]
     {
@@ -276,12 +277,11 @@ fn programs(file: &Path, dir: &Path, editions: &[Option<&str>]) -> Vec<(String, 
         let main = dir.join("main.rs");
         fs::write(
             &main,
-            "include!(\"sg.rs\");\nfn main() {\n    use std::io::Write;\n    let mut \
-            s = String::new();\n    std::io::Read::read_to_string(&mut std::io::stdin(), &mut \
-                s).unwrap();\n    let out = std::io::stdout();\n    let mut out = out.lock();\n    \
-                    for t in s.split_whitespace() {\n        writeln!(out, \"{}\", \
-                        sg(t.parse().unwrap())).unwrap();\n        out.flush().unwrap();\n    \
-                            }\n}\n",
+            "include!(\"sg.rs\");\nfn main() {\n    use std::io::Write;\n    let mut s = \
+                String::new();\n    std::io::Read::read_to_string(&mut std::io::stdin(), &mut \
+                s).unwrap();\n    let out = std::io::stdout();\n    let mut out = \
+                out.lock();\n    for t in s.split_whitespace() {\n        writeln!(out, \"{}\", \
+                sg(t.parse().unwrap())).unwrap();\n        out.flush().unwrap();\n    }\n}\n",
         )
         .unwrap();
         for edition in editions {
@@ -297,9 +297,9 @@ fn programs(file: &Path, dir: &Path, editions: &[Option<&str>]) -> Vec<(String, 
     }
     if have("python3") {
         export("python", "sg.py");
-        let script = "import sys\nsys.path.insert(0, sys.argv[1])\nfrom sg import sg\n\
-            for t in sys.stdin.read().split():\n    sys.stdout.write('%d\\n' % sg(int(t)))\n    \
-                sys.stdout.flush()\n";
+        let script = "import sys\nsys.path.insert(0, sys.argv[1])\nfrom sg import sg\nfor t in \
+            sys.stdin.read().split():\n    sys.stdout.write('%d\\n' % sg(int(t)))\n    \
+            sys.stdout.flush()\n";
         out.push((
             "python".to_string(),
             vec!["python3".into(), "-c".into(), script.into(), path(dir)],
@@ -426,9 +426,9 @@ fn a_named_function_past_its_table_exits_1_after_the_output_before_it() {
             "c",
             "gcc",
             "-std=c11",
-            "#include <stdio.h>\n#include <stdint.h>\nuint32_t grundy(uint64_t n);\nint main(void) \
-                { unsigned long long n; while (scanf(\"%llu\", &n) == 1) printf(\"%u\\n\", \
-                    grundy(n)); return 0; }\n",
+            "#include <stdio.h>\n#include <stdint.h>\nuint32_t grundy(uint64_t n);\nint \
+                main(void) { unsigned long long n; while (scanf(\"%llu\", &n) == 1) \
+                printf(\"%u\\n\", grundy(n)); return 0; }\n",
         ),
         (
             "cpp",
@@ -436,7 +436,7 @@ fn a_named_function_past_its_table_exits_1_after_the_output_before_it() {
             "-std=c++17",
             "#include <cstdint>\n#include <iostream>\nuint32_t grundy(uint64_t n);\nint main() { \
                 std::ios::sync_with_stdio(false); std::cin.tie(nullptr); unsigned long long n; \
-                    while (std::cin >> n) std::cout << grundy(n) << '\\n'; return 0; }\n",
+                while (std::cin >> n) std::cout << grundy(n) << '\\n'; return 0; }\n",
         ),
     ];
     for (lang, compiler, std, main_src) in mains {
@@ -461,10 +461,10 @@ fn a_named_function_past_its_table_exits_1_after_the_output_before_it() {
         let main = dir.join("main.rs");
         fs::write(
             &main,
-            "include!(\"grundy.rs\");\nfn main() {\n    let mut s = \
-            String::new();\n    std::io::Read::read_to_string(&mut std::io::stdin(), &mut \
-                s).unwrap();\n    for t in s.split_whitespace() {\n        println!(\"{}\", \
-                    grundy(t.parse().unwrap()));\n    }\n}\n",
+            "include!(\"grundy.rs\");\nfn main() {\n    let mut s = String::new();\n    \
+                std::io::Read::read_to_string(&mut std::io::stdin(), &mut s).unwrap();\n    for t \
+                in s.split_whitespace() {\n        println!(\"{}\", \
+                grundy(t.parse().unwrap()));\n    }\n}\n",
         )
         .unwrap();
         let bin = dir.join("grundy-rust");
@@ -525,7 +525,7 @@ fn point_programs(file: &Path, dir: &Path, names: &[&str]) -> Vec<(String, Vec<S
     let main_c = format!(
         "#include <stdio.h>\n#include <stdint.h>\nuint32_t sg({});\nint main(void) {{ unsigned \
             long long a[{k}]; while (scanf(\"{}\", {}) == {k}) printf(\"%u\\n\", sg({})); return \
-                0; }}\n",
+            0; }}\n",
         args(&|_| "uint64_t".into()),
         vec!["%llu"; k].join(" "),
         args(&|i| format!("&a[{i}]")),
@@ -561,12 +561,11 @@ fn point_programs(file: &Path, dir: &Path, names: &[&str]) -> Vec<(String, Vec<S
         fs::write(
             &main,
             format!(
-                "include!(\"sg.rs\");\nfn main() {{\n    let mut s = \
-            String::new();\n    std::io::Read::read_to_string(&mut std::io::stdin(), &mut \
-                s).unwrap();\n    let v: Vec<u64> = s.split_whitespace().map(|t| \
+                "include!(\"sg.rs\");\nfn main() {{\n    let mut s = String::new();\n    \
+                    std::io::Read::read_to_string(&mut std::io::stdin(), &mut s).unwrap();\n    \
+                    let v: Vec<u64> = s.split_whitespace().map(|t| \
                     t.parse().unwrap()).collect();\n    for a in v.chunks({k}) {{\n        \
-                        println!(\"{{}}\", sg({}));\n    \
-                            }}\n}}\n",
+                    println!(\"{{}}\", sg({}));\n    }}\n}}\n",
                 args(&|i| format!("a[{i}]"))
             ),
         )
@@ -585,7 +584,7 @@ fn point_programs(file: &Path, dir: &Path, names: &[&str]) -> Vec<(String, Vec<S
         let script = format!(
             "import sys\nsys.path.insert(0, sys.argv[1])\nfrom sg import sg\nv = [int(t) for t in \
                 sys.stdin.read().split()]\nfor i in range(0, len(v), {k}):\n    \
-                    sys.stdout.write('%d\\n' % sg(*v[i:i + {k}]))\n"
+                sys.stdout.write('%d\\n' % sg(*v[i:i + {k}]))\n"
         );
         out.push(("python".to_string(), vec!["python3".into(), "-c".into(), script, path(dir)]));
     }

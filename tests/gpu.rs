@@ -106,9 +106,8 @@ fn hidden_driver_gives_one_line_error() {
         .unwrap_or_else(|| panic!("no probe line:\n{stdout}"));
     assert_eq!(
         line,
-        "probe error: no GPU adapter found (tried wgpu backends: vulkan); install a GPU driver, or \
-            Mesa's software one: \
-         apt-get install mesa-vulkan-drivers; or use --backend simd"
+        "probe error: no GPU adapter found (tried wgpu backends: vulkan); install a GPU driver, \
+            or Mesa's software one: apt-get install mesa-vulkan-drivers; or use --backend simd"
     );
 }
 

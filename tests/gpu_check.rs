@@ -92,8 +92,8 @@ fn auto_builds_on_the_cpu_when_the_gpu_table_fails_its_check() {
     let notes = engines.take_notes();
     assert!(
         notes.iter().any(|n| n.starts_with(
-            "--backend auto built rook:64 on simd instead: \
-        rook:64: the GPU table failed its self-check"
+            "--backend auto built rook:64 on simd instead: rook:64: the GPU table failed its \
+                self-check"
         )),
         "{notes:?}"
     );

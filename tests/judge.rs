@@ -252,15 +252,15 @@ fn usage_errors() {
     let err = text(&out.stderr);
     assert!(
         err.contains(
-            "table /nonexistent/chess-20.sgt not found; build it with `sgtab build \
-        chess:20 --dir /nonexistent`"
+            "table /nonexistent/chess-20.sgt not found; build it with `sgtab build chess:20 --dir \
+                /nonexistent`"
         ),
         "{err}"
     );
     assert!(
         err.contains(
-            "sgq looked in /nonexistent (--tables); it looks in --tables DIR, then \
-        $SGTAB_TABLES (not set)"
+            "sgq looked in /nonexistent (--tables); it looks in --tables DIR, then $SGTAB_TABLES \
+                (not set)"
         ),
         "{err}"
     );

@@ -86,16 +86,14 @@ fn a_caught_stop_is_raised_again_until_the_call_returns() {
     let cases = [
         (
             "pcall_top",
-            "while true do pcall(function() while true do end end) end\nshape = \
-            1\n"
-            .to_string(),
+            "while true do pcall(function() while true do end end) end\nshape = 1\n".to_string(),
             "at its top level",
         ),
         (
             "pcall_moves",
             format!(
                 "{MOVES}  if n == 3 then while true do pcall(function() while true do end end) \
-                end end\n  return {{}}\nend\n"
+                    end end\n  return {{}}\nend\n"
             ),
             "at position 3",
         ),
@@ -104,15 +102,14 @@ fn a_caught_stop_is_raised_again_until_the_call_returns() {
         (
             "xpcall",
             format!(
-                "{MOVES}  while true do xpcall(function() while true do end end, \
-            function() while true do end end) end\nend\n"
+                "{MOVES}  while true do xpcall(function() while true do end end, function() while \
+                    true do end end) end\nend\n"
             ),
             "at position 0",
         ),
         (
             "xpcall_error",
-            "while true do xpcall(error, function() while true do end end) end\nshape \
-            = 1\n"
+            "while true do xpcall(error, function() while true do end end) end\nshape = 1\n"
                 .to_string(),
             "at its top level",
         ),
@@ -121,7 +118,7 @@ fn a_caught_stop_is_raised_again_until_the_call_returns() {
             format!(
                 "{MOVES}  while true do pcall(function() local x <close> = setmetatable({{}}, \
                     {{__close = function() while true do end end}}) while true do end end) \
-                        end\nend\n"
+                    end\nend\n"
             ),
             "at position 0",
         ),
@@ -190,8 +187,8 @@ fn lua_c_functions_are_bounded_or_linear() {
         ("move", "table.move({}, 1, 1 << 40, 1, {})\n".to_string()),
         (
             "sort",
-            "local t = {}\nfor i = 1, 4000000 do t[i] = (i * 7919) % 1000003 end\nwhile true \
-            do table.sort(t) end\n"
+            "local t = {}\nfor i = 1, 4000000 do t[i] = (i * 7919) % 1000003 end\nwhile true do \
+                table.sort(t) end\n"
                 .to_string(),
         ),
     ];
@@ -228,8 +225,8 @@ fn lua_c_functions_are_bounded_or_linear() {
     );
     assert_refused(&out, &["pack.lua:1:", "pack format of 2097152 bytes is refused"]);
     // A plain find of a 64 KiB needle in 16 MiB is linear: it ends well within its second.
-    let plain = "local s = ('a'):rep(1 << 24)\nlocal n = ('a'):rep(65535) .. 'b'\nassert(s:find(n, \
-        1, true) == nil)\nassert(s:find('aab', 1) == nil)\n";
+    let plain = "local s = ('a'):rep(1 << 24)\nlocal n = ('a'):rep(65535) .. \
+        'b'\nassert(s:find(n, 1, true) == nil)\nassert(s:find('aab', 1) == nil)\n";
     let out = build(
         &dir,
         &script(&dir, "plain", &format!("{plain}{tail}")),
@@ -368,10 +365,10 @@ fn sums_cost_their_parts_once_and_nothing_across_positions() {
     // (a table of 3 million integers, growing). With --lua-memory 110 each builds alone, and
     // one after the other too (the table the sums were written to kept tens of MB from
     // position to position).
-    let body = "shape = 3\nlocal p = {}\nfor i = 1, 100 do p[i] = 0 end\nfunction moves(n)\n  if n \
-        == 1 then\n    local out = {}\n    for k = 1, 40000 do out[k] = sum(table.unpack(p)) \
-            end\n    return out\n  end\n  if n == 2 then local t = {} for i = 1, 3000000 do t[i] = \
-                i end end\n  return {}\nend\n";
+    let body = "shape = 3\nlocal p = {}\nfor i = 1, 100 do p[i] = 0 end\nfunction moves(n)\n  if \
+        n == 1 then\n    local out = {}\n    for k = 1, 40000 do out[k] = sum(table.unpack(p)) \
+        end\n    return out\n  end\n  if n == 2 then local t = {} for i = 1, 3000000 do t[i] = i \
+        end end\n  return {}\nend\n";
     let out =
         build(&dir, &script(&dir, "across", body), &["--lua-memory", "110", "--threads", "1"], 60);
     assert!(out.status.success(), "{}", text(&out.stderr));

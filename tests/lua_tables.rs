@@ -59,8 +59,8 @@ fn option_lists_are_read_whole() {
         &[],
         &["holes.lua at position 2", "the list of options has the key 3", "its length (#) is 0"],
     );
-    let zero = "shape = 40\nfunction moves(n)\n  local o = {}\n  if n > 0 then o[0] = n - 1 end\n  \
-        return o\nend\n";
+    let zero = "shape = 40\nfunction moves(n)\n  local o = {}\n  if n > 0 then o[0] = n - 1 \
+        end\n  return o\nend\n";
     refused(&dir, &script(&dir, "zero", zero), &[], &["zero.lua at position 1", "the key 0"]);
     let named = "shape = 4\nfunction moves(n) return {n = 1} end\n";
     refused(&dir, &script(&dir, "named", named), &[], &["named.lua at position 0", "key \"n\""]);
@@ -94,13 +94,13 @@ fn no_integer_is_taken_for_a_sum() {
         ],
     );
     // A sum stays a sum wherever it is kept: one made for another position is as good.
-    let kept = "shape = 30\nlocal memo = {}\nfunction moves(n)\n  local out = {}\n  for a = 1, n - \
-        1 do\n    memo[a] = memo[a] or {}\n    memo[a][n - a] = memo[a][n - a] or sum(a, n - \
-            a)\n    out[#out + 1] = memo[a][n - a]\n    out[#out + 1] = sum(a, n - a, 0)\n  end\n  \
-                return out\nend\n";
+    let kept = "shape = 30\nlocal memo = {}\nfunction moves(n)\n  local out = {}\n  for a = 1, n \
+        - 1 do\n    memo[a] = memo[a] or {}\n    memo[a][n - a] = memo[a][n - a] or sum(a, n - \
+        a)\n    out[#out + 1] = memo[a][n - a]\n    out[#out + 1] = sum(a, n - a, 0)\n  end\n  \
+        return out\nend\n";
     let plain = "shape = 30\nfunction moves(n)\n  local out = {}\n  for a = 1, n - 1 do\n    \
         out[#out + 1] = sum(a, n - a)\n    out[#out + 1] = sum(a, n - a, 0)\n  end\n  return \
-            out\nend\n";
+        out\nend\n";
     // Same values (the files differ by their script text only).
     let dump = |name: &str, body: &str| {
         let dir2 = dir.join(name);
@@ -120,9 +120,9 @@ fn the_same_script_gives_the_same_bytes_on_every_run() {
     // The order of `pairs` over string keys (Lua seeded its string hash at random).
     let order = "local t = {}\nfor i, k in ipairs({'alpha', 'beta', 'gamma', 'delta', 'epsilon', \
         'zeta', 'eta', 'theta', 'iota', 'kappa', 'lambda', 'mu'}) do t[k] = i end\nlocal order = \
-            {}\nfor _, v in pairs(t) do order[#order + 1] = v end\nshape = 200\nfunction \
-                moves(n)\n  local out = {}\n  for i = 1, n do if order[(n + i) % 12 + 1] % 3 ~= 0 \
-                    then out[#out + 1] = i - 1 end end\n  return out\nend\n";
+        {}\nfor _, v in pairs(t) do order[#order + 1] = v end\nshape = 200\nfunction moves(n)\n  \
+        local out = {}\n  for i = 1, n do if order[(n + i) % 12 + 1] % 3 ~= 0 then out[#out + 1] \
+        = i - 1 end end\n  return out\nend\n";
     let spec = script(&dir, "order", order);
     let first = build(&dir, &spec, &[]).unwrap();
     for threads in ["1", "2", "1", "2"] {
@@ -135,8 +135,8 @@ fn the_same_script_gives_the_same_bytes_on_every_run() {
     // Sorting equal keys: Lua's random pivot left them in another order on each run.
     let sort = "local t = {}\nfor i = 1, 3000 do t[i] = {k = i % 7, v = i} end\ntable.sort(t, \
         function(a, b) return a.k < b.k end)\nshape = 200\nfunction moves(n)\n  local out = {}\n  \
-            for i = 1, n do if t[n * 13 + i].v % 3 ~= 0 then out[#out + 1] = i - 1 end end\n  \
-                return out\nend\n";
+        for i = 1, n do if t[n * 13 + i].v % 3 ~= 0 then out[#out + 1] = i - 1 end end\n  return \
+        out\nend\n";
     let spec = script(&dir, "sort", sort);
     let first = build(&dir, &spec, &[]).unwrap();
     for _ in 0..4 {
@@ -195,8 +195,8 @@ fn globals_are_read_only_once_the_top_level_has_run() {
         &[],
         &["counter.lua at position 0", "the global `count` was assigned"],
     );
-    let late = "seen = false\nshape = 100\nfunction moves(n)\n  if n == 70 then seen = true end\n  \
-        return {}\nend\n";
+    let late = "seen = false\nshape = 100\nfunction moves(n)\n  if n == 70 then seen = true \
+        end\n  return {}\nend\n";
     refused(
         &dir,
         &script(&dir, "late", late),
@@ -215,9 +215,10 @@ fn globals_are_read_only_once_the_top_level_has_run() {
         refused(&dir, &script(&dir, name, &body), &[], &[&format!("{name}.lua:3:")]);
     }
     // Reading them every way still works.
-    let reads = "N = 3\nshape = 4\nfunction moves(n)\n  assert(N == 3 and _G.N == 3 and rawget(_G, \
-        'N') == 3 and _ENV.N == 3)\n  local seen = 0\n  for k in pairs(_G) do if k == 'N' then \
-            seen = seen + 1 end end\n  assert(seen == 1 and next(_G) ~= nil)\n  return {}\nend\n";
+    let reads = "N = 3\nshape = 4\nfunction moves(n)\n  assert(N == 3 and _G.N == 3 and \
+        rawget(_G, 'N') == 3 and _ENV.N == 3)\n  local seen = 0\n  for k in pairs(_G) do if k == \
+        'N' then seen = seen + 1 end end\n  assert(seen == 1 and next(_G) ~= nil)\n  return \
+        {}\nend\n";
     build(&dir, &script(&dir, "reads", reads), &[]).unwrap();
     fs::remove_dir_all(&dir).unwrap();
 }
@@ -227,7 +228,7 @@ fn moves_that_keep_state_between_calls_are_refused() {
     let dir = scratch("lua_tables", "state");
     let upvalue = "shape = 300\nlocal calls = 0\nfunction moves(n)\n  calls = calls + 1\n  local \
         out = {}\n  for i = 1, n do if (calls + i) % 3 ~= 0 then out[#out + 1] = n - i end end\n  \
-            return out\nend\n";
+        return out\nend\n";
     refused(
         &dir,
         &script(&dir, "upvalue", upvalue),

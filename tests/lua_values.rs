@@ -65,34 +65,34 @@ fn built_in(spec: &str) -> Vec<u32> {
 }
 
 /// The 1-3-9 stones as a list, as they were written before options could be values.
-const STONES_LIST: &str = "N = N or 1024\nshape = N\nfunction moves(n)\n  local out = {}\n  for _, \
-    take in ipairs({1, 3, 9}) do\n    if take <= n then out[#out + 1] = n - take end\n  end\n  \
-        return out\nend\n";
+const STONES_LIST: &str = "N = N or 1024\nshape = N\nfunction moves(n)\n  local out = {}\n  for \
+    _, take in ipairs({1, 3, 9}) do\n    if take <= n then out[#out + 1] = n - take end\n  end\n  \
+    return out\nend\n";
 
 /// Lasker's Nim with its list handed back as values (hundreds of them: Lua's stack grows); no
 /// value at all is refused (a forgotten `return`), so heap 0 returns an empty list.
 const LASKER_VALUES: &str = "N = N or 1024\nshape = N\nfunction moves(n)\n  if n == 0 then return \
-    {} end\n  local out = {}\n  for rest = 0, n - 1 do out[#out + 1] = rest end\n  for a = 1, n // \
-        2 do out[#out + 1] = sum(a, n - a) end\n  return table.unpack(out)\nend\n";
+    {} end\n  local out = {}\n  for rest = 0, n - 1 do out[#out + 1] = rest end\n  for a = 1, n \
+    // 2 do out[#out + 1] = sum(a, n - a) end\n  return table.unpack(out)\nend\n";
 
 /// Take two stones (or the last one), or split one stone off as a heap of its own and take
 /// another, or two heaps of two and take one (a sum of two and a sum of three, as values and as
 /// a list); small heaps named one by one.
 const SPLIT_VALUES: &str = "shape = 300\nfunction moves(n)\n  if n >= 5 then return n - 2, sum(1, \
     n - 2), sum(2, 2, n - 5) end\n  if n >= 3 then return n - 2, sum(1, n - 2) end\n  if n >= 1 \
-        then return 0 end\n  return {}\nend\n";
+    then return 0 end\n  return {}\nend\n";
 const SPLIT_LIST: &str = "shape = 300\nfunction moves(n)\n  local out = {}\n  if n >= 1 then \
     out[#out + 1] = math.max(n - 2, 0) end\n  if n >= 3 then out[#out + 1] = sum(1, n - 2) end\n  \
-        if n >= 5 then out[#out + 1] = sum(2, 2, n - 5) end\n  return out\nend\n";
+    if n >= 5 then out[#out + 1] = sum(2, 2, n - 5) end\n  return out\nend\n";
 
 /// A 2-D game: a step left or down, or a jump down to the bottom row beside a copy of row 0 (a
 /// sum of two 2-D positions); a single table of numbers returned alone is one position.
-const GRID_VALUES: &str = "shape = {12, 9}\nfunction moves(x, y)\n  if x > 0 and y > 0 then return \
-    {x - 1, y}, {x, y - 1}, sum({x, 0}, {0, y - 1}) end\n  if x > 0 then return {x - 1, y} end\n  \
-        if y > 0 then return {x, y - 1} end\n  return {}\nend\n";
+const GRID_VALUES: &str = "shape = {12, 9}\nfunction moves(x, y)\n  if x > 0 and y > 0 then \
+    return {x - 1, y}, {x, y - 1}, sum({x, 0}, {0, y - 1}) end\n  if x > 0 then return {x - 1, y} \
+    end\n  if y > 0 then return {x, y - 1} end\n  return {}\nend\n";
 const GRID_LIST: &str = "shape = {12, 9}\nfunction moves(x, y)\n  local out = {}\n  if x > 0 then \
-    out[#out + 1] = {x - 1, y} end\n  if y > 0 then out[#out + 1] = {x, y - 1} end\n  if x > 0 and \
-        y > 0 then out[#out + 1] = sum({x, 0}, {0, y - 1}) end\n  return out\nend\n";
+    out[#out + 1] = {x - 1, y} end\n  if y > 0 then out[#out + 1] = {x, y - 1} end\n  if x > 0 \
+    and y > 0 then out[#out + 1] = sum({x, 0}, {0, y - 1}) end\n  return out\nend\n";
 
 #[test]
 fn options_as_values_give_the_list_forms_table_and_the_built_in_one() {
@@ -237,8 +237,8 @@ fn each_bad_value_is_one_line_naming_the_position_and_the_return() {
     // The line of the function that returned, where moves tail-calls a helper.
     refuse(
         "helper",
-        "shape = 10\nlocal function steps(n)\n  return n - 1, n - 20\nend\nfunction moves(n)\n  if \
-            n == 0 then return {} end\n  return steps(n)\nend\n",
+        "shape = 10\nlocal function steps(n)\n  return n - 1, n - 20\nend\nfunction moves(n)\n  \
+            if n == 0 then return {} end\n  return steps(n)\nend\n",
         &["helper.lua at position 1", "option 2 is position -19", "helper.lua:3)"],
     );
     // A list is blamed on its return too, and rank's value likewise.

@@ -130,9 +130,8 @@ fn list_parameters_reach_cpp_and_lua() {
     let lua_file = dir.join("sublist.lua");
     fs::write(
         &lua_file,
-        "N = N or 10\nshape = N\nfunction moves(n)\n  local out = {}\n  for _, s \
-        in ipairs(S) do if s <= n then out[#out + 1] = n - s end end\n  return \
-            out\nend\n",
+        "N = N or 10\nshape = N\nfunction moves(n)\n  local out = {}\n  for _, s in ipairs(S) do \
+            if s <= n then out[#out + 1] = n - s end end\n  return out\nend\n",
     )
     .unwrap();
     let lua = build(&dir, &format!("lua:{}:S={{2,5,7}},N=500", lua_file.display()), &[]);
@@ -202,8 +201,8 @@ fn compile_errors_and_a_missing_compiler_are_one_line_after_the_diagnostics() {
     let src = dir.join("broken.cpp");
     fs::write(
         &src,
-        "#include <sgtab.h>\nsgtab::Shape shape() { return 10; }\nvoid \
-        moves(sgtab::Pos p, sgtab::Options &o) { o.add(p - 1) }\n",
+        "#include <sgtab.h>\nsgtab::Shape shape() { return 10; }\nvoid moves(sgtab::Pos p, \
+            sgtab::Options &o) { o.add(p - 1) }\n",
     )
     .unwrap();
     let out_dir = dir.join("t");
@@ -266,18 +265,19 @@ fn a_crash_is_one_line_naming_the_position() {
         assert!(last.starts_with("sgtab: error: cpp:segv@"), "{last}");
     }
     let fpe = "sgtab::Shape shape() { return {10, 10}; }\nvolatile long long zero = 0;\nvoid \
-        moves(sgtab::Pos p, sgtab::Options &o) {\n  if (p[0] == 3 && p[1] == 4) o.add(p[0] / zero, \
-            0LL);\n}\n";
+        moves(sgtab::Pos p, sgtab::Options &o) {\n  if (p[0] == 3 && p[1] == 4) o.add(p[0] / \
+        zero, 0LL);\n}\n";
     fails("fpe", fpe, "", &[], &["fpe.cpp at position (3, 4)", "SIGFPE"]);
-    let abort = "#include <cstdlib>\nsgtab::Shape shape() { return 50; }\nvoid moves(sgtab::Pos p, \
-        sgtab::Options &o) { if (p == 9) abort(); }\n";
+    let abort = "#include <cstdlib>\nsgtab::Shape shape() { return 50; }\nvoid moves(sgtab::Pos \
+        p, sgtab::Options &o) { if (p == 9) abort(); }\n";
     fails("abort", abort, "", &[], &["abort.cpp at position 9", "SIGABRT"]);
     let deep = "sgtab::Shape shape() { return 50; }\nlong long f(long long x) { volatile char \
         pad[256]; pad[0] = (char)x; return f(x + 1) + pad[0]; }\nvoid moves(sgtab::Pos p, \
-            sgtab::Options &o) { if (p == 20) o.add(f(0)); }\n";
+        sgtab::Options &o) { if (p == 20) o.add(f(0)); }\n";
     fails("deep", deep, "", &[], &["deep.cpp at position 20", "SIGSEGV"]);
-    let throws = "#include <stdexcept>\nsgtab::Shape shape() { return 50; }\nvoid moves(sgtab::Pos \
-        p, sgtab::Options &o) { if (p == 11) throw std::runtime_error(\"bad move\"); }\n";
+    let throws = "#include <stdexcept>\nsgtab::Shape shape() { return 50; }\nvoid \
+        moves(sgtab::Pos p, sgtab::Options &o) { if (p == 11) throw std::runtime_error(\"bad \
+        move\"); }\n";
     fails(
         "throws",
         throws,
@@ -326,8 +326,8 @@ fn options_off_the_shape_and_bad_sums_are_one_line() {
         &[],
         &["badsum.cpp at position 5", "has a part (25), outside the shape 20"],
     );
-    let open = "sgtab::Shape shape() { return 20; }\nvoid moves(sgtab::Pos p, sgtab::Options &o) { \
-        if (p == 6) { o.begin_sum(); o.part(1); } }\n";
+    let open = "sgtab::Shape shape() { return 20; }\nvoid moves(sgtab::Pos p, sgtab::Options &o) \
+        { if (p == 6) { o.begin_sum(); o.part(1); } }\n";
     fails("opensum", open, "", &[], &["at position 6", "not ended"]);
     let rank = "sgtab::Shape shape() { return 20; }\nlong long rank(sgtab::Pos p) { return 0; \
         }\nvoid moves(sgtab::Pos p, sgtab::Options &o) { if (p > 0) o.add(p - 1); }\n";
@@ -469,11 +469,11 @@ fn options_above_their_position_take_the_move_graph_and_state_is_refused() {
     // Without a rank, an option above its position: by the move graph, as the script is.
     let body = "N = N or 10\nshape = N\nfunction moves(p)\n  local out = {}\n  if p + 1 < N and p \
         % 3 ~= 2 then out[#out + 1] = p + 1 end\n  if p >= 3 then out[#out + 1] = p - 3 end\n  \
-            return out\nend\n";
+        return out\nend\n";
     fs::write(dir.join("up.lua"), body).unwrap();
     let cpp = "#include <sgtab.h>\n#ifndef N\n#define N 10\n#endif\nsgtab::Shape shape() { return \
         N; }\nvoid moves(sgtab::Pos p, sgtab::Options &o) {\n  long long n = p;\n  if (n + 1 < N \
-            && n % 3 != 2) o.add(n + 1);\n  if (n >= 3) o.add(n - 3);\n}\n";
+        && n % 3 != 2) o.add(n + 1);\n  if (n >= 3) o.add(n - 3);\n}\n";
     fs::write(dir.join("up.cpp"), cpp).unwrap();
     for threads in ["1", "2"] {
         let a = build(
@@ -486,6 +486,6 @@ fn options_above_their_position_take_the_move_graph_and_state_is_refused() {
     }
     let state = "sgtab::Shape shape() { return 5000; }\nstatic long long calls;\nvoid \
         moves(sgtab::Pos p, sgtab::Options &o) {\n  long long n = p;\n  if (n > 0 && ++calls % 3 \
-            == 0) o.add(n - 1);\n}\n";
+        == 0) o.add(n - 1);\n}\n";
     fails("state", state, "", &[], &["the moves depend on something besides the position"]);
 }

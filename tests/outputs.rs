@@ -668,8 +668,8 @@ fn show_says_what_its_numbers_count() {
     let rare = show_line(&sub, "rare:");
     assert!(
         rare.starts_with(
-            "rare:     none: values are called rare when together they hold at \
-        most 10% of the entries"
+            "rare:     none: values are called rare when together they hold at most 10% of the \
+                entries"
         ),
         "{rare}"
     );

@@ -150,13 +150,8 @@ fn refusals_are_one_clear_line() {
         "is not a row of chess:20: a row is a bitmask of 20 bits (0..=1048575); `sgtab build \
             chess:21` would cover it",
     );
-    refuses(
-        &["value", "chess"],
-        "3 \
-        x\n",
-        "0\n",
-        "expected position 2",
-    ); // 3: columns 19 and 20, no move
+    // 3: columns 19 and 20, no move
+    refuses(&["value", "chess"], "3 x\n", "0\n", "expected position 2");
     refuses(
         &["sum", "funny"],
         "2\n1\n3\n2\n1 40\n",
@@ -283,8 +278,9 @@ fn past_a_scripts_or_imported_table_names_the_table_and_a_larger_build() {
         &["value", "lua:examples/games/turtles.lua:W=6"],
         "64\n",
         &[format!(
-            "the table found, {}, has 64 entries; `sgtab build lua:examples/games/turtles.lua:W=6` \
-                built this one: build it again with parameters that make its shape larger",
+            "the table found, {}, has 64 entries; `sgtab build \
+                lua:examples/games/turtles.lua:W=6` built this one: build it again with \
+                parameters that make its shape larger",
             turtles.display()
         )],
     );

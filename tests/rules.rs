@@ -145,8 +145,8 @@ fn splits_without_removal_and_three_heap_codes_are_proven_in_a_few_entries() {
     let said = build(&out, "0.F:10", &["--prove"]);
     assert!(
         said.contains(
-            "0.F:20: rule proven by the Guy-Smith periodicity theorem, extended to every \
-            finite code with 20 entries (the theorem needs 10)"
+            "0.F:20: rule proven by the Guy-Smith periodicity theorem, extended to every finite \
+                code with 20 entries (the theorem needs 10)"
         ),
         "{said}"
     );
@@ -154,8 +154,8 @@ fn splits_without_removal_and_three_heap_codes_are_proven_in_a_few_entries() {
     let said = build(&out, "4.7:300", &[]);
     assert!(
         said.contains(
-            "g(n+2) = g(n) for n >= 1 (proven by the Guy-Smith periodicity theorem, \
-        extended to every finite code)"
+            "g(n+2) = g(n) for n >= 1 (proven by the Guy-Smith periodicity theorem, extended to \
+                every finite code)"
         ),
         "{said}"
     );
@@ -165,8 +165,8 @@ fn splits_without_removal_and_three_heap_codes_are_proven_in_a_few_entries() {
     let said = build(&out, &format!("{code}:2000"), &[]);
     assert!(
         said.contains(
-            "g(n+52) = g(n) for n >= 1 (proven by the Guy-Smith periodicity theorem, \
-        extended to every finite code)"
+            "g(n+52) = g(n) for n >= 1 (proven by the Guy-Smith periodicity theorem, extended to \
+                every finite code)"
         ),
         "{said}"
     );
@@ -181,8 +181,8 @@ fn show_states_the_margin_the_rule_rests_on() {
     assert_eq!(
         line(&shown, "margin:"),
         Some(
-            "margin:   checked over the 229 values from n = 71 to the table's end, 19.1 periods of \
-                12 values; a rule must hold over at least 36 values here (three periods)"
+            "margin:   checked over the 229 values from n = 71 to the table's end, 19.1 periods \
+                of 12 values; a rule must hold over at least 36 values here (three periods)"
         ),
         "{shown}"
     );

@@ -244,8 +244,8 @@ fn verify_passes_a_sound_imported_table_and_says_it_cannot_recompute_it() {
     assert_eq!(
         text(&run.stdout),
         format!(
-            "{}: OK as stored (import:mine, 6 entries: checksum, header and rule hold); its values \
-                were imported from another program, so sgtab cannot recompute them\n",
+            "{}: OK as stored (import:mine, 6 entries: checksum, header and rule hold); its \
+                values were imported from another program, so sgtab cannot recompute them\n",
             file.display()
         )
     );
@@ -274,14 +274,14 @@ fn import_says_what_is_wrong_with_a_line_in_words() {
         ),
         (
             "7 8 9\n",
-            "standard input:1: 3 fields on the first line of values; a line holds one value, or an \
-                index and a value",
+            "standard input:1: 3 fields on the first line of values; a line holds one value, or \
+                an index and a value",
         ),
         (
             "0 1\n1073741823 5\n",
             "standard input:2: index 1073741823 is out of range: 2 entries were given, so without \
                 --shape the indexes are 0 to 1; give --shape N for a larger table (every index \
-                    once)",
+                once)",
         ),
     ] {
         let run = common::run(

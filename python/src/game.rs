@@ -38,7 +38,7 @@ static mut SUM: ffi::PyMethodDef = ffi::PyMethodDef {
     ml_flags: ffi::METH_VARARGS,
     ml_doc: c"sum(*parts)\n--\n\nA move to several games side by side, worth the XOR of their \
         values: the tuple of its parts, each a position (an int in a 1-D game, a tuple of k ints \
-            in a k-D one). sum() is a move to nothing (worth 0)."
+        in a k-D one). sum() is a move to nothing (worth 0)."
         .as_ptr(),
 };
 
@@ -129,8 +129,8 @@ impl Game {
             (Some(f), None) | (None, Some(f)) => f.clone(),
             (Some(_), Some(_)) => {
                 return Err(PyTypeError::new_err(
-                    "give moves (one position a call) or batch (an array of positions a call), not \
-                        both",
+                    "give moves (one position a call) or batch (an array of positions a call), \
+                        not both",
                 ));
             }
             (None, None) => {

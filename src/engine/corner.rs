@@ -149,9 +149,8 @@ pub fn check_memory(piece: Piece, n: u32) -> Result<(), EngineError> {
     let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
     Err(EngineError::memory(format!(
         "{}:{n} needs {:.1} GiB of memory ({:.1} GiB of table and {:.1} GiB of line sets), more \
-            than the {:.1} GiB \
-         that fit here (ulimit -v / cgroup memory.max / MemAvailable); the widest {} board that \
-             fits is {widest}",
+            than the {:.1} GiB that fit here (ulimit -v / cgroup memory.max / MemAvailable); the \
+            widest {} board that fits is {widest}",
         piece.name(),
         gib(need),
         gib(payload_len(n as u64 * n as u64, piece.value_bits(n as u64))),

@@ -81,8 +81,8 @@ pub fn compute<S: Source + ?Sized>(
             match by_index(&mut pool, &table, progress) {
                 Err(Stop::NotBelow(p, q)) => {
                     progress.set_label(format!(
-                        "storing the move graph (position {} has an option {} not below it; memory \
-                            grows with the options)",
+                        "storing the move graph (position {} has an option {} not below it; \
+                            memory grows with the options)",
                         source.name(p),
                         source.name(q)
                     ));

@@ -222,15 +222,13 @@ fn no_adapter(tried: wgpu::Backends) -> EngineError {
         let set = std::env::var("WGPU_BACKEND").unwrap_or_default();
         return EngineError::device(format!(
             "WGPU_BACKEND=`{}` names no wgpu backend built into this sgtab; set it to one or more \
-                of \
-             vulkan, metal, dx12, gl (comma-separated), or unset it",
+                of vulkan, metal, dx12, gl (comma-separated), or unset it",
             set.escape_debug()
         ));
     }
     EngineError::device(format!(
         "no GPU adapter found (tried wgpu backends: {}); install a GPU driver, or Mesa's software \
-            one: \
-         apt-get install mesa-vulkan-drivers; or use --backend simd",
+            one: apt-get install mesa-vulkan-drivers; or use --backend simd",
         tried.join(", ")
     ))
 }

@@ -305,8 +305,8 @@ impl Engines {
         self.hardware
             .get_or_init(|| match gpu::GpuEngine::probe() {
                 Ok((name, true)) => Err(format!(
-                    "the only GPU adapter, {name}, is a software driver and slower \
-                        than simd (use --backend gpu to run it anyway)"
+                    "the only GPU adapter, {name}, is a software driver and slower than simd (use \
+                        --backend gpu to run it anyway)"
                 )),
                 Ok(_) => Ok(()),
                 Err(e) => Err(e.line),

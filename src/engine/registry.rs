@@ -209,8 +209,8 @@ fn self_checked(
     match wrong {
         None => Ok(values),
         Some(w) => Err(EngineError::check(format!(
-            "{}: the GPU table failed its self-check on {}: at {} it holds {} where the mex of its \
-                options' values is {}; nothing written (build it with --backend simd)",
+            "{}: the GPU table failed its self-check on {}: at {} it holds {} where the mex of \
+                its options' values is {}; nothing written (build it with --backend simd)",
             game.canonical(),
             gpu.describe(),
             w.position(game.positions()),

@@ -178,7 +178,7 @@ pub fn check_name(name: &str) -> Result<(), String> {
         return Err(format!(
             "--name {name:?} is not a function name every language takes: use ASCII letters, \
                 digits and _ (not first a digit, not starting with __), at most {MAX_NAME} \
-                    characters"
+                characters"
         ));
     }
     if RESERVED.contains(&name) {
@@ -262,8 +262,8 @@ impl<'a> Plan<'a> {
                     let packed =
                         Packed::try_from_fn(count, bits, |i| values.get(i)).map_err(|_| {
                             format!(
-                                "{}: no memory left to repack its {count} stored \
-                            values; export on a machine with more memory",
+                                "{}: no memory left to repack its {count} stored values; export \
+                                    on a machine with more memory",
                                 table.spec
                             )
                         })?;
@@ -337,52 +337,40 @@ impl<'a> Plan<'a> {
             self.argument(),
         ];
         let stops = format!(
-            "{name} writes why on stderr and exits with status 1 (what the program wrote before is \
-                flushed)"
+            "{name} writes why on stderr and exits with status 1 (what the program wrote before \
+                is flushed)"
         );
         match (self.rule, t.rule, &self.args) {
             (Some(_), Some(r), _) => {
                 let count = self.count;
                 doc.push(format!(
-                    "Stores the {count} values g(0) to g({}); the rest from the rule \
-                    {}.",
+                    "Stores the {count} values g(0) to g({}); the rest from the rule {}.",
                     count - 1,
                     r.equation()
                 ));
                 if r.proven {
-                    let theorem = t
-                        .spec
-                        .theorem(&r)
-                        .map(|th| {
-                            format!(
-                                " \
-                        ({})",
-                                th.name
-                            )
-                        })
-                        .unwrap_or_default();
+                    let theorem =
+                        t.spec.theorem(&r).map(|th| format!(" ({})", th.name)).unwrap_or_default();
                     doc.push(format!("The rule is PROVEN{theorem}: every value is exact."));
                 } else {
                     doc.push(format!(
-                        "The rule was CHECKED up to n = {} only, NOT PROVEN: values \
-                        for n >= {len} are a conjecture.",
+                        "The rule was CHECKED up to n = {} only, NOT PROVEN: values for n >= \
+                            {len} are a conjecture.",
                         r.checked - 1
                     ));
                 }
                 if let Some(n) = self.first_over32 {
                     doc.push(format!(
-                        "{OVER32} first at n = {n}: for each n whose g(n) does not \
-                        fit, {stops}."
+                        "{OVER32} first at n = {n}: for each n whose g(n) does not fit, {stops}."
                     ));
                 }
             }
             (_, _, Args::Point { .. }) => doc.push(format!(
-                "Stores all {len} values, one a \
-                position; for a coordinate past its size, {stops}."
+                "Stores all {len} values, one a position; for a coordinate past its size, {stops}."
             )),
             _ => doc.push(format!(
-                "Stores all {len} values, g(0) to g({}); no rule is known past \
-                the table: for n >= {len}, {stops}.",
+                "Stores all {len} values, g(0) to g({}); no rule is known past the table: for n \
+                    >= {len}, {stops}.",
                 len - 1
             )),
         }
@@ -414,8 +402,8 @@ impl<'a> Plan<'a> {
             (Positions::Heap, _) => match t.spec.stored() {
                 Some(stored) => match stored.script() {
                     Some(script) => format!(
-                        "The argument n is position n of the script {}.lua (its positions are 0 to \
-                            {}).",
+                        "The argument n is position n of the script {}.lua (its positions are 0 \
+                            to {}).",
                         script.name,
                         t.values.len() - 1
                     ),

@@ -96,8 +96,8 @@ impl Piece {
     }
 }
 
-const QUEEN_GRAMMAR: &str = "queen[:N] (Wythoff's game: a queen moving toward the corner of an N×N \
-    board, N 1 to 65536, default 1024)";
+const QUEEN_GRAMMAR: &str = "queen[:N] (Wythoff's game: a queen moving toward the corner of an \
+    N×N board, N 1 to 65536, default 1024)";
 const ROOK_GRAMMAR: &str =
     "rook[:N] (a rook moving toward the corner of an N×N board, N 1 to 65536, default 1024)";
 const KING_GRAMMAR: &str =

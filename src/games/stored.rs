@@ -71,8 +71,8 @@ fn parse_native(spec: &str) -> Option<Result<Arc<dyn Game>, SpecError>> {
         return None;
     }
     Some(Err(SpecError(format!(
-        "`{}` is a native game: build it with `sgtab build {}`, or query its table with `sgq value \
-            {}`",
+        "`{}` is a native game: build it with `sgtab build {}`, or query its table with `sgq \
+            value {}`",
         spec.escape_debug(),
         spec.escape_debug(),
         spec.escape_debug()
@@ -389,8 +389,8 @@ fn parse_value(name: &str, value: &str) -> Result<Param, String> {
     let int = |v: &str| {
         v.trim().parse::<i64>().map_err(|_| {
             format!(
-                "parameter {name} = `{value}` is not a whole \
-            number (a 64-bit integer) or a list {{a,b,...}} of them"
+                "parameter {name} = `{value}` is not a whole number (a 64-bit integer) or a list \
+                    {{a,b,...}} of them"
             )
         })
     };
@@ -637,17 +637,17 @@ impl Game for Stored {
     fn reference(&self, _: &Progress) -> Result<Packed, GameError> {
         Err(GameError(match &self.origin {
             Origin::Script(_) => {
-                "a script's table is recomputed by running its script, which this \
-                program cannot (sgtab verify can)"
+                "a script's table is recomputed by running its script, which this program cannot \
+                    (sgtab verify can)"
                     .into()
             }
             Origin::Import(name) => format!(
-                "import:{name} holds values imported from another \
-                program; sgtab cannot recompute them"
+                "import:{name} holds values imported from another program; sgtab cannot recompute \
+                    them"
             ),
             Origin::Library(c) => format!(
-                "{c} holds values computed by a shared library the table \
-                does not carry; sgtab cannot recompute them"
+                "{c} holds values computed by a shared library the table does not carry; sgtab \
+                    cannot recompute them"
             ),
         }))
     }

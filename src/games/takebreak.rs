@@ -29,8 +29,7 @@ pub const DEFAULT_LEN: u64 = 1024;
 pub const MAX_DIGITS: usize = 1024;
 
 const GRAMMAR: &str = "a take-and-break code d0.d1d2...[tail][:N] such as 0.07, .6, 4.[3], 0.F, \
-    C.1:5000 \
-    (digits 0-9 and A-F; d0 is 0, 4, 8 or C; N heaps, default 1024)";
+    C.1:5000 (digits 0-9 and A-F; d0 is 0, 4, 8 or C; N heaps, default 1024)";
 
 pub static FAMILY: Family = Family { name: "code", grammar: GRAMMAR, parse: parse_spec };
 

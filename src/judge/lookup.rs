@@ -193,8 +193,8 @@ impl<'a> Lookup<'a> {
         if let (Some(rule), Positions::Heap) = (table.rule, positions) {
             if rule.period == 0 || rule.pre.checked_add(rule.period).is_none_or(|end| end > len) {
                 return Err(JudgeError::Table(format!(
-                    "table {} stores a rule (pre-period {}, period {}) that does not fit its {len} \
-                        entries; rebuild it with `sgtab build {}`",
+                    "table {} stores a rule (pre-period {}, period {}) that does not fit its \
+                        {len} entries; rebuild it with `sgtab build {}`",
                     table.spec, rule.pre, rule.period, table.spec
                 )));
             }

@@ -108,8 +108,8 @@ pub fn run(job: &Job, tables: Option<PathBuf>, input: &InputChoice) -> ExitCode 
     let label = job.label();
     if crate::output::stdout_was_closed() {
         eprintln!(
-            "sgq {label}: error: standard output is closed, so the answers would be lost; give sgq \
-                somewhere to write them"
+            "sgq {label}: error: standard output is closed, so the answers would be lost; give \
+                sgq somewhere to write them"
         );
         return ExitCode::FAILURE;
     }

@@ -211,8 +211,8 @@ pub(crate) unsafe extern "C-unwind" fn format(l: *mut ffi::lua_State) -> c_int {
             match fmt.get(i) {
                 Some(b'p') => raise(
                     l,
-                    "string.format('%p') is refused: it shows a memory address, \
-                    which changes from run to run"
+                    "string.format('%p') is refused: it shows a memory address, which changes \
+                        from run to run"
                         .into(),
                 ),
                 Some(b's') if arg <= ffi::lua_gettop(l) => match shown(l, arg) {
@@ -252,8 +252,8 @@ pub(crate) unsafe extern "C-unwind" fn pack(l: *mut ffi::lua_State) -> c_int {
             raise(
                 l,
                 format!(
-                    "a pack format of {len} bytes is refused: at most {MAX_PACK_FORMAT} bytes (one \
-                        call into Lua's C library is not stopped until it returns)"
+                    "a pack format of {len} bytes is refused: at most {MAX_PACK_FORMAT} bytes \
+                        (one call into Lua's C library is not stopped until it returns)"
                 ),
             );
         }

@@ -143,8 +143,8 @@ mod tests {
 
     #[test]
     fn names_outside_comments_strings_and_fields() {
-        let text = "-- N is the size\nlocal t = {}\nt.W = K .. M\nprint('P', [[Q]], \"R\")\n--[==[ \
-            S ]==] obj:T()\nx = a..B\n";
+        let text = "-- N is the size\nlocal t = {}\nt.W = K .. M\nprint('P', [[Q]], \
+            \"R\")\n--[==[ S ]==] obj:T()\nx = a..B\n";
         assert_eq!(identifiers(text), ["B", "K", "M", "a", "obj", "print", "t", "x"]);
     }
 }

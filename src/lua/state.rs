@@ -305,7 +305,7 @@ impl State {
             Ok(Some(global)) => Err(self.error(format!(
                 "{} {}: the global {} was assigned; globals are read-only once the script's top \
                     level has run, so that every position sees the same ones (keep what moves \
-                        needs in locals)",
+                    needs in locals)",
                 self.file,
                 place(),
                 escape_controls(&global)

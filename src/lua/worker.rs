@@ -289,8 +289,8 @@ enum Entry {
 #[cold]
 fn keys(n: i64) -> String {
     format!(
-        "its length (#) is {n}: a list's keys are 1 to # with none missing (append with list[#list \
-            + 1] = x)"
+        "its length (#) is {n}: a list's keys are 1 to # with none missing (append with \
+            list[#list + 1] = x)"
     )
 }
 

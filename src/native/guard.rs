@@ -151,14 +151,14 @@ extern "C" fn handler(sig: libc::c_int, _: *mut libc::siginfo_t, _: *mut libc::c
     }
     let why: &[u8] = match sig {
         libc::SIGSEGV => {
-            b"crashed with SIGSEGV (an invalid memory access: an index off an array, \
-            a stack overflow?)"
+            b"crashed with SIGSEGV (an invalid memory access: an index off an array, a stack \
+                overflow?)"
         }
         libc::SIGBUS => b"crashed with SIGBUS (an invalid memory access)",
         libc::SIGFPE => b"crashed with SIGFPE (an integer division by zero?)",
         libc::SIGILL => {
-            b"crashed with SIGILL (an illegal instruction: undefined behaviour, or a \
-            function that returns no value?)"
+            b"crashed with SIGILL (an illegal instruction: undefined behaviour, or a function \
+                that returns no value?)"
         }
         _ => b"aborted (SIGABRT: a failed assert, or an exception nothing caught?)",
     };

@@ -365,8 +365,8 @@ fn each_option(
 ) -> Result<(), GameError> {
     let bad = || {
         GameError(
-            "the game's summaries are malformed (a library that does not keep to sgtab.h's \
-            word format?)"
+            "the game's summaries are malformed (a library that does not keep to sgtab.h's word \
+                format?)"
                 .into(),
         )
     };

@@ -72,28 +72,18 @@ pub fn use_font(flag: Option<&Path>) -> Result<PathBuf, String> {
                 .find(|p| p.is_file())
                 .or_else(fc_match)
                 .ok_or_else(|| {
-                "no TrueType font found for the plot's text (looked for DejaVu Sans and Liberation \
-                    Sans, and asked \
-                 fc-match); install one (apt-get install fonts-dejavu-core) or pass --font FILE.ttf"
+                "no TrueType font found for the plot's text (looked for DejaVu Sans and \
+                    Liberation Sans, and asked fc-match); install one (apt-get install \
+                    fonts-dejavu-core) or pass --font FILE.ttf"
                     .to_string()
             })?,
         };
-        let bytes = read_font(&path).map_err(|e| {
-            format!(
-                "cannot read font {}: \
-            {e}",
-                path.display()
-            )
-        })?;
+        let bytes =
+            read_font(&path).map_err(|e| format!("cannot read font {}: {e}", path.display()))?;
         // plotters keeps fonts for the life of the process; this happens once.
         let bytes: &'static [u8] = Box::leak(bytes.into_boxed_slice());
-        let not_a_font = || {
-            format!(
-                "{} is not a TrueType/OpenType font; pass --font \
-            FILE.ttf",
-                path.display()
-            )
-        };
+        let not_a_font =
+            || format!("{} is not a TrueType/OpenType font; pass --font FILE.ttf", path.display());
         register_font("sans-serif", FontStyle::Normal, bytes).map_err(|_| not_a_font())?;
         // The same font for the text a PNG lays out itself (text.rs).
         let _ = text::FACE.set(ab_glyph::FontRef::try_from_slice(bytes).map_err(|_| not_a_font())?);

@@ -72,8 +72,8 @@ pub fn show(
             (Some(script), _) if script.lang == games::stored::Lang::Cpp => out!(
                 w,
                 "source:   {}, C++, hash {} ({} bytes, stored in the file, compiled against \
-                    sgtab.h version {}; `sgtab verify --allow-native` compiles and runs it again), \
-                        parameters: {}",
+                    sgtab.h version {}; `sgtab verify --allow-native` compiles and runs it \
+                    again), parameters: {}",
                 script.file(),
                 script.hash(),
                 script.text.len(),
@@ -168,8 +168,7 @@ fn why_unproven(table: &Table) -> Option<String> {
         let base = &table.spec;
         return Some(format!(
             "not yet: {} proves this rule once it is checked to n = {} (this table reaches n = \
-                {}); \
-             `sgtab build {base} --prove` grows the table until it is",
+                {}); `sgtab build {base} --prove` grows the table until it is",
             t.name,
             t.needs.saturating_sub(1),
             rule.checked - 1
@@ -311,9 +310,8 @@ fn describe_rare(table: &Table) -> String {
     if entries * 100 > len * RARE_PERCENT {
         return format!(
             "none: values are called rare when together they hold at most {RARE_PERCENT}% of the \
-                entries, and the split that leaves the fewest rare \
-             (an even number of bits in common with the mask {:#x}) leaves {entries} of {len} \
-                 entries, {percent}",
+                entries, and the split that leaves the fewest rare (an even number of bits in \
+                common with the mask {:#x}) leaves {entries} of {len} entries, {percent}",
             split.mask
         );
     }
@@ -335,10 +333,9 @@ fn describe_rare(table: &Table) -> String {
     }
     format!(
         "{} of the {} values are rare, held by {entries} of {len} entries, {percent} (rare: an \
-            even number of bits in common with \
-         the mask {:#x}, which leaves the fewest entries rare, and held by at most {RARE_PERCENT}% \
-             of the entries; the other values \
-         are common): {}",
+            even number of bits in common with the mask {:#x}, which leaves the fewest entries \
+            rare, and held by at most {RARE_PERCENT}% of the entries; the other values are \
+            common): {}",
         split.rare.len(),
         split.distinct,
         split.mask,
@@ -366,8 +363,8 @@ fn show_rows(table: &Table, rows: u64, w: &mut dyn Write) -> Result<()> {
     };
     out!(
         w,
-        "rows:     g(x, y + p) = g(x, y) + s for y >= pre, as found in each row x (checked for y < \
-            {n}, not proven beyond)"
+        "rows:     g(x, y + p) = g(x, y) + s for y >= pre, as found in each row x (checked for y \
+            < {n}, not proven beyond)"
     );
     for row in games::corner::row_rules(&table.values, n, rows) {
         match row.rule {

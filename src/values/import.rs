@@ -59,8 +59,8 @@ pub fn read_values(
         }
         if line.len() > MAX_LINE && !line.ends_with(b"\n") {
             return Err(at(format!(
-                "a line longer than {MAX_LINE} bytes; each line holds one value, or an index and a \
-                    value"
+                "a line longer than {MAX_LINE} bytes; each line holds one value, or an index and \
+                    a value"
             )));
         }
         let text = std::str::from_utf8(&line).map_err(|_| at("not text (UTF-8)".into()))?.trim();
@@ -186,8 +186,8 @@ fn in_order(
             format!("{len} entries were given")
         };
         return Err(format!(
-            "{name}:{}: index {} is out of range: {given}, so without --shape the indexes are 0 to \
-                {}; give --shape N for a larger table (every index once)",
+            "{name}:{}: index {} is out of range: {given}, so without --shape the indexes are 0 \
+                to {}; give --shape N for a larger table (every index once)",
             e.0 & LINE,
             e.0 >> 34,
             len - 1
@@ -295,8 +295,8 @@ mod tests {
         );
         // One line naming a far index costs one entry, and is out of range of a one-entry table.
         assert!(read("1073741823 1\n", None).unwrap_err().starts_with(
-            "in:1: index 1073741823 is out of range: 1 entry was given, so \
-                    without --shape the indexes are 0 to 0"
+            "in:1: index 1073741823 is out of range: 1 entry was given, so without --shape the \
+                indexes are 0 to 0"
         ));
     }
 }

@@ -95,9 +95,9 @@ pub(crate) enum Command {
     /// Build tables and write them as .sgt files into a directory (no SPEC: every default table)
     #[command(after_help = format!("SPEC is one of: {}.\nDefaults: chess:20, lasker:1024, \
         sub:1,3,9:1024, funny:32.\nEach game is built by the engine asked for where it has one; \
-            the line written for each table says which engine built it. A table is named after its \
-                spec (chess-20.sgt) and written atomically; a file of that name is replaced only \
-                    when it is a table of the same game.", buildable_specs()))]
+        the line written for each table says which engine built it. A table is named after its \
+        spec (chess-20.sgt) and written atomically; a file of that name is replaced only when it \
+        is a table of the same game.", buildable_specs()))]
     Build {
         /// Game specs, e.g. chess:24 sub:1,3,9 lasker funny:40 lua:game.lua:N=100
         #[arg(value_name = "SPEC")]
@@ -131,12 +131,10 @@ pub(crate) enum Command {
         script: ScriptArgs,
     },
     /// Check tables: checksum and header, then recompute every value and compare
-    #[command(
-        after_help = "A script's table is recomputed by running the script it carries. An imported \
-            table's values came from another program, so only its checksum, header and rule are \
-                checked, and the line says so. Exit status: 0 when every file holds, 1 when one \
-                    does not (each file gets its line)."
-    )]
+    #[command(after_help = "A script's table is recomputed by running the script it carries. An \
+            imported table's values came from another program, so only its checksum, header and \
+            rule are checked, and the line says so. Exit status: 0 when every file holds, 1 when \
+            one does not (each file gets its line).")]
     Verify {
         /// The .sgt table files to check, one line of verdict each
         #[arg(value_name = "FILE")]
@@ -165,9 +163,9 @@ pub(crate) enum Command {
     #[command(
         after_help = "Tables of different lengths are compared over the entries both have, boards \
             of different sides over the common square, k-D tables over the common box; the line \
-                says so. Exit status: 0 when the values are equal (and cover the same positions), \
-                    1 when they differ or one table has positions the other lacks, 2 when a table \
-                        cannot be read or the two cannot be compared."
+            says so. Exit status: 0 when the values are equal (and cover the same positions), 1 \
+            when they differ or one table has positions the other lacks, 2 when a table cannot be \
+            read or the two cannot be compared."
     )]
     Diff {
         /// The first .sgt table file
@@ -196,9 +194,9 @@ pub(crate) enum Command {
     #[command(
         after_help = "Where the table has a rule, only g(0..pre+period) is stored and the rule \
             gives the rest; the function's comment says whether the rule is proven. Without a \
-                rule, every value is stored and sg stops the program past the table. A board's or \
-                    k-D game's sg takes one argument a coordinate, each checked against its size; \
-                        past it, sg stops the program too."
+            rule, every value is stored and sg stops the program past the table. A board's or k-D \
+            game's sg takes one argument a coordinate, each checked against its size; past it, sg \
+            stops the program too."
     )]
     Export {
         /// The .sgt table file
@@ -219,15 +217,14 @@ pub(crate) enum Command {
     },
     /// Draw a table as an SVG or PNG picture: g(n) against n, or a heat map of rows
     #[command(
-        after_help = "A heap game: points, or when the table is longer than twice the plot's width \
-            in pixels, a pale bar per pixel column from its least to its largest value and a dark \
-                one over the middle half of its values; the pre-period ended by a red line and one \
-                    period shaded. A chess row, board or k-D game: a heat map (high bits of the \
-                        row, x, or the first axis down), each entry a whole number of pixels, or \
-                            each pixel the mean of a whole block of entries (the title says how \
-                                many), with a colour bar. Text uses a TrueType font: --font, \
-                                    $SGTAB_FONT, DejaVu Sans or Liberation Sans where they usually \
-                                        are, or what fc-match names."
+        after_help = "A heap game: points, or when the table is longer than twice the plot's \
+            width in pixels, a pale bar per pixel column from its least to its largest value and \
+            a dark one over the middle half of its values; the pre-period ended by a red line and \
+            one period shaded. A chess row, board or k-D game: a heat map (high bits of the row, \
+            x, or the first axis down), each entry a whole number of pixels, or each pixel the \
+            mean of a whole block of entries (the title says how many), with a colour bar. Text \
+            uses a TrueType font: --font, $SGTAB_FONT, DejaVu Sans or Liberation Sans where they \
+            usually are, or what fc-match names."
     )]
     Plot {
         /// The .sgt table file
@@ -254,10 +251,10 @@ pub(crate) enum Command {
     #[command(
         after_help = "FILE holds one value a line in index order, or `index value` lines in any \
             order (an OEIS b-file is of this form); blank lines and lines starting with # are \
-                skipped. A position (p1, ..., pk) of a shape D1x...xDk is index ((p1*D2 + p2)*D3 + \
-                    p3)... Bad lines are refused with their line number; the table is written only \
-                        when every line is good, and a file NAME.sgt is replaced only when it is a \
-                            table of import:NAME."
+            skipped. A position (p1, ..., pk) of a shape D1x...xDk is index ((p1*D2 + p2)*D3 + \
+            p3)... Bad lines are refused with their line number; the table is written only when \
+            every line is good, and a file NAME.sgt is replaced only when it is a table of \
+            import:NAME."
     )]
     Import {
         /// The values: a text file, or - for standard input
@@ -319,8 +316,8 @@ impl DirArgs {
             Some(out) => {
                 let _ = writeln!(
                     io::stderr().lock(),
-                    "sgtab: note: `{command} -o/--out DIR` is spelled `-d/--dir DIR` now (-o/--out \
-                        names an output file in every command); taken as --dir {}",
+                    "sgtab: note: `{command} -o/--out DIR` is spelled `-d/--dir DIR` now \
+                        (-o/--out names an output file in every command); taken as --dir {}",
                     out.display()
                 );
                 out

@@ -63,9 +63,9 @@ pub(super) fn recheck<S: Source + ?Sized>(source: &S, values: &[u32]) -> Result<
         if value != values[p as usize] {
             return Err(EngineError::game(format!(
                 "position {} is worth {value} by its options asked again of a fresh worker (for a \
-                    script, a new interpreter), but {} in the build: the moves depend on something \
-                        besides the position (state kept between calls?), so the table could \
-                            differ from run to run; nothing was written",
+                    script, a new interpreter), but {} in the build: the moves depend on \
+                    something besides the position (state kept between calls?), so the table \
+                    could differ from run to run; nothing was written",
                 source.name(p),
                 values[p as usize]
             )));
@@ -81,8 +81,8 @@ pub(super) fn recheck<S: Source + ?Sized>(source: &S, values: &[u32]) -> Result<
             return Err(EngineError::game(format!(
                 "position {} has other options when a fresh worker (for a script, a new \
                     interpreter) is asked for them a second time: the moves depend on something \
-                        besides the position (state kept between calls?), so the table could \
-                            differ from run to run; nothing was written",
+                    besides the position (state kept between calls?), so the table could differ \
+                    from run to run; nothing was written",
                 source.name(p)
             )));
         }

@@ -169,8 +169,7 @@ impl GpuEngine {
         }
         Err(EngineError::refused(format!(
             "board side {n} needs {what}, more than this device allows: at most {} per storage \
-                buffer \
-             ({limited_by}), so its widest {} board here is {}; use --backend simd",
+                buffer ({limited_by}), so its widest {} board here is {}; use --backend simd",
             in_mib(per_binding),
             piece.name(),
             if lo == 0 { "none".to_string() } else { lo.to_string() },

@@ -111,10 +111,8 @@ pub fn split(width: u32, per_binding: u64, limited_by: &str) -> Result<Split, En
     let widest = (1..=32).rev().find(|&w| fit(w, per_binding).is_some());
     Err(EngineError::refused(format!(
         "width {width} needs {} of 5-bit values, more than this device allows: at most {} per \
-            storage buffer \
-         ({limited_by}) and the engine splits the table over at most {VALUE_BINDINGS} buffers, so \
-             its widest row here \
-         is {}; use --backend simd",
+            storage buffer ({limited_by}) and the engine splits the table over at most \
+            {VALUE_BINDINGS} buffers, so its widest row here is {}; use --backend simd",
         in_mib(words_for(width) * 4),
         in_mib(per_binding),
         widest.map_or("none".into(), |w| w.to_string()),

@@ -103,8 +103,8 @@ impl InputChoice {
 fn on_truncated_input() {
     extern "C" fn on_sigbus(_: libc::c_int) {
         const MESSAGE: &[u8] = b"sgq: error: the input file was cut short while sgq read it (did \
-            another process truncate it?); \
-answer a file that changes through a pipe: cat FILE | sgq ...\n";
+            another process truncate it?); answer a file that changes through a pipe: cat FILE | \
+            sgq ...\n";
         // SAFETY: write(2) and _exit(2) are async-signal-safe; MESSAGE is static.
         unsafe {
             libc::write(2, MESSAGE.as_ptr().cast(), MESSAGE.len());

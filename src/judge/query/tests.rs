@@ -85,8 +85,8 @@ fn board_positions_are_pairs() {
     assert_eq!(
         e,
         "bad input: line 2, column 1 (byte 4): the x of position 2 `8` is off the board: \
-            fakeboard:8 is 8×8, coordinates 0..=7; no table that sgtab builds for this game covers \
-                it"
+            fakeboard:8 is 8×8, coordinates 0..=7; no table that sgtab builds for this game \
+            covers it"
     );
     let (r, _) = run_value(&t, "1 2\n3");
     assert!(r.unwrap_err().contains("input ends where the y of position 2 was expected"));
