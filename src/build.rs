@@ -15,6 +15,9 @@
 //! stop to stop, so proving at N costs one build to N plus a near-linear rule search per stop;
 //! any other engine grows a table by building it again at the larger size ([`Rebuild`]).
 
+mod command;
+pub use command::{Job, build_into, verify_files};
+
 use crate::engine::{Backend, EngineError, Engines, Grow, Timings};
 use crate::memory;
 use crate::progress::Progress;

@@ -13,6 +13,7 @@ use std::io::{self, Write};
 
 /// A form to dump in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Format {
     /// One value a line.
     Text,

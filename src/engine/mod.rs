@@ -37,18 +37,24 @@ pub fn threads() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
-/// Which engine to build with.
+/// Which engine to build with (the docs of the variants are `sgtab --backend`'s help).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Backend {
+    /// Per game: its GPU engine if it has one and a hardware adapter is found (a software
+    /// driver such as lavapipe is slower than simd, so auto passes it over), else its fast CPU
+    /// engine, else its reference
+    Auto,
+    /// The plain reference: each game straight from its definition
     Scalar,
+    /// The game's fast CPU engine (SIMD, all cores); its reference where it has none
     Simd,
+    /// The game's GPU engine (wgpu compute shaders); its fast CPU engine where it has none
     Gpu,
     /// The generic engine: mex over the options a game gives, on all cores (games given by
-    /// their options alone, such as scripts).
+    /// their options alone, such as scripts); not a choice of the command line
+    #[cfg_attr(feature = "cli", value(skip))]
     Generic,
-    /// Per game: the GPU if it has a GPU engine and a hardware adapter is found, else its
-    /// fast CPU engine, else its reference.
-    Auto,
 }
 
 impl fmt::Display for Backend {

@@ -30,6 +30,7 @@ mod render;
 
 /// A language to export to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Lang {
     C,
     Cpp,

@@ -161,6 +161,15 @@ pub fn read(path: &Path) -> Result<Table, ReadError> {
     table_of(sgt, game)
 }
 
+/// Reads the table in `path` for a command: a failure is one line naming the file (a damaged
+/// one: how to make it again).
+pub fn load(path: &Path) -> Result<Table, String> {
+    read(path).map_err(|e| match e {
+        ReadError::Bad(_) => format!("{}: {e}; rebuild it with `sgtab build`", path.display()),
+        _ => format!("{}: {e}", path.display()),
+    })
+}
+
 /// Reads and checks the table in `path`, which must hold `want`: a sound header naming another
 /// game gives [`ReadError::OtherGame`] before any value is read.
 pub fn read_expecting(path: &Path, want: &str) -> Result<Table, ReadError> {

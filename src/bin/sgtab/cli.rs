@@ -1,7 +1,7 @@
 //! The command line: every subcommand, its flags and their help, and a refused command line
 //! in one line.
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{Parser, Subcommand};
 use sgtab::engine::Backend;
 use sgtab::games;
 use std::io::{self, Write};
@@ -16,48 +16,6 @@ use crate::say_error;
 pub(crate) struct Cli {
     #[command(subcommand)]
     pub(crate) command: Command,
-}
-
-#[derive(Clone, Copy, ValueEnum)]
-pub(crate) enum BackendArg {
-    /// Per game: its GPU engine if it has one and a hardware adapter is found (a software
-    /// driver such as lavapipe is slower than simd, so auto passes it over), else its fast CPU
-    /// engine, else its reference
-    Auto,
-    /// The plain reference: each game straight from its definition
-    Scalar,
-    /// The game's fast CPU engine (SIMD, all cores); its reference where it has none
-    Simd,
-    /// The game's GPU engine (wgpu compute shaders); its fast CPU engine where it has none
-    Gpu,
-}
-
-impl From<BackendArg> for Backend {
-    fn from(b: BackendArg) -> Backend {
-        match b {
-            BackendArg::Auto => Backend::Auto,
-            BackendArg::Scalar => Backend::Scalar,
-            BackendArg::Simd => Backend::Simd,
-            BackendArg::Gpu => Backend::Gpu,
-        }
-    }
-}
-
-#[derive(Clone, Copy, Debug, ValueEnum)]
-pub(crate) enum DumpArg {
-    Text,
-    Csv,
-    Json,
-    Npy,
-    Bfile,
-}
-
-#[derive(Clone, Copy, ValueEnum)]
-pub(crate) enum LangArg {
-    C,
-    Cpp,
-    Rust,
-    Python,
 }
 
 /// How scripts' games run (`lua:PATH` specs, and tables made from scripts).
@@ -104,7 +62,7 @@ pub(crate) enum Command {
         specs: Vec<String>,
         /// Engine to compute with
         #[arg(long, value_enum, default_value = "auto")]
-        backend: BackendArg,
+        backend: Backend,
         #[command(flatten)]
         dir: DirArgs,
         /// Report the time of each step: the GPU's device set-up, upload, kernel and readback,
@@ -141,7 +99,7 @@ pub(crate) enum Command {
         files: Vec<PathBuf>,
         /// Engine to recompute with
         #[arg(long, value_enum, default_value = "scalar")]
-        backend: BackendArg,
+        backend: Backend,
         #[command(flatten)]
         script: ScriptArgs,
     },
@@ -181,7 +139,7 @@ pub(crate) enum Command {
         /// (spec, shape, rule, values), npy (NumPy, the narrowest unsigned dtype, the table's
         /// shape) or bfile (OEIS b-file: n a(n))
         #[arg(long, value_enum, default_value = "text")]
-        format: DumpArg,
+        format: sgtab::dump::Format,
         /// Only the indexes A..B, both included (for a board or a k-D game, of its first axis)
         #[arg(long, value_name = "A..B")]
         range: Option<String>,
@@ -203,7 +161,7 @@ pub(crate) enum Command {
         file: PathBuf,
         /// Language of the source
         #[arg(long, value_enum)]
-        lang: LangArg,
+        lang: sgtab::export::Lang,
         /// Write to this file instead of to stdout (atomically: nothing half-written)
         #[arg(short, long, value_name = "FILE")]
         out: Option<PathBuf>,

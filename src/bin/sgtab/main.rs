@@ -3,64 +3,22 @@
 mod cli;
 
 use clap::Parser;
-use cli::{Cli, Command, DumpArg, LangArg, ScriptArgs, usage_error};
-use sgtab::build::Verified;
-use sgtab::engine::{Backend, Engines, Timings};
+use cli::{Cli, Command, ScriptArgs, usage_error};
+use sgtab::build::Job;
+use sgtab::dump::Format;
+use sgtab::engine::{Backend, Engines};
+use sgtab::export::Lang;
 use sgtab::games;
 use sgtab::judge::Problem;
 use sgtab::judge::generate::Size;
-use sgtab::progress::Progress;
+use sgtab::output::{Failure, stdout_or_file};
 use sgtab::spec::{GameSpec, Resolver};
 use sgtab::table::{self, Table, format};
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::Instant;
-
-/// Why a command failed.
-enum Failure {
-    /// One line for stderr.
-    Line(String),
-    /// Nothing more to say: the details were printed already, or the reader of stdout went away.
-    Said,
-}
-
-impl From<String> for Failure {
-    fn from(line: String) -> Failure {
-        Failure::Line(line)
-    }
-}
-
-impl From<&str> for Failure {
-    fn from(line: &str) -> Failure {
-        Failure::Line(line.to_string())
-    }
-}
-
-impl std::fmt::Display for Failure {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Failure::Line(line) => f.write_str(line),
-            Failure::Said => Ok(()),
-        }
-    }
-}
 
 type Result<T> = std::result::Result<T, Failure>;
-
-/// `Err(fail!(...))`: a failure of one formatted line.
-macro_rules! fail {
-    ($($arg:tt)*) => {
-        Failure::Line(format!($($arg)*))
-    };
-}
-
-/// Writes `table` to `path` (atomically) where no other file would be lost: nothing is there,
-/// or a table of the same game ([`format::check_replaceable`]); the file's size.
-fn write_table(table: &Table, path: &Path) -> Result<u64> {
-    format::write_replacing(table, path)?;
-    Ok(std::fs::metadata(path).map(|m| m.len()).unwrap_or(0))
-}
 
 fn main() -> ExitCode {
     // Mesa's Vulkan drivers print `error: XDG_RUNTIME_DIR is invalid or not set` when it is
@@ -102,15 +60,14 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Diff { .. } => unreachable!("answered above"),
         Command::Build { specs, backend, dir, timings, prove, max, from, cross_check, script } => {
-            let how = BuildHow {
-                backend: backend.into(),
-                timings,
-                prove: prove.then_some(max),
-                cross_check,
-            };
-            build(&specs, &from, script, &dir.resolve("build"), how)
+            let job = Job { timings, prove: prove.then_some(max), cross_check };
+            build(&specs, &from, script, &dir.resolve("build"), backend, job)
         }
-        Command::Verify { files, backend, script } => verify(&files, script, backend.into()),
+        Command::Verify { files, backend, script } => {
+            let engines = Engines::new(backend).with_threads(script.threads.map(|t| t as usize));
+            let out = &mut io::stdout().lock();
+            sgtab::build::verify_files(&files, &resolver(script), &engines, out, &mut say_error)
+        }
         Command::Show { file, values, rows } => show(&file, values, rows),
         Command::Dump { file, format, range, out } => {
             dump(&file, format, range.as_deref(), out.as_deref())
@@ -127,9 +84,7 @@ fn main() -> ExitCode {
         Command::Gen { problem, seed, cases, per_case, chips } => {
             generate(&problem, seed, Size { cases, per_case, chips })
         }
-        Command::Header => {
-            write!(io::stdout().lock(), "{}", sgtab::native::HEADER).map_err(stdout_error)
-        }
+        Command::Header => stdout_or_file(None, sgtab::native::HEADER.as_bytes()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -145,7 +100,7 @@ fn main() -> ExitCode {
 /// function with the error [`stdout_error`] makes, instead of panicking.
 macro_rules! out {
     ($($arg:tt)*) => {
-        writeln!(io::stdout().lock(), $($arg)*).map_err(stdout_error)?
+        writeln!(io::stdout().lock(), $($arg)*).map_err(Failure::stdout)?
     };
 }
 
@@ -154,34 +109,14 @@ fn show(file: &Path, count: Option<u64>, rows: Option<u64>) -> Result<()> {
     let table = read(file)?;
     table::show::show(&table, file, count, rows, &mut io::stdout().lock()).map_err(|e| match e {
         table::show::ShowError::Refused(line) => Failure::Line(line),
-        table::show::ShowError::Io(e) => stdout_error(e),
+        table::show::ShowError::Io(e) => Failure::stdout(e),
     })
-}
-
-/// The error a failed write to stdout ends the command with. A reader that went away (a broken
-/// pipe, `sgtab dump T | head`) ends it with status 1 and no message, as `sgq` does: what was
-/// not written is lost, but saying so would only be noise. Anything else (a full disk) is one
-/// line.
-fn stdout_error(e: io::Error) -> Failure {
-    if e.kind() == io::ErrorKind::BrokenPipe {
-        Failure::Said
-    } else {
-        fail!("cannot write output: {e}")
-    }
 }
 
 /// Prints `sgtab: error: {e}` on stderr. A stderr that cannot be written to is ignored: the
 /// exit status still says the command failed.
 fn say_error(e: &str) {
     let _ = writeln!(io::stderr().lock(), "sgtab: error: {e}");
-}
-
-/// Prints what the engines chose and opened since the last call, on stderr.
-fn print_notes(engines: &Engines) {
-    for note in engines.take_notes() {
-        // A note that cannot be printed (stderr is full or closed) is dropped; the work goes on.
-        let _ = writeln!(io::stderr().lock(), "sgtab: {note}");
-    }
 }
 
 /// The games of `specs` (a script is run once to learn its shape) and of the tables `from`;
@@ -216,151 +151,30 @@ fn resolver(args: ScriptArgs) -> Resolver {
     resolver
 }
 
-/// How `sgtab build` builds: the engine, whether it reports each step's time, grows tables
-/// to a proof (up to a length), and checks each table on a second engine.
-struct BuildHow {
-    backend: Backend,
-    timings: bool,
-    prove: Option<u64>,
-    cross_check: bool,
-}
-
+/// `sgtab build`: the games of `specs` and of the tables `from`, built into `out`.
 fn build(
     specs: &[String],
     from: &[PathBuf],
     script: ScriptArgs,
     out: &Path,
-    how: BuildHow,
+    backend: Backend,
+    job: Job,
 ) -> Result<()> {
-    let BuildHow { backend, timings: show_timings, prove, cross_check } = how;
     let specs = parse_specs(specs, from, script)?;
-    if let Some(why) = prove.and_then(|max| sgtab::build::prove_refusal(&specs, max)) {
-        return Err(why.into());
-    }
-    sgtab::output::make_dir(out)?;
-    let mut timings = Timings::default();
     // A test hook of the GPU self-check: see `Engines::with_gpu_fault`.
     let fault = std::env::var("SGTAB_TEST_GPU_FAULT").ok().and_then(|v| v.parse().ok());
     let engines = Engines::new(backend)
         .with_threads(script.threads.map(|t| t as usize))
         .with_gpu_fault(fault);
-    for spec in specs {
-        // Checked again as it is written; here so that a long build is not lost to it. A build
-        // that grows its table learns the final name only at the end.
-        if prove.is_none() {
-            format::check_replaceable(&out.join(spec.file_name()), &spec.to_string())?;
-        }
-        let start = Instant::now();
-        let progress = Progress::new(format!("building {spec}"));
-        let built = match prove {
-            None => {
-                sgtab::build::build(&engines, &spec, &progress, &mut timings).map(|b| (b, None))
-            }
-            Some(max) => sgtab::build::prove(&engines, &spec, max, &progress, &mut timings)
-                .map(|(b, p)| (b, Some(p))),
-        };
-        print_notes(&engines);
-        // A script's errors name its game already.
-        let (built, proof) = built.map_err(|e| e.about(&spec))?;
-        if cross_check {
-            let (other, compared) =
-                sgtab::build::cross_check(&engines, &built, &progress, &mut timings)
-                    .map_err(|e| e.line)?;
-            out!(
-                "{spec}: {} and {other} agree on all {compared} values (--cross-check)",
-                built.engine
-            );
-        }
-        progress.finish();
-        let (table, engine) = (built.table, built.engine);
-        let spec = table.spec.clone();
-        if let Some(proof) = proof {
-            out!("{}", proof.describe(&table));
-        }
-        if let Some(n) = built.filled_from {
-            out!("{spec}: the first {n} values proved the rule; the rest were filled from it");
-        }
-        let path = out.join(spec.file_name());
-        let size = timings.time("file write", || write_table(&table, &path))?;
-        out!(
-            "wrote {} ({size} bytes, {} entries, {} bits each, {}) with {engine} in {:.3} s",
-            path.display(),
-            table.values.len(),
-            table.values.bits(),
-            table.rule_text(),
-            start.elapsed().as_secs_f64()
-        );
-        if show_timings {
-            let width =
-                timings.phases.iter().map(|(p, _)| p.chars().count()).max().unwrap_or(0).max(24);
-            for (phase, took) in timings.phases.drain(..) {
-                out!("  {phase:<width$} {:>10.3} ms", took.as_secs_f64() * 1e3);
-            }
-        }
-        timings.phases.clear();
-    }
-    Ok(())
+    sgtab::build::build_into(&engines, specs, out, job, &mut io::stdout().lock())
 }
 
 fn read(file: &Path) -> Result<Table> {
-    Ok(format::read(file).map_err(|e| match e {
-        format::ReadError::Bad(_) => {
-            format!("{}: {e}; rebuild it with `sgtab build`", file.display())
-        }
-        _ => format!("{}: {e}", file.display()),
-    })?)
+    Ok(format::load(file)?)
 }
 
-fn verify(files: &[PathBuf], script: ScriptArgs, backend: Backend) -> Result<()> {
-    if files.is_empty() {
-        return Err("no files to verify; usage: sgtab verify FILE...".into());
-    }
-    let mut timings = Timings::default();
-    let engines = Engines::new(backend).with_threads(script.threads.map(|t| t as usize));
-    let mut failed = false;
-    for file in files {
-        let outcome = (|| {
-            let table = read(file)?;
-            let progress = Progress::new(format!("recomputing {}", table.spec));
-            let verified =
-                sgtab::build::verify(&table, &resolver(script), &engines, &progress, &mut timings);
-            print_notes(&engines);
-            progress.finish();
-            Ok((verified.map_err(|e| format!("{}: {e}", file.display()))?, table))
-        })();
-        match outcome {
-            Ok((Verified::Recomputed(engine), t)) => out!(
-                "{}: OK ({}, {} entries, checked with {engine})",
-                file.display(),
-                t.spec,
-                t.values.len()
-            ),
-            Ok((Verified::AsStored, t)) => out!(
-                "{}: OK as stored ({}, {} entries: checksum, header and rule hold); its values \
-                    were imported from another program, so sgtab cannot recompute them",
-                file.display(),
-                t.spec,
-                t.values.len()
-            ),
-            Err(Failure::Line(e)) => {
-                say_error(&e);
-                failed = true;
-            }
-            Err(Failure::Said) => failed = true,
-        }
-    }
-    if failed { Err(Failure::Said) } else { Ok(()) }
-}
-
-fn dump(file: &Path, format: DumpArg, range: Option<&str>, out: Option<&Path>) -> Result<()> {
-    use sgtab::dump::{self, Format};
-    let format = match format {
-        DumpArg::Text => Format::Text,
-        DumpArg::Csv => Format::Csv,
-        DumpArg::Json => Format::Json,
-        DumpArg::Npy => Format::Npy,
-        DumpArg::Bfile => Format::Bfile,
-    };
+fn dump(file: &Path, format: Format, range: Option<&str>, out: Option<&Path>) -> Result<()> {
+    use sgtab::dump;
     let range = range.map(dump::parse_range).transpose()?;
     let table = read(file)?;
     dump::check(&table, range)?;
@@ -369,7 +183,7 @@ fn dump(file: &Path, format: DumpArg, range: Option<&str>, out: Option<&Path>) -
             let mut out = BufWriter::with_capacity(1 << 16, io::stdout().lock());
             dump::dump(&table, format, range, &mut out)
                 .and_then(|()| out.flush())
-                .map_err(stdout_error)
+                .map_err(Failure::stdout)
         }
         Some(path) => Ok(sgtab::output::write(path, |w| {
             let mut w = BufWriter::with_capacity(1 << 16, w);
@@ -413,38 +227,13 @@ fn generate(problem: &str, seed: u64, size: Size) -> Result<()> {
     let mut out = BufWriter::with_capacity(1 << 20, io::stdout().lock());
     sgtab::judge::generate::generate(problem, seed, size, &mut out)
         .and_then(|_| out.flush())
-        .map_err(stdout_error)
+        .map_err(Failure::stdout)
 }
 
-fn export(
-    file: &Path,
-    lang: LangArg,
-    out: Option<&Path>,
-    max_bytes: u64,
-    name: &str,
-) -> Result<()> {
-    use sgtab::export::Lang;
+fn export(file: &Path, lang: Lang, out: Option<&Path>, max_bytes: u64, name: &str) -> Result<()> {
     sgtab::export::check_name(name)?;
-    let table = read(file)?;
-    let lang = match lang {
-        LangArg::C => Lang::C,
-        LangArg::Cpp => Lang::Cpp,
-        LangArg::Rust => Lang::Rust,
-        LangArg::Python => Lang::Python,
-    };
-    let source = sgtab::export::export(&table, lang, max_bytes, name)?;
-    write_output(out, source.as_bytes())
-}
-
-/// Writes `bytes` to stdout, or to `path` through [`sgtab::output::write`] (atomically, or
-/// through to a device or FIFO).
-fn write_output(path: Option<&Path>, bytes: &[u8]) -> Result<()> {
-    let Some(path) = path else {
-        let mut stdout = io::stdout().lock();
-        return stdout.write_all(bytes).and_then(|_| stdout.flush()).map_err(stdout_error);
-    };
-    Ok(sgtab::output::write_bytes(path, bytes)
-        .map_err(|e| format!("cannot write {}: {e}", path.display()))?)
+    let source = sgtab::export::export(&read(file)?, lang, max_bytes, name)?;
+    stdout_or_file(out, source.as_bytes())
 }
 
 /// Reads another program's values into the table `import:NAME` and writes it to `out`.
@@ -456,7 +245,8 @@ fn import(file: &Path, name: &str, shape: Option<games::Dims>, out: &Path) -> Re
     );
     sgtab::output::make_dir(out)?;
     let path = out.join(spec.file_name());
-    let size = write_table(&table, &path)?;
+    format::write_replacing(&table, &path)?;
+    let size = std::fs::metadata(&path).map_or(0, |m| m.len());
     out!(
         "wrote {} ({size} bytes, {spec}, shape {}, {} entries, {} bits each, {})",
         path.display(),
@@ -482,5 +272,5 @@ fn plot(
     let table = read(file)?;
     plot::use_font(font)?;
     let bytes = plot::plot(&table, format, size, plot::Options { range, detrend })?;
-    write_output(Some(out), &bytes)
+    stdout_or_file(Some(out), &bytes)
 }
