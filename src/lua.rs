@@ -39,6 +39,7 @@ mod blame;
 mod library;
 mod params;
 mod pattern;
+mod returned;
 mod sort;
 mod stack;
 mod state;
