@@ -11,20 +11,19 @@ use crate::games::Positions;
 use crate::table::Table;
 use std::io::{self, Write};
 
-/// A form to dump in.
+/// A form to dump in: one value a line (`Text`); CSV with a header (`n,g`; `row,g` for chess
+/// rows; `x,y,g` for boards; `p1,...,pk,g` for k-D games), then a line a position (`Csv`);
+/// `{"spec": ..., "shape": [...], "rule": ..., "proven": ..., "first": ..., "values": [...]}`
+/// (`Json`); NumPy's `.npy`, the narrowest unsigned dtype, the table's shape (`Npy`); an OEIS
+/// b-file, `n a(n)` a line (`Bfile`). (The variants have no docs of their own, which would show
+/// as a second list in `sgtab dump --help` beside the flag's.)
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Format {
-    /// One value a line.
     Text,
-    /// A header (`n,g`; `row,g` for chess rows; `x,y,g` for boards; `p1,...,pk,g` for k-D
-    /// games), then a line a position.
     Csv,
-    /// `{"spec": ..., "shape": [...], "rule": ..., "proven": ..., "first": ..., "values": [...]}`.
     Json,
-    /// NumPy's `.npy`: the narrowest unsigned dtype, the table's shape.
     Npy,
-    /// OEIS b-file: `n a(n)` a line.
     Bfile,
 }
 

@@ -28,8 +28,8 @@
 //! process and starts a watchdog thread; other `SIGURG`s are passed on to the handler that was
 //! there before ([`watchdog`] says how and why).
 
-use crate::games::stored::{self, LUA, Origin, Script, Stored, positions_of};
-use crate::games::{Dims, Family, Game, GameError, MAX_AXES, Positions, Source, Worker};
+use crate::games::stored::{self, LUA, Origin, Script, Stored};
+use crate::games::{Dims, Game, GameError, MAX_AXES, Source, Worker};
 use crate::spec::MAX_LEN;
 use state::State;
 use std::sync::OnceLock;
@@ -94,8 +94,8 @@ impl crate::spec::Runtime for LuaRuntime {
 /// A script's game, its shape known (the script was run once to read it).
 #[derive(Debug)]
 pub struct LuaGame {
-    script: Script,
-    dims: Dims,
+    /// Its script and shape, as its table stores them.
+    stored: Stored,
     ranked: bool,
     limits: Limits,
     /// Interpreters made for workers and not yet dropped.
@@ -113,22 +113,16 @@ impl LuaGame {
         if !state.has("moves")? {
             return Err(state.error("the script defines no function `moves`"));
         }
-        Ok(LuaGame {
-            script,
-            dims,
-            ranked,
-            limits,
-            workers: AtomicU64::new(0),
-            room: OnceLock::new(),
-        })
+        let stored = Stored { origin: stored::Origin::Script(script), dims };
+        Ok(LuaGame { stored, ranked, limits, workers: AtomicU64::new(0), room: OnceLock::new() })
     }
 
     pub fn dims(&self) -> Dims {
-        self.dims
+        self.stored.dims
     }
 
     pub fn script(&self) -> &Script {
-        &self.script
+        self.stored.script().expect("a script game's origin is its script")
     }
 
     /// Counts one more worker's interpreter, refusing it where the interpreters' bounds
@@ -199,33 +193,9 @@ fn shape(state: &State) -> Result<Dims, GameError> {
         .map_err(|e| state.error(format!("{e} (sgtab builds tables of up to 2^30 positions)")))
 }
 
-impl Game for LuaGame {
-    fn family(&self) -> &'static Family {
-        &LUA
-    }
-
-    fn canonical(&self) -> String {
-        self.script.canonical()
-    }
-
-    fn len(&self) -> u64 {
-        self.dims.len()
-    }
-
-    fn positions(&self) -> Positions {
-        positions_of(&self.dims)
-    }
-
-    fn source(&self) -> Option<&dyn Source> {
-        Some(self)
-    }
-
-    fn stored(&self) -> Option<Stored> {
-        Some(Stored { origin: stored::Origin::Script(self.script.clone()), dims: self.dims })
-    }
-
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
+impl stored::Runs for LuaGame {
+    fn as_stored(&self) -> &Stored {
+        &self.stored
     }
 }
 
@@ -257,7 +227,7 @@ impl Worker for Counted<'_> {
 
 impl Source for LuaGame {
     fn count(&self) -> u64 {
-        self.dims.len()
+        self.stored.dims.len()
     }
 
     fn ranked(&self) -> bool {
@@ -266,7 +236,7 @@ impl Source for LuaGame {
 
     fn worker(&self) -> Result<Box<dyn Worker + '_>, GameError> {
         self.admit()?;
-        let made = State::new(&self.script, self.limits).and_then(|state| {
+        let made = State::new(self.script(), self.limits).and_then(|state| {
             let moves: mlua::Function = state.global("moves")?;
             let rank: Option<mlua::Function> =
                 if self.ranked { Some(state.global("rank")?) } else { None };
@@ -274,7 +244,7 @@ impl Source for LuaGame {
                 state,
                 moves,
                 rank,
-                dims: self.dims,
+                dims: self.stored.dims,
                 point: [0; MAX_AXES],
                 parts: Vec::new(),
             })
@@ -289,6 +259,6 @@ impl Source for LuaGame {
     }
 
     fn name(&self, p: u64) -> String {
-        self.dims.name(p)
+        self.stored.dims.name(p)
     }
 }

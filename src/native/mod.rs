@@ -21,9 +21,9 @@ mod compile;
 mod guard;
 mod library;
 
-use crate::games::stored::{self, CPP, NATIVE, Origin, Script, Stored, positions_of};
+use crate::games::stored::{self, Origin, Script, Stored};
 use crate::games::summary::{Ask, Summaries};
-use crate::games::{Dims, Family, Game, GameError, Positions, Source, SpecError, Worker};
+use crate::games::{Dims, Game, GameError, Source, SpecError, Worker};
 use crate::spec::MAX_LEN;
 pub use compile::cache_dir;
 use library::{Call, Library};
@@ -43,8 +43,6 @@ pub struct Limits {
 /// A native game, loaded and its shape known.
 #[derive(Debug)]
 pub struct NativeGame {
-    /// The C++ source, where the game is one (a `native:` library has none).
-    script: Option<Script>,
     canonical: String,
     /// The file it is shown by: `knight.cpp`, `libgame.so`.
     file: String,
@@ -54,6 +52,8 @@ pub struct NativeGame {
     fills: bool,
     library: Arc<Library>,
     limits: Limits,
+    /// Its source (or library's name) and shape, as its table stores them.
+    stored: Stored,
 }
 
 /// What runs native games (`cpp:`, `native:`) for the [`crate::spec::Resolver`]. A table's
@@ -147,8 +147,11 @@ impl NativeGame {
             ))
         })?;
         let fills = call.flags & 1 != 0;
+        let origin = match &script {
+            Some(s) => stored::Origin::Script(s.clone()),
+            None => stored::Origin::Library(canonical.clone()),
+        };
         Ok(NativeGame {
-            script,
             canonical,
             file,
             dims,
@@ -156,6 +159,7 @@ impl NativeGame {
             fills,
             library: Arc::new(library),
             limits,
+            stored: Stored { origin, dims },
         })
     }
 
@@ -189,37 +193,9 @@ fn check_params(script: &Script) -> Result<(), GameError> {
     }
 }
 
-impl Game for NativeGame {
-    fn family(&self) -> &'static Family {
-        if self.script.is_some() { &CPP } else { &NATIVE }
-    }
-
-    fn canonical(&self) -> String {
-        self.canonical.clone()
-    }
-
-    fn len(&self) -> u64 {
-        self.dims.len()
-    }
-
-    fn positions(&self) -> Positions {
-        positions_of(&self.dims)
-    }
-
-    fn source(&self) -> Option<&dyn Source> {
-        Some(self)
-    }
-
-    fn stored(&self) -> Option<Stored> {
-        let origin = match &self.script {
-            Some(s) => stored::Origin::Script(s.clone()),
-            None => stored::Origin::Library(self.canonical.clone()),
-        };
-        Some(Stored { origin, dims: self.dims })
-    }
-
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
+impl stored::Runs for NativeGame {
+    fn as_stored(&self) -> &Stored {
+        &self.stored
     }
 }
 
