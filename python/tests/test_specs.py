@@ -112,7 +112,7 @@ def test_loaded_tables_of_the_command_line(cli, tmp_path):
     assert s.rule == sgtab.build("sub:2,5:300").rule
 
 
-def test_bad_specs_and_files():
+def test_bad_specs_and_files(root):
     with pytest.raises(ValueError, match="unknown game `kayles`"):
         sgtab.build("kayles")
     with pytest.raises(ValueError, match="chess:99"):
@@ -126,10 +126,12 @@ def test_bad_specs_and_files():
     with pytest.raises(ValueError, match="cannot read no-such.lua"):
         sgtab.build("lua:no-such.lua")
     with pytest.raises(ValueError, match="bad script spec"):
-        sgtab.build("lua:examples/games/knight.lua:N=")
+        sgtab.build(f"lua:{root}/examples/games/knight.lua:N=")
     # Games this module cannot compute are named, and what to do instead said.
     with pytest.raises(sgtab.Error, match=r"import:k holds values .*sgtab\.load"):
         sgtab.build("import:k")
+    with pytest.raises(sgtab.Error, match="does not build cpp games"):
+        sgtab.build(f"cpp:{root}/examples/games/stones139.cpp:N=10")
 
 
 def test_a_scripts_file_is_read_once(root, tmp_path):
