@@ -2,9 +2,11 @@
 # benches/race/GAME.py, run as it is) against sgtab's plain form (`moves`) and batch form (NumPy
 # arrays) from benches/race/GAME_sgtab.py, in interleaved rounds, after NumPy and sgtab are
 # imported. Prints the median CPU time of each (the process's, every thread's) and of the wall
-# clock, and each one's ratio to the plain table.
+# clock, and each one's ratio to the plain table. With --generic, each form also runs through
+# the library's generic engine on one thread (backend="generic", threads=1) instead of in index
+# order on the calling thread.
 #
-#   python3 benches/race/python_inprocess.py [ROUNDS]      (default 5)
+#   python3 benches/race/python_inprocess.py [ROUNDS] [--generic]      (default 5 rounds)
 import contextlib
 import io
 import pathlib
@@ -18,7 +20,9 @@ import numpy  # noqa: F401 (imported before timing: the batch form's import is n
 import sgtab
 
 RACE = pathlib.Path(__file__).resolve().parent
-rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 5
+args = [a for a in sys.argv[1:] if a != "--generic"]
+rounds = int(args[0]) if args else 5
+generic = "--generic" in sys.argv[1:]
 
 
 def timed(f):
@@ -43,6 +47,10 @@ for game, n in (("stones139", 10**6), ("lasker", 5000)):
         "py-moves": lambda: sgtab.build(sgtab.Game(n, forms["moves"])),
         "py-batch": lambda: sgtab.build(sgtab.Game(n, batch=forms["batch"])),
     }
+    if generic:
+        on_engine = {"backend": "generic", "threads": 1}
+        contestants["moves-gen"] = lambda: sgtab.build(sgtab.Game(n, forms["moves"]), **on_engine)
+        contestants["batch-gen"] = lambda: sgtab.build(sgtab.Game(n, batch=forms["batch"]), **on_engine)
     times = {name: [] for name in contestants}
     for _ in range(rounds):
         for name, run in contestants.items():

@@ -1,6 +1,9 @@
 """Tables of sgtab's own games built from Python: the same values, rules and file bytes as the
 command line's, the values as a NumPy array in the game's shape."""
 
+import shutil
+import subprocess
+import sys
 import threading
 import time
 import warnings
@@ -109,7 +112,7 @@ def test_loaded_tables_of_the_command_line(cli, tmp_path):
     assert s.rule == sgtab.build("sub:2,5:300").rule
 
 
-def test_bad_specs_and_files():
+def test_bad_specs_and_files(root):
     with pytest.raises(ValueError, match="unknown game `kayles`"):
         sgtab.build("kayles")
     with pytest.raises(ValueError, match="chess:99"):
@@ -122,6 +125,28 @@ def test_bad_specs_and_files():
         sgtab.build(42)
     with pytest.raises(ValueError, match="cannot read no-such.lua"):
         sgtab.build("lua:no-such.lua")
+    with pytest.raises(ValueError, match="bad script spec"):
+        sgtab.build(f"lua:{root}/examples/games/knight.lua:N=")
+    # Games this module cannot compute are named, and what to do instead said.
+    with pytest.raises(sgtab.Error, match=r"import:k holds values .*sgtab\.load"):
+        sgtab.build("import:k")
+    with pytest.raises(sgtab.Error, match="does not build cpp games"):
+        sgtab.build(f"cpp:{root}/examples/games/stones139.cpp:N=10")
+
+
+def test_a_scripts_file_is_read_once(root, tmp_path):
+    # The spec is resolved once: the script read once, to name its table and run it.
+    if shutil.which("strace") is None:
+        pytest.skip("strace is not installed")
+    log = tmp_path / "opens"
+    code = "import sgtab; sgtab.build('lua:examples/games/knight.lua:N=8')"
+    traced = ["strace", "-f", "-e", "trace=open,openat", "-o", log, sys.executable, "-c", code]
+    done = subprocess.run(traced, cwd=root, capture_output=True, text=True)
+    if done.returncode != 0 and "ptrace" in done.stderr:
+        pytest.skip(f"strace cannot trace here: {done.stderr.strip()}")
+    assert done.returncode == 0, done.stderr
+    opens = [line for line in log.read_text().splitlines() if "knight.lua" in line]
+    assert len(opens) == 1, "\n".join(opens)
 
 
 def test_a_failing_script_raises_the_command_lines_line(tmp_path, cli):
