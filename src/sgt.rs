@@ -46,6 +46,7 @@
 //! where it must be max(pre, 1): its values are read as they are and its rule is found again.
 
 use crate::values::{Dims, MAX_AXES, MAX_LEN, Packed, Rule};
+use std::borrow::Cow;
 use std::fs::File;
 use std::io::{self, Read};
 use std::path::Path;
@@ -87,14 +88,15 @@ pub struct GameBlock {
 }
 
 /// A table as its file holds it: the game's canonical text, its game block where it has one,
-/// the values and the rule.
+/// the values and the rule. The values are borrowed from a table being written (a table of
+/// hundreds of MB is not copied to be written) and owned by one read.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Sgt {
+pub struct Sgt<'a> {
     /// The version the file was written in (a reader finds an older file's rule again).
     pub version: u16,
     pub spec: String,
     pub block: Option<GameBlock>,
-    pub values: Packed,
+    pub values: Cow<'a, Packed>,
     pub rule: Option<Rule>,
 }
 
@@ -128,7 +130,7 @@ fn block_bytes(block: Option<&GameBlock>) -> (u8, Vec<u8>) {
     (block.kind as u8, bytes)
 }
 
-fn header(table: &Sgt, (kind, block): &(u8, Vec<u8>)) -> Vec<u8> {
+fn header(table: &Sgt<'_>, (kind, block): &(u8, Vec<u8>)) -> Vec<u8> {
     let spec = &table.spec;
     let h = (FIXED + spec.len()).next_multiple_of(8);
     let mut out = Vec::with_capacity(h);
@@ -153,7 +155,7 @@ fn header(table: &Sgt, (kind, block): &(u8, Vec<u8>)) -> Vec<u8> {
 }
 
 /// The whole file as bytes (for small tables and tests; `write` streams instead).
-pub fn encode(table: &Sgt) -> Vec<u8> {
+pub fn encode(table: &Sgt<'_>) -> Vec<u8> {
     let block = block_bytes(table.block.as_ref());
     let mut out = header(table, &block);
     out.extend_from_slice(table.values.payload());
@@ -166,7 +168,7 @@ pub fn encode(table: &Sgt) -> Vec<u8> {
 /// Writes `table` to `path` atomically, so that a failed write (a full disk, a killed process)
 /// never leaves a half-written table there, nor a temporary file beside it; see
 /// [`crate::output::write`], which every file sgtab writes goes through.
-pub fn write(table: &Sgt, path: &Path) -> io::Result<()> {
+pub fn write(table: &Sgt<'_>, path: &Path) -> io::Result<()> {
     crate::output::write(path, |w| {
         let mut crc = crc32fast::Hasher::new();
         let block = block_bytes(table.block.as_ref());
@@ -348,7 +350,7 @@ pub fn read_from<T>(
     mut r: impl Read,
     file_len: u64,
     admit: impl FnOnce(&Header) -> Result<T, ReadError>,
-) -> Result<(Sgt, T), ReadError> {
+) -> Result<(Sgt<'static>, T), ReadError> {
     let mut crc = crc32fast::Hasher::new();
     let head = read_fixed(&mut r, &mut crc, file_len)?;
     let mut spec_bytes = vec![0u8; head.len - FIXED];
@@ -402,6 +404,7 @@ pub fn read_from<T>(
             ReadError::Bad(format!("the stored rule contradicts the stored values: {why}"))
         })?;
     }
+    let values = Cow::Owned(values);
     Ok((Sgt { version: head.version, spec: text.to_string(), block, values, rule }, admitted))
 }
 
@@ -530,7 +533,7 @@ pub fn version_of(path: &Path) -> Option<u16> {
 pub fn read<T>(
     path: &Path,
     admit: impl FnOnce(&Header) -> Result<T, ReadError>,
-) -> Result<(Sgt, T), ReadError> {
+) -> Result<(Sgt<'static>, T), ReadError> {
     let (file, len) = open_regular(path)?;
     read_from(io::BufReader::with_capacity(1 << 16, file), len, admit)
 }
@@ -607,8 +610,9 @@ mod tests {
     use super::*;
     use std::path::PathBuf;
 
-    fn table() -> Sgt {
+    fn table() -> Sgt<'static> {
         let values = Packed::from_values(&(0..40u32).collect::<Vec<_>>());
+        let values = Cow::Owned(values);
         Sgt { version: VERSION, spec: "lasker:40".into(), block: None, values, rule: None }
     }
 

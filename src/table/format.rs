@@ -17,7 +17,7 @@ pub use crate::sgt::{
 };
 
 /// `table` as the format holds it.
-fn to_sgt(table: &Table) -> Sgt {
+fn to_sgt(table: &Table) -> Sgt<'_> {
     let block = table.spec.stored().map(|stored| GameBlock {
         kind: if stored.script().is_some() { BlockKind::Script } else { BlockKind::Imported },
         dims: stored.dims,
@@ -28,7 +28,7 @@ fn to_sgt(table: &Table) -> Sgt {
         version: VERSION,
         spec: table.spec.to_string(),
         block,
-        values: table.values.clone(),
+        values: std::borrow::Cow::Borrowed(&table.values),
         rule: table.rule,
     }
 }
@@ -107,7 +107,7 @@ fn admit(head: &Header, want: Option<&str>) -> Result<Option<GameSpec>, ReadErro
 }
 
 /// The table of a file's contents: its game, and its rule checked against the game's theorems.
-fn table_of(sgt: Sgt, game: Option<GameSpec>) -> Result<Table, ReadError> {
+fn table_of(sgt: Sgt<'_>, game: Option<GameSpec>) -> Result<Table, ReadError> {
     let spec = match (game, &sgt.block) {
         (Some(spec), _) => spec,
         (None, Some(block)) => GameSpec::new(
@@ -117,7 +117,7 @@ fn table_of(sgt: Sgt, game: Option<GameSpec>) -> Result<Table, ReadError> {
         (None, None) => unreachable!("a header without a game block names a family's game"),
     };
     let rule = stored_rule(sgt.version, sgt.rule, &spec, &sgt.values)?;
-    Ok(Table { spec, values: sgt.values, rule })
+    Ok(Table { spec, values: sgt.values.into_owned(), rule })
 }
 
 /// The stored rule, checked against the game's theorems (the format checked it against the
