@@ -217,6 +217,17 @@ impl Resolver {
         if Origin::is_spelled(text) { None } else { GameSpec::parse(text).err() }
     }
 
+    /// The runnable game of what [`Resolver::name`] resolved: a caller that tells a spec that
+    /// names nothing (its own mistake) from a game that fails to open asks both, and the
+    /// script named is read once.
+    pub fn open_named(&self, named: &Named) -> Result<GameSpec, SpecError> {
+        match (&named.spec, &named.origin) {
+            (Some(spec), _) => Ok(spec.clone()),
+            (None, Some(origin)) => self.open(origin, Some(&named.given)),
+            (None, None) => Err(SpecError(format!("{}: names no game", named.given))),
+        }
+    }
+
     /// The runnable game `text` names.
     pub fn game(&self, text: &str) -> Result<GameSpec, SpecError> {
         match Origin::parse(text) {

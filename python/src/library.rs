@@ -4,13 +4,14 @@
 //! so that a change of the library's API is met here alone.
 
 use sgtab::engine::{Backend, Engines, Timings};
-use sgtab::games::stored::{self, Origin, Stored};
+use sgtab::games::stored::{self, Stored};
 use sgtab::games::{Dims, Family, Game, GameError, Positions, Source, Worker};
 use sgtab::judge::JudgeError;
 use sgtab::judge::input::InputError;
 use sgtab::lua::LuaRuntime;
+use sgtab::native::NativeRuntime;
 use sgtab::progress::Progress;
-use sgtab::spec::{GameSpec, Runtime};
+use sgtab::spec::{GameSpec, Resolver};
 use sgtab::table::format;
 use sgtab::values::Packed;
 use std::path::{Path, PathBuf};
@@ -79,28 +80,11 @@ pub fn build_spec(text: &str, how: &How) -> Result<Built, Failure> {
 /// game that fails to open (a script that fails when run to learn its shape) or that this
 /// module cannot compute is a failed build, as `sgtab build` words it.
 fn resolve(text: &str) -> Result<GameSpec, Failure> {
-    let origin = match Origin::parse(text) {
-        None => return GameSpec::parse(text).map_err(|e| Failure::Spec(e.0)),
-        Some(origin) => origin.map_err(|e| Failure::Spec(e.0))?,
-    };
-    let lua = LuaRuntime(sgtab::lua::Limits::default());
-    if lua.runs(origin.kind()) {
-        return lua
-            .open(&origin, Some(text))
-            .map(GameSpec::from_arc)
-            .map_err(|e| Failure::Build(e.0));
-    }
-    Err(Failure::Build(match origin {
-        Origin::Import(name) => format!(
-            "import:{name} holds values imported from another program; sgtab cannot compute \
-                them (sgtab.load reads its table, which `sgtab import FILE --name {name}` makes)"
-        ),
-        other => format!(
-            "{}: sgtab from Python does not build {} games (the sgtab command does)",
-            other.canonical(),
-            other.kind()
-        ),
-    }))
+    let resolver = Resolver::new()
+        .with(LuaRuntime(sgtab::lua::Limits::default()))
+        .with(NativeRuntime { limits: sgtab::native::Limits { seconds: 10 }, allow_stored: false });
+    let named = resolver.name(text).map_err(|e| Failure::Spec(e.0))?;
+    resolver.open_named(&named).map_err(|e| Failure::Build(e.0))
 }
 
 fn engines(how: &How) -> Result<Engines, Failure> {

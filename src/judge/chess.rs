@@ -3,7 +3,7 @@
 //! The grammar is written once (`cases`), over [`Numbers`]: the streaming scanner, or the
 //! tokens of an input in memory read on every core ([`tokens::read`]).
 
-use super::JudgeError;
+use super::Answered;
 use super::input::mapped::Parallel;
 use super::input::mapped::tokens;
 use super::input::{Buf, Numbers, Scanner};
@@ -18,19 +18,14 @@ pub fn answer(
     table: &Table,
     input: &mut Scanner<impl Read, impl Buf>,
     out: &mut impl Write,
-) -> Result<(), JudgeError> {
+) -> Answered {
     let count = input.next(0, u64::MAX, &"the case count T")?;
     cases(table, input, out, count)
 }
 
 /// The same answers for an input all in memory, its tokens read on `par.threads` threads. The
 /// case count T (any u64, past the tokens' bound) is read first, on its own.
-pub fn answer_bytes(
-    table: &Table,
-    data: &[u8],
-    par: Parallel,
-    out: &mut impl Write,
-) -> Result<(), JudgeError> {
+pub fn answer_bytes(table: &Table, data: &[u8], par: Parallel, out: &mut impl Write) -> Answered {
     let mut head = Scanner::over(data, 0, 0, 0);
     let count = head.next(0, u64::MAX, &"the case count T")?;
     tokens::read(data, head.offset() as usize, par, MAX_ROWS as u16, |input| {
@@ -39,12 +34,7 @@ pub fn answer_bytes(
 }
 
 /// The `count` cases and the check that nothing follows them.
-fn cases(
-    table: &Table,
-    input: &mut impl Numbers,
-    out: &mut impl Write,
-    count: u64,
-) -> Result<(), JudgeError> {
+fn cases(table: &Table, input: &mut impl Numbers, out: &mut impl Write, count: u64) -> Answered {
     let values = &table.values;
     let mut masks = Vec::with_capacity(MAX_ROWS as usize);
     for case in 1..=count {

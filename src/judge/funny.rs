@@ -1,6 +1,7 @@
 //! A Funny Stone Game (UVa 1378): each stone is worth the `funny` table's value for the number
 //! of piles to its right; the answer is the lexicographically first winning move.
 
+use super::Answered;
 use super::JudgeError;
 use super::input::cases::answer_cases;
 use super::input::mapped::Parallel;
@@ -40,7 +41,7 @@ fn stone_values(table: &Table) -> Result<Vec<u64>, JudgeError> {
 }
 
 /// A game's output line.
-fn say(out: &mut impl Write, case: u64, counts: &[u64], g: &[u64]) -> Result<(), JudgeError> {
+fn say(out: &mut impl Write, case: u64, counts: &[u64], g: &[u64]) -> Answered {
     match winning_move(counts, g) {
         Some((i, j, k)) => writeln!(out, "Game {case}: {i} {j} {k}")?,
         None => writeln!(out, "Game {case}: -1 -1 -1")?,
@@ -52,7 +53,7 @@ pub fn answer(
     table: &Table,
     input: &mut Scanner<impl Read, impl Buf>,
     out: &mut impl Write,
-) -> Result<(), JudgeError> {
+) -> Answered {
     let g = stone_values(table)?;
     answer_cases(input, 1, 1, out, read_game, &|case, game, out| answer_game(case, game, &g, out))
 }
@@ -63,12 +64,7 @@ const BATCH: usize = 4096;
 /// The same answers for an input all in memory: its tokens read on `par.threads` threads, the
 /// games answered in batches on `par.threads` threads (finding a winning move is most of the
 /// work) and written in order.
-pub fn answer_bytes(
-    table: &Table,
-    data: &[u8],
-    par: Parallel,
-    out: &mut impl Write,
-) -> Result<(), JudgeError> {
+pub fn answer_bytes(table: &Table, data: &[u8], par: Parallel, out: &mut impl Write) -> Answered {
     let g = stone_values(table)?;
     let answer = |case, game: &FunnyGame, out: &mut Vec<u8>| answer_game(case, game, &g, out);
     tokens::read(data, 0, par, MAX_STONES as u16, |input| {

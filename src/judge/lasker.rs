@@ -3,6 +3,7 @@
 //! [`Lookup`] as `sgq sum` (Lasker's Nim, period 4 and saltus 4, takes its offset table). The
 //! input is counted cases ([`Counted`]), read by the stream and on every core alike.
 
+use super::Answered;
 use super::JudgeError;
 use super::input::cases::Counted;
 use super::input::mapped::Parallel;
@@ -46,7 +47,7 @@ fn heaps(value: impl Fn(u64) -> u64) -> Body<impl Fn(u64) -> Sum> {
 }
 
 /// A case's line: who wins.
-fn say(out: &mut impl Write) -> impl FnMut(u64, Sum) -> Result<(), JudgeError> {
+fn say(out: &mut impl Write) -> impl FnMut(u64, Sum) -> Answered {
     |_, s| out.write_all(if s.xor != 0 { b"Alice\n" } else { b"Bob\n" }).map_err(JudgeError::from)
 }
 
@@ -54,18 +55,13 @@ pub fn answer(
     table: &Table,
     input: &mut Scanner<impl Read, impl Buf>,
     out: &mut impl Write,
-) -> Result<(), JudgeError> {
+) -> Answered {
     let g = lookup(table)?;
     with_value!(&g, |value| FORMAT.answer_stream(&heaps(value), None, input, &mut say(out)))
 }
 
 /// The same answers for an input all in memory, on `par.threads` threads.
-pub fn answer_bytes(
-    table: &Table,
-    data: &[u8],
-    par: Parallel,
-    out: &mut impl Write,
-) -> Result<(), JudgeError> {
+pub fn answer_bytes(table: &Table, data: &[u8], par: Parallel, out: &mut impl Write) -> Answered {
     let g = lookup(table)?;
     with_value!(&g, |value| FORMAT.answer_mapped(&heaps(value), None, data, par, &mut say(out)))
 }

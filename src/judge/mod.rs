@@ -73,6 +73,9 @@ impl Problem {
     }
 }
 
+/// What answering a whole input gives: the answers were written, or why not.
+pub type Answered = Result<(), JudgeError>;
+
 /// Why an answer could not be given.
 #[derive(Debug)]
 pub enum JudgeError {
@@ -228,12 +231,7 @@ fn load_named(dir: &Path, spec: &str, name: &str, fix: &str) -> Result<Table, Ju
 }
 
 /// Answers `problem` for the judge input on `input`, writing the judge output to `out`.
-pub fn answer(
-    problem: Problem,
-    tables: &Path,
-    input: impl Read,
-    out: &mut impl Write,
-) -> Result<(), JudgeError> {
+pub fn answer(problem: Problem, tables: &Path, input: impl Read, out: &mut impl Write) -> Answered {
     let table = problem_table(problem, tables)?;
     let input = &mut Scanner::new(input);
     match (problem, &table) {
@@ -254,7 +252,7 @@ pub fn answer_bytes(
     data: &[u8],
     par: input::mapped::Parallel,
     out: &mut impl Write,
-) -> Result<(), JudgeError> {
+) -> Answered {
     let table = problem_table(problem, tables)?;
     match (problem, &table) {
         (Problem::Lasker, Some(t)) => lasker::answer_bytes(t, data, par, out),

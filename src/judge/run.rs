@@ -5,7 +5,7 @@
 use super::input::open::{InputChoice, Opened};
 use super::lookup::FoundTable;
 use super::query::{self, Words};
-use super::{JudgeError, Problem};
+use super::{Answered, JudgeError, Problem};
 use crate::table::{Table, format};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -55,12 +55,7 @@ impl Query {
 
     /// Answers the positions of `input` from the table, to `out`; a note (a checked rule
     /// answered past the table) goes to stderr, once.
-    fn answer(
-        &self,
-        tables: &Path,
-        input: &InputChoice,
-        out: &mut impl Write,
-    ) -> Result<(), JudgeError> {
+    fn answer(&self, tables: &Path, input: &InputChoice, out: &mut impl Write) -> Answered {
         let table = self.table(tables)?;
         // Where the table was found, for a message about a position past it.
         let path =

@@ -3,6 +3,7 @@
 //! builds it with a bit set for the mex (a value is at most k ≤ 100, so 128 bits hold the
 //! values seen), held equal to the scalar reference `sgtab` uses for `sub:` tables by a test.
 
+use super::Answered;
 use super::JudgeError;
 use super::input::cases::answer_cases;
 use super::input::mapped::Parallel;
@@ -66,17 +67,14 @@ fn table_in<B: Bits>(moves: &[u32]) -> Vec<u8> {
     values
 }
 
-pub fn answer(
-    input: &mut Scanner<impl Read, impl Buf>,
-    out: &mut impl Write,
-) -> Result<(), JudgeError> {
+pub fn answer(input: &mut Scanner<impl Read, impl Buf>, out: &mut impl Write) -> Answered {
     answer_cases(input, 1, 1, out, read_case, &answer_case)
 }
 
 /// The same answers for an input all in memory: its tokens read on `par.threads` threads, and
 /// each case's table (most of the work: 10 001 values from up to 100 moves) built and its
 /// positions answered on `par.threads` threads too, the lines written in order.
-pub fn answer_bytes(data: &[u8], par: Parallel, out: &mut impl Write) -> Result<(), JudgeError> {
+pub fn answer_bytes(data: &[u8], par: Parallel, out: &mut impl Write) -> Answered {
     tokens::read(data, 0, par, MAX_HEAP as u16, |input| {
         answer_cases(input, par.threads, 1, out, read_case, &answer_case)
     })

@@ -5,6 +5,7 @@
 //! The grammar is written once (`pairs`), over [`Numbers`]: the streaming scanner, or the
 //! tokens of an input in memory read on every core ([`tokens::read`]).
 
+use super::Answered;
 use super::JudgeError;
 use super::input::mapped::Parallel;
 use super::input::mapped::tokens;
@@ -18,22 +19,17 @@ pub fn answer(
     table: &Table,
     input: &mut Scanner<impl Read, impl Buf>,
     out: &mut impl Write,
-) -> Result<(), JudgeError> {
+) -> Answered {
     pairs(table, input, out)
 }
 
 /// The same answers for an input all in memory, its tokens read on `par.threads` threads.
-pub fn answer_bytes(
-    table: &Table,
-    data: &[u8],
-    par: Parallel,
-    out: &mut impl Write,
-) -> Result<(), JudgeError> {
+pub fn answer_bytes(table: &Table, data: &[u8], par: Parallel, out: &mut impl Write) -> Answered {
     tokens::read(data, 0, par, MAX_HEAP as u16, |input| pairs(table, input, out))
 }
 
 /// Every pair to the end of the input.
-fn pairs(table: &Table, input: &mut impl Numbers, out: &mut impl Write) -> Result<(), JudgeError> {
+fn pairs(table: &Table, input: &mut impl Numbers, out: &mut impl Write) -> Answered {
     let value = |n: u64| {
         table.value(n).ok_or_else(|| {
             JudgeError::Table(format!("table {} holds no value for a heap of {n}", table.spec))

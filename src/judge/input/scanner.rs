@@ -360,30 +360,7 @@ impl<R: Read, B: Buf> Scanner<R, B> {
         }
     }
 
-    /// Reads `count` numbers in `min..=max` and folds them into `acc` with `f`: the bulk form
-    /// of [`next`] for long runs such as a case's heaps.
-    ///
-    /// The fast path works a 64-byte block at a time: SIMD compares classify every byte as
-    /// whitespace, digit or other, so all token boundaries of the block are known at once as
-    /// bit masks and each number is converted independently of the one before (no serial
-    /// byte loop, no branch per byte). A block holding any other byte, an over-long token or an
-    /// out-of-range number hands over to [`next`], which reports it.
-    ///
-    /// [`next`]: Scanner::next
-    #[inline]
-    pub fn fold<A>(
-        &mut self,
-        count: u64,
-        min: u64,
-        max: u64,
-        what: &dyn fmt::Display,
-        acc: A,
-        f: impl FnMut(A, u64) -> A,
-    ) -> Result<A, InputError> {
-        self.fold_or(count, min, max, what, None, acc, f)
-    }
-
-    /// [`fold`](Scanner::fold), with `beyond` writing the message for a number past `max`.
+    /// [`fold`](Numbers::fold), with `beyond` writing the message for a number past `max`.
     #[allow(clippy::too_many_arguments)]
     #[inline]
     pub fn fold_or<A>(
@@ -528,6 +505,16 @@ impl<R: Read, B: Buf> Numbers for Scanner<R, B> {
         Scanner::next_in(self, min, max, what)
     }
 
+    /// Reads `count` numbers in `min..=max` and folds them into `acc` with `f`: the bulk form
+    /// of [`next`] for long runs such as a case's heaps.
+    ///
+    /// The fast path works a 64-byte block at a time: SIMD compares classify every byte as
+    /// whitespace, digit or other, so all token boundaries of the block are known at once as
+    /// bit masks and each number is converted independently of the one before (no serial
+    /// byte loop, no branch per byte). A block holding any other byte, an over-long token or an
+    /// out-of-range number hands over to [`next`], which reports it.
+    ///
+    /// [`next`]: Scanner::next
     #[inline]
     fn fold<A>(
         &mut self,
@@ -538,7 +525,7 @@ impl<R: Read, B: Buf> Numbers for Scanner<R, B> {
         acc: A,
         f: impl FnMut(A, u64) -> A,
     ) -> Result<A, InputError> {
-        Scanner::fold(self, count, min, max, what, acc, f)
+        self.fold_or(count, min, max, what, None, acc, f)
     }
 
     fn error_at_last(&mut self, message: String) -> InputError {
