@@ -44,7 +44,7 @@ use super::EngineError;
 use crate::games::corner::Piece;
 use crate::progress::Progress;
 use crate::values::Packed;
-use crate::values::packed::payload_len;
+use crate::values::packed::{BitWriter, payload_len};
 use std::sync::Barrier;
 use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
 use wide::u8x32;
@@ -301,23 +301,17 @@ impl Board<'_> {
     unsafe fn write(&self, start: u64, values: &[u32]) {
         let bit = start * self.bits as u64;
         let first = (bit / 8) as usize;
-        let (mut acc, mut have) = (0u64, (bit % 8) as u32);
+        let mut writer = BitWriter::new((bit % 8) as u32);
         let mut bytes = [0u8; TILE as usize * 4 + 2];
         let mut k = 0;
-        for &v in values {
-            acc |= (v as u64) << have;
-            have += self.bits;
-            while have >= 8 {
-                bytes[k] = acc as u8;
-                k += 1;
-                acc >>= 8;
-                have -= 8;
-            }
-        }
-        if have > 0 {
-            bytes[k] = acc as u8;
+        let mut emit = |b| {
+            bytes[k] = b;
             k += 1;
+        };
+        for &v in values {
+            writer.put(v as u64, self.bits, &mut emit);
         }
+        writer.finish(&mut emit);
         // SAFETY: the bytes lie within the payload; interior bytes belong to this run only.
         unsafe {
             let or = |i: usize| {

@@ -96,38 +96,17 @@ pub fn use_font(flag: Option<&Path>) -> Result<PathBuf, String> {
 /// common ones (CJK) under 32 MiB.
 pub const MAX_FONT_BYTES: u64 = 64 << 20;
 
-/// Reads a font file, refusing what is not a regular file (a device such as /dev/zero would
-/// grow without end, a FIFO would hang) or is larger than [`MAX_FONT_BYTES`]. The open never
-/// blocks (`O_NONBLOCK`: a FIFO with no writer would otherwise hang it).
+/// Reads a font file through [`crate::output::read_small`]: not a regular file (a device such
+/// as /dev/zero would grow without end, a FIFO would hang) or larger than [`MAX_FONT_BYTES`] is
+/// refused.
 fn read_font(path: &Path) -> std::io::Result<Vec<u8>> {
-    use std::io::{Error, ErrorKind, Read};
-    use std::os::unix::fs::OpenOptionsExt;
-    let file = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(path)?;
-    let meta = file.metadata()?;
-    if !meta.is_file() {
-        let kind = if meta.is_dir() {
-            "a directory"
-        } else {
-            "not a regular file (a FIFO, socket or device)"
-        };
-        return Err(Error::new(ErrorKind::InvalidInput, format!("it is {kind}, not a font file")));
-    }
-    let too_big = || {
-        Error::new(
-            ErrorKind::InvalidInput,
+    crate::output::read_small(path, MAX_FONT_BYTES).map_err(|e| match e.kind() {
+        std::io::ErrorKind::InvalidData => std::io::Error::new(
+            e.kind(),
             format!("it is larger than the {} MiB a font may be", MAX_FONT_BYTES >> 20),
-        )
-    };
-    if meta.len() > MAX_FONT_BYTES {
-        return Err(too_big());
-    }
-    // The bound holds even for a file that grows while it is read.
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    file.take(MAX_FONT_BYTES + 1).read_to_end(&mut bytes)?;
-    if bytes.len() as u64 > MAX_FONT_BYTES {
-        return Err(too_big());
-    }
-    Ok(bytes)
+        ),
+        _ => e,
+    })
 }
 
 /// The file `fc-match sans-serif` names, if fontconfig is there and names a TrueType file.

@@ -25,6 +25,42 @@ pub fn payload_len(len: u64, bits: u32) -> u64 {
     (len * bits as u64).div_ceil(8)
 }
 
+/// Values written `bits` bits each, lowest bit first, as whole bytes: the layout of [`Packed`],
+/// which every packer (a table, a shrink in place, an engine's tile) writes through.
+#[derive(Default)]
+pub struct BitWriter {
+    acc: u64,
+    have: u32,
+}
+
+impl BitWriter {
+    /// A writer whose first byte holds `skip` bits (below 8) of other values before its own:
+    /// they are zero in the bytes it hands out, for the caller to OR in.
+    pub fn new(skip: u32) -> BitWriter {
+        BitWriter { acc: 0, have: skip }
+    }
+
+    /// Appends `v` (below 2^bits, bits at most 32), handing each byte it completes to `emit`.
+    #[inline(always)]
+    pub fn put(&mut self, v: u64, bits: u32, mut emit: impl FnMut(u8)) {
+        self.acc |= v << self.have;
+        self.have += bits;
+        while self.have >= 8 {
+            emit(self.acc as u8);
+            self.acc >>= 8;
+            self.have -= 8;
+        }
+    }
+
+    /// Hands the last byte, partly filled, to `emit`, where there is one.
+    #[inline(always)]
+    pub fn finish(self, mut emit: impl FnMut(u8)) {
+        if self.have > 0 {
+            emit(self.acc as u8);
+        }
+    }
+}
+
 /// The fewest bits that hold `max` (at least 1).
 pub fn bits_for(max: u64) -> u32 {
     (64 - max.leading_zeros()).max(1)
@@ -61,21 +97,13 @@ impl Packed {
         let want =
             usize::try_from(payload_len(len, bits)).unwrap_or(usize::MAX).saturating_add(PAD);
         bytes.try_reserve_exact(want)?;
-        let (mut acc, mut have) = (0u64, 0u32);
+        let mut writer = BitWriter::default();
         for i in 0..len {
             let v = value(i) as u64;
             debug_assert!(v >> bits == 0, "value {v} does not fit {bits} bits");
-            acc |= v << have;
-            have += bits;
-            while have >= 8 {
-                bytes.push(acc as u8);
-                acc >>= 8;
-                have -= 8;
-            }
+            writer.put(v, bits, |b| bytes.push(b));
         }
-        if have > 0 {
-            bytes.push(acc as u8);
-        }
+        writer.finish(|b| bytes.push(b));
         bytes.resize(bytes.len() + PAD, 0);
         Ok(Packed { bits, len, bytes })
     }
@@ -161,20 +189,15 @@ impl Packed {
         }
         // Value i moves from bit i·b to bit i·b' < i·b: a byte is written only once every value
         // that reached it has been read, and before any byte a later value is read from.
-        let (mut acc, mut have, mut out) = (0u64, 0u32, 0usize);
+        let (mut writer, mut out) = (BitWriter::default(), 0usize);
         for i in 0..self.len {
-            acc |= (self.get(i) as u64) << have;
-            have += bits;
-            while have >= 8 {
-                self.bytes[out] = acc as u8;
+            let v = self.get(i) as u64;
+            writer.put(v, bits, |b| {
+                self.bytes[out] = b;
                 out += 1;
-                acc >>= 8;
-                have -= 8;
-            }
+            });
         }
-        if have > 0 {
-            self.bytes[out] = acc as u8;
-        }
+        writer.finish(|b| self.bytes[out] = b);
         let len = payload_len(self.len, bits) as usize;
         self.bytes.truncate(len);
         self.bytes.resize(len + PAD, 0);

@@ -136,27 +136,23 @@ pub(super) fn pack<T: Word>(mut table: Vec<T>, max: u32) -> Packed {
         // covers exactly the table's initialised elements and ends with this block.
         let bytes =
             unsafe { std::slice::from_raw_parts_mut(table.as_mut_ptr() as *mut u8, len * size) };
-        let (mut acc, mut have, mut out) = (0u64, 0u32, 0usize);
+        let (mut writer, mut out) = (BitWriter::default(), 0usize);
         for i in 0..len {
             let at = i * size;
             let mut v = 0u64;
             for (j, &b) in bytes[at..at + size].iter().enumerate() {
                 v |= (b as u64) << (8 * j);
             }
-            acc |= v << have;
-            have += bits;
-            while have >= 8 {
-                // out < (i+1)·bits/8 ≤ (i+1)·size: never past the bytes still to be read.
-                bytes[out] = acc as u8;
+            // out < (i+1)·bits/8 ≤ (i+1)·size: never past the bytes still to be read.
+            writer.put(v, bits, |b| {
+                bytes[out] = b;
                 out += 1;
-                acc >>= 8;
-                have -= 8;
-            }
+            });
         }
-        if have > 0 {
-            bytes[out] = acc as u8;
+        writer.finish(|b| {
+            bytes[out] = b;
             out += 1;
-        }
+        });
         out
     };
     let payload = match T::into_bytes(table) {

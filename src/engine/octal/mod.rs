@@ -52,7 +52,7 @@ use crate::games::takebreak::Code;
 use crate::memory;
 use crate::progress::Progress;
 use crate::values::Packed;
-use crate::values::packed::bits_for;
+use crate::values::packed::{BitWriter, bits_for};
 use std::ops::BitXor;
 
 mod classes;
