@@ -9,6 +9,20 @@ pub(super) const CHUNK_BYTES: usize = 64;
 /// Scans shorter than this stay on one thread.
 pub(super) const PARALLEL_SCAN: usize = 1 << 17;
 
+/// The heap loop, compiled for the best instruction set this CPU has: chosen as the chess and
+/// corner engines choose theirs, from [`crate::isa::features`] (detected once).
+struct FillKernel<T>(unsafe fn(&mut Engine, &mut Vec<T>, &Progress) -> Result<(), u32>);
+
+impl<T: Word> FillKernel<T> {
+    fn detect() -> FillKernel<T> {
+        #[cfg(target_arch = "x86_64")]
+        if crate::isa::features().avx2 {
+            return FillKernel(Engine::fill_avx2::<T>);
+        }
+        FillKernel(Engine::fill_here::<T>)
+    }
+}
+
 pub(super) struct Engine {
     pub(super) mv: OctalMoves,
     pub(super) len: usize,
@@ -74,12 +88,9 @@ impl Engine {
 
     /// Computes heaps g.len()..len. Stops with the value that does not fit T.
     pub(super) fn fill<T: Word>(&mut self, g: &mut Vec<T>, progress: &Progress) -> Result<(), u32> {
-        #[cfg(target_arch = "x86_64")]
-        if crate::isa::features().avx2 {
-            // SAFETY: this CPU has AVX2 (checked just above), all `fill_avx2` asks of it.
-            return unsafe { self.fill_avx2(g, progress) };
-        }
-        self.fill_here(g, progress)
+        let FillKernel(kernel) = FillKernel::detect();
+        // SAFETY: `detect` chose a kernel this CPU runs.
+        unsafe { kernel(self, g, progress) }
     }
 
     /// The same loop compiled for AVX2: the scans' compares and the folds run 32 bytes wide.
