@@ -207,7 +207,8 @@ enum Reply {
     Ranks(Vec<i64>),
     /// A layer done, and the largest value it stored.
     Layer(u32),
-    Summaries(Vec<u64>, Summaries),
+    /// The positions, their summaries, and the seconds the worker took.
+    Summaries(Vec<u64>, Summaries, f64),
     Failed(Stop),
 }
 
@@ -391,8 +392,9 @@ fn run(worker: &mut dyn Worker, task: Task, table: &[AtomicU32], marks: &mut Mar
             }
         }
         Task::Summaries { positions, known, vmax, mut out } => {
+            let start = std::time::Instant::now();
             match summary::summarize(worker, &positions, known, None, vmax, table, &mut out) {
-                Ok(()) => Reply::Summaries(positions, out),
+                Ok(()) => Reply::Summaries(positions, out, start.elapsed().as_secs_f64()),
                 Err(stop) => Reply::Failed(stop),
             }
         }

@@ -311,7 +311,9 @@ static thread_local char error_text[512];
 
 /* One thread's buffers, kept between calls. */
 struct Run {
+  /* The marks of the position being asked: base()[v] == the stamp where value v is had. */
   std::vector<uint32_t> marks;
+  size_t shift = 0;
   std::vector<uint64_t> words;
   std::vector<Word> pend;
   std::vector<uint64_t> kept; /* the options not folded, as in a summary */
@@ -342,6 +344,8 @@ struct Run {
     }
   }
 
+  uint32_t *base() { return marks.data() + shift; }
+  void grow(uint64_t need);
   const char *fault_text() const;
   void prepare(struct sgtab_call *call, uint64_t known);
   void bad(Options::Fault f, const Word *v, int k, uint64_t at = 0);
@@ -391,11 +395,11 @@ inline void Run::prepare(struct sgtab_call *call, uint64_t known) {
   while (cap <= call->vmax) cap <<= 1;
   /* Any XOR of known values is below cap; the gaps of a position lie below cap + its
    * unfolded options + 1. */
-  if (marks.size() < cap + 2) marks.resize(cap + 2, 0);
+  o.values_ = call->values;
+  grow(cap + 2);
   if (pend.size() < 4096) pend.resize(4096);
   uint64_t count = 1;
   for (int j = 0; j < axes; j++) o.size_[j] = sizes[j], count *= sizes[j];
-  o.values_ = call->values;
   o.axes_ = axes;
   by_rank = call->ranks;
   rank = call->rank;
@@ -404,6 +408,17 @@ inline void Run::prepare(struct sgtab_call *call, uint64_t known) {
   o.known1_ = axes == 1 ? o.known_ : 0;
   /* With nothing known every option is kept, the empty sum too (sgtab reads them all). */
   keep_empty = this->known == 0 && !call->ranks;
+}
+
+/* Room for `need` marks from base(), which lies half a page from the table (modulo 4096
+ * bytes): a game whose values grow with the position (Lasker's Nim) stores marks[values[i]]
+ * close to marks[i] while it loads values[i + 1], and where the two arrays sit at the same
+ * offset in their pages the processor takes each load for one that may read that store (4K
+ * aliasing) and waits: the same loop ran 1.7x slower. */
+inline void Run::grow(uint64_t need) { /* between positions: base() moves */
+  if (marks.size() < need + 1024) marks.resize(need + 1024, 0);
+  const uintptr_t d = ((uintptr_t)marks.data() - (uintptr_t)o.values_ - 2048) & 4095;
+  shift = ((4096 - d) & 4095) / sizeof(uint32_t);
 }
 
 /* Notes the first fault of the position. */
@@ -466,7 +481,7 @@ inline void Run::resolve() {
     }
     if (parts == 0 && keep_empty) all = false;
     if (all) {
-      marks[x] = stamp;
+      base()[x] = stamp;
       kept.resize(head);
     } else {
       kept[head] = parts;
@@ -486,7 +501,7 @@ inline bool Run::ask(uint64_t p, long long *c, struct sgtab_call *call) {
       for (uint32_t &m : marks) m = 0;
       o.stamp_ = 1;
     }
-    o.marks_ = marks.data();
+    o.marks_ = base();
     o.pend_ = pend.data();
     o.cap_ = pend.size();
     o.npend_ = 0;
@@ -518,7 +533,7 @@ inline int Run::summaries(struct sgtab_call *call) {
     if (!ask(call->positions[n], c, call)) return 1;
     const uint64_t r = unfolded;
     const uint32_t stamp = (uint32_t)o.stamp_;
-    const uint32_t *mk = marks.data();
+    const uint32_t *mk = base();
     uint64_t v = 0;
     while (mk[v] == stamp) v++; /* the first gap: the folded options' mex */
     words.push_back(r);
@@ -528,7 +543,8 @@ inline int Run::summaries(struct sgtab_call *call) {
       continue;
     }
     words.insert(words.end(), kept.begin(), kept.end());
-    if (marks.size() < cap + r + 2) marks.resize(cap + r + 2, 0), mk = marks.data();
+    /* Within a position: base() stays. */
+    if (marks.size() < shift + cap + r + 2) marks.resize(shift + cap + r + 2, 0), mk = base();
     const size_t at = words.size();
     words.resize(at + r + 1);
     uint64_t *gaps = words.data() + at;
@@ -571,14 +587,14 @@ inline int Run::values(struct sgtab_call *call) {
       return 2;
     }
     const uint32_t stamp = (uint32_t)o.stamp_;
-    const uint32_t *mk = marks.data();
+    const uint32_t *mk = base();
     uint64_t v = 0;
     while (mk[v] == stamp) v++;
     fill[p] = (uint32_t)v;
     work += v + 1;
     if (__builtin_expect(v >= cap, 0)) {
       while (cap <= v) cap <<= 1;
-      if (marks.size() < cap + 2) marks.resize(cap + 2, 0);
+      grow(cap + 2);
     }
   }
   call->options = work;

@@ -9,6 +9,14 @@
 //! time: it doubles or halves, whichever lowered the overhead per option last time, the
 //! overhead being [`ROUND`] option-equivalents a block and [`KEPT`] a kept part.
 //!
+//! The first thread's run of a block starts at the first unknown position, so it computes it
+//! itself, each position from those before it; the other threads' runs are summarised, and
+//! their kept parts finished here, while the threads wait. So a position of the first run
+//! costs one computation, one of the others a summary on its thread and its finishing here:
+//! the first run's share of the block is chosen from the seconds each took per position so far
+//! ([`Split`]) so that the threads finish together and the finishing here does not outweigh
+//! what the other threads take off the first.
+//!
 //! **By rank.** Every option of a position of one rank is of a lower rank, so known: each
 //! thread's positions are summarised to their values and stored at once.
 
@@ -153,6 +161,45 @@ impl Work {
     }
 }
 
+/// The first thread's share of a block, from the seconds per position measured so far (a
+/// moving average): `fill` for a position it computes, `summary` for one summarised on another
+/// thread, `finish` for finishing one here.
+pub(super) struct Split {
+    pub(super) fill: f64,
+    pub(super) summary: f64,
+    pub(super) finish: f64,
+}
+
+impl Split {
+    /// The most of a block the first thread takes (it takes at least its even share): the
+    /// others always get some, so that their costs stay measured.
+    pub(super) const MOST: f64 = 0.9;
+
+    /// The share that makes the threads finish together, or the most where the finishing here
+    /// costs more than the other threads save.
+    pub(super) fn share(&self, threads: usize) -> f64 {
+        let least = 1.0 / threads as f64;
+        if threads < 2 || !(self.fill > 0.0 && self.summary > 0.0) {
+            return least;
+        }
+        let others = (threads - 1) as f64;
+        // f * fill = (1 - f) / others * summary.
+        let even = self.summary / (self.summary + others * self.fill);
+        let cost = |f: f64| {
+            (f * self.fill).max((1.0 - f) / others * self.summary) + (1.0 - f) * self.finish
+        };
+        let f = even.clamp(least, Self::MOST);
+        if cost(f) <= cost(Self::MOST) { f } else { Self::MOST }
+    }
+
+    fn note(average: &mut f64, seconds: f64, positions: usize) {
+        if positions > 0 {
+            let now = seconds / positions as f64;
+            *average = if *average > 0.0 { 0.75 * *average + 0.25 * now } else { now };
+        }
+    }
+}
+
 /// In index order, block by block (see the module docs).
 pub(super) fn by_index(
     pool: &mut Pool,
@@ -163,17 +210,22 @@ pub(super) fn by_index(
     let (mut lo, mut block, mut vmax) = (0u64, 1u64, 0u32);
     let (mut grow, mut last) = (true, f64::INFINITY);
     let mut work = Work { done: 0 };
+    let mut split = Split { fill: 0.0, summary: 0.0, finish: 0.0 };
     let value = |q: u64| table[q as usize].load(Relaxed);
     while lo < count {
         let hi = count.min(lo + block);
         let n = (hi - lo) as usize;
         let parts = pool.threads().min(n);
+        // The first run is `first` positions; the others share the rest evenly.
+        let first = ((n as f64 * split.share(parts)).round() as usize).clamp(1, n + 1 - parts);
+        let start = |part: usize| match part {
+            0 => 0,
+            _ if part >= parts => n,
+            _ => first + super::part_start(n - first, parts - 1, part - 1),
+        };
         let tasks: Vec<Task> = (0..parts)
             .map(|part| {
-                let (a, b) = (
-                    super::part_start(n, parts, part) as u64,
-                    super::part_start(n, parts, part + 1) as u64,
-                );
+                let (a, b) = (start(part) as u64, start(part + 1) as u64);
                 Task::Summaries {
                     positions: (lo + a..lo + b).collect(),
                     known: lo,
@@ -183,10 +235,19 @@ pub(super) fn by_index(
             })
             .collect();
         let (mut kept, mut options) = (0u64, 0u64);
-        for reply in pool.round(tasks)? {
-            let Reply::Summaries(positions, out) = reply else {
+        let (mut summarised, mut slowest) = (0, 0.0f64);
+        let replies = pool.round(tasks)?;
+        let finishing = std::time::Instant::now();
+        for reply in replies {
+            let Reply::Summaries(positions, out, seconds) = reply else {
                 unreachable!("summaries give Summaries")
             };
+            if out.filled {
+                Split::note(&mut split.fill, seconds, positions.len());
+            } else {
+                summarised += positions.len();
+                slowest = slowest.max(seconds / positions.len().max(1) as f64);
+            }
             if let Some((p, q)) = out.below {
                 return Err(if q >= count { Stop::Outside(p, q) } else { Stop::NotBelow(p, q) });
             }
@@ -213,6 +274,10 @@ pub(super) fn by_index(
             }
             options += out.options;
             pool.spare_summaries.push(out);
+        }
+        if summarised > 0 {
+            Split::note(&mut split.summary, slowest * summarised as f64, summarised);
+            Split::note(&mut split.finish, finishing.elapsed().as_secs_f64(), summarised);
         }
         work.done += options;
         progress.tick(work.done, work.total(count, hi, options as f64 / n as f64));
