@@ -15,7 +15,9 @@
 //! costs one computation, one of the others a summary on its thread and its finishing here:
 //! the first run's share of the block is chosen from the seconds each took per position so far
 //! ([`Split`]) so that the threads finish together and the finishing here does not outweigh
-//! what the other threads take off the first.
+//! what the other threads take off the first. Where the blocks shared so far took longer per
+//! position, whole (the rounds' waits, a busy machine), than the first thread computing alone,
+//! the first thread takes whole blocks, and shares one block in [`PROBE`] to measure again.
 //!
 //! **By rank.** Every option of a position of one rank is of a lower rank, so known: each
 //! thread's positions are summarised to their values and stored at once.
@@ -168,7 +170,12 @@ pub(super) struct Split {
     pub(super) fill: f64,
     pub(super) summary: f64,
     pub(super) finish: f64,
+    /// A shared block's seconds per position, from sending its tasks to its last value.
+    pub(super) shared: f64,
 }
+
+/// Blocks taken whole by the first thread between two shared ones, where sharing did not pay.
+const PROBE: u64 = 8;
 
 impl Split {
     /// The most of a block the first thread takes (it takes at least its even share): the
@@ -210,12 +217,16 @@ pub(super) fn by_index(
     let (mut lo, mut block, mut vmax) = (0u64, 1u64, 0u32);
     let (mut grow, mut last) = (true, f64::INFINITY);
     let mut work = Work { done: 0 };
-    let mut split = Split { fill: 0.0, summary: 0.0, finish: 0.0 };
+    let mut split = Split { fill: 0.0, summary: 0.0, finish: 0.0, shared: 0.0 };
+    let mut blocks = 0u64;
     let value = |q: u64| table[q as usize].load(Relaxed);
     while lo < count {
         let hi = count.min(lo + block);
         let n = (hi - lo) as usize;
-        let parts = pool.threads().min(n);
+        blocks += 1;
+        let alone = split.shared > split.fill && split.fill > 0.0 && blocks % PROBE != 0;
+        let threads = pool.threads().min(n);
+        let parts = if alone { 1 } else { threads };
         // The first run is `first` positions; the others share the rest evenly.
         let first = ((n as f64 * split.share(parts)).round() as usize).clamp(1, n + 1 - parts);
         let start = |part: usize| match part {
@@ -236,6 +247,7 @@ pub(super) fn by_index(
             .collect();
         let (mut kept, mut options) = (0u64, 0u64);
         let (mut summarised, mut slowest) = (0, 0.0f64);
+        let sent = std::time::Instant::now();
         let replies = pool.round(tasks)?;
         let finishing = std::time::Instant::now();
         for reply in replies {
@@ -278,18 +290,23 @@ pub(super) fn by_index(
         if summarised > 0 {
             Split::note(&mut split.summary, slowest * summarised as f64, summarised);
             Split::note(&mut split.finish, finishing.elapsed().as_secs_f64(), summarised);
+            Split::note(&mut split.shared, sent.elapsed().as_secs_f64(), n);
         }
         work.done += options;
         progress.tick(work.done, work.total(count, hi, options as f64 / n as f64));
         // The overhead per position: a round, and the kept parts finished here. Neither grows
         // with the positions' options, so blocks far apart compare.
+        lo = hi;
+        if alone && threads > 1 {
+            // Sized as the shared blocks are, so that the next one shared is no larger.
+            continue;
+        }
         let overhead = (ROUND + KEPT * kept) as f64 / n as f64;
         if overhead > last {
             grow = !grow;
         }
         last = overhead;
         block = if grow { block * 2 } else { block / 2 }.clamp(1, MAX_BLOCK);
-        lo = hi;
     }
     Ok(())
 }
