@@ -224,7 +224,7 @@ pub(super) fn by_index(
         let hi = count.min(lo + block);
         let n = (hi - lo) as usize;
         blocks += 1;
-        let alone = split.shared > split.fill && split.fill > 0.0 && blocks % PROBE != 0;
+        let alone = split.shared > split.fill && split.fill > 0.0 && !blocks.is_multiple_of(PROBE);
         let threads = pool.threads().min(n);
         let parts = if alone { 1 } else { threads };
         // The first run is `first` positions; the others share the rest evenly.
