@@ -219,7 +219,6 @@ pub(super) fn by_index(
     let mut work = Work { done: 0 };
     let mut split = Split { fill: 0.0, summary: 0.0, finish: 0.0, shared: 0.0 };
     let mut blocks = 0u64;
-    let value = |q: u64| table[q as usize].load(Relaxed);
     while lo < count {
         let hi = count.min(lo + block);
         let n = (hi - lo) as usize;
@@ -229,22 +228,7 @@ pub(super) fn by_index(
         let parts = if alone { 1 } else { threads };
         // The first run is `first` positions; the others share the rest evenly.
         let first = ((n as f64 * split.share(parts)).round() as usize).clamp(1, n + 1 - parts);
-        let start = |part: usize| match part {
-            0 => 0,
-            _ if part >= parts => n,
-            _ => first + super::part_start(n - first, parts - 1, part - 1),
-        };
-        let tasks: Vec<Task> = (0..parts)
-            .map(|part| {
-                let (a, b) = (start(part) as u64, start(part + 1) as u64);
-                Task::Summaries {
-                    positions: (lo + a..lo + b).collect(),
-                    known: lo,
-                    vmax,
-                    out: pool.summaries(),
-                }
-            })
-            .collect();
+        let tasks = block_tasks(pool, lo, n, parts, first, vmax);
         let (mut kept, mut options) = (0u64, 0u64);
         let (mut summarised, mut slowest) = (0, 0.0f64);
         let sent = std::time::Instant::now();
@@ -260,30 +244,7 @@ pub(super) fn by_index(
                 summarised += positions.len();
                 slowest = slowest.max(seconds / positions.len().max(1) as f64);
             }
-            if let Some((p, q)) = out.below {
-                return Err(if q >= count { Stop::Outside(p, q) } else { Stop::NotBelow(p, q) });
-            }
-            if out.filled {
-                // The worker computed its positions itself, each from the ones before.
-                vmax = positions.iter().fold(vmax, |m, &p| m.max(value(p)));
-                options += out.options;
-                pool.spare_summaries.push(out);
-                continue;
-            }
-            let mut reader = Reader::new(&out.words);
-            for &p in &positions {
-                let (v, k) = reader.next(p, |p, q| match q {
-                    q if q >= count => Err(Stop::Outside(p, q)),
-                    q if q >= p => Err(Stop::NotBelow(p, q)),
-                    q => Ok(value(q)),
-                })?;
-                table[p as usize].store(v, Relaxed);
-                vmax = vmax.max(v);
-                kept += k;
-            }
-            if !reader.done() {
-                return Err(malformed());
-            }
+            kept += finish(table, &positions, &out, &mut vmax)?;
             options += out.options;
             pool.spare_summaries.push(out);
         }
@@ -294,13 +255,13 @@ pub(super) fn by_index(
         }
         work.done += options;
         progress.tick(work.done, work.total(count, hi, options as f64 / n as f64));
-        // The overhead per position: a round, and the kept parts finished here. Neither grows
-        // with the positions' options, so blocks far apart compare.
         lo = hi;
         if alone && threads > 1 {
             // Sized as the shared blocks are, so that the next one shared is no larger.
             continue;
         }
+        // The overhead per position: a round, and the kept parts finished here. Neither grows
+        // with the positions' options, so blocks far apart compare.
         let overhead = (ROUND + KEPT * kept) as f64 / n as f64;
         if overhead > last {
             grow = !grow;
@@ -309,6 +270,70 @@ pub(super) fn by_index(
         block = if grow { block * 2 } else { block / 2 }.clamp(1, MAX_BLOCK);
     }
     Ok(())
+}
+
+/// The tasks of the block of `n` positions from `lo`: the first run `first` positions, the
+/// other `parts - 1` sharing the rest evenly.
+fn block_tasks(
+    pool: &mut Pool,
+    lo: u64,
+    n: usize,
+    parts: usize,
+    first: usize,
+    vmax: u32,
+) -> Vec<Task> {
+    let start = |part: usize| match part {
+        0 => 0,
+        _ if part >= parts => n,
+        _ => first + super::part_start(n - first, parts - 1, part - 1),
+    };
+    (0..parts)
+        .map(|part| {
+            let (a, b) = (start(part) as u64, start(part + 1) as u64);
+            Task::Summaries {
+                positions: (lo + a..lo + b).collect(),
+                known: lo,
+                vmax,
+                out: pool.summaries(),
+            }
+        })
+        .collect()
+}
+
+/// The values of a block's run from its summaries, into the table (a run the worker computed
+/// itself is there already); the parts kept.
+fn finish(
+    table: &[AtomicU32],
+    positions: &[u64],
+    out: &Summaries,
+    vmax: &mut u32,
+) -> Result<u64, Stop> {
+    let count = table.len() as u64;
+    let value = |q: u64| table[q as usize].load(Relaxed);
+    if let Some((p, q)) = out.below {
+        return Err(if q >= count { Stop::Outside(p, q) } else { Stop::NotBelow(p, q) });
+    }
+    if out.filled {
+        // The worker computed its positions itself, each from the ones before.
+        *vmax = positions.iter().fold(*vmax, |m, &p| m.max(value(p)));
+        return Ok(0);
+    }
+    let mut reader = Reader::new(&out.words);
+    let mut kept = 0;
+    for &p in positions {
+        let (v, k) = reader.next(p, |p, q| match q {
+            q if q >= count => Err(Stop::Outside(p, q)),
+            q if q >= p => Err(Stop::NotBelow(p, q)),
+            q => Ok(value(q)),
+        })?;
+        table[p as usize].store(v, Relaxed);
+        *vmax = (*vmax).max(v);
+        kept += k;
+    }
+    if !reader.done() {
+        return Err(malformed());
+    }
+    Ok(kept)
 }
 
 /// The positions of one rank, summarised with every lower rank known and stored; the largest
