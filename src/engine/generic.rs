@@ -93,9 +93,8 @@ pub fn compute<S: Source + ?Sized>(
         };
         done.map_err(|stop| stop.error(source))
     })?;
-    let values: Vec<u32> = table.into_iter().map(AtomicU32::into_inner).collect();
-    check::recheck(source, &values)?;
-    Ok(values)
+    check::recheck(source, &table)?;
+    Ok(table.into_iter().map(AtomicU32::into_inner).collect())
 }
 
 /// Why a build stopped.
