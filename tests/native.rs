@@ -489,3 +489,50 @@ fn options_above_their_position_take_the_move_graph_and_state_is_refused() {
         == 0) o.add(n - 1);\n}\n";
     fails("state", state, "", &[], &["the moves depend on something besides the position"]);
 }
+
+#[test]
+fn the_rust_library_example_is_a_game() {
+    // examples/native_game.rs, built as the shared library it is (std only, so rustc alone
+    // builds it; `cargo build --release --example native_game` gives the same library).
+    let dir = scratch("native", "rust-example");
+    let lib = dir.join("libnative_game.so");
+    let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
+    let built = Command::new(rustc)
+        .args(["--edition", "2024", "--crate-type", "cdylib", "-C", "opt-level=2", "-o"])
+        .arg(&lib)
+        .arg(format!("{}/examples/native_game.rs", env!("CARGO_MANIFEST_DIR")))
+        .status()
+        .expect("rustc");
+    assert!(built.success());
+    let spec = format!("native:{}", lib.display());
+    let family = dump(&build(&dir.join("family"), "sub:1,3,9:1000000", &[]));
+    for threads in ["1", "2"] {
+        let table = build(&dir.join(threads), &spec, &["--threads", threads]);
+        let name = table.file_name().unwrap().to_str().unwrap().to_string();
+        assert!(name.starts_with("native-libnative_game@"), "{name}");
+        assert_eq!(dump(&table), family, "{threads} threads");
+    }
+}
+
+#[test]
+fn a_position_with_more_options_than_the_buffer_holds_is_asked_again() {
+    // Lasker's Nim with a rank: every option is buffered as given and folded once moves
+    // returns, so a heap of n gives about 2.5 n words, past the first buffer (4096 words) from
+    // n = 1700 on; and with two threads in index order, without a rank.
+    let dir = scratch("native", "overflow");
+    let src = dir.join("ranked.cpp");
+    let body = "#include <sgtab.h>\nsgtab::Shape shape() { return N; }\nlong long rank(sgtab::Pos \
+        p) { return p; }\nvoid moves(sgtab::Pos p, sgtab::Options &o) {\n  long long n = p;\n  \
+        for (long long r = 0; r < n; r++) o.add(r);\n  for (long long a = 1; a <= n / 2; a++) \
+        o.sum(a, n - a);\n}\n";
+    fs::write(&src, body).unwrap();
+    let family = dump(&build(&dir.join("family"), "lasker:3000", &[]));
+    for threads in ["1", "2"] {
+        let table = build(
+            &dir.join(threads),
+            &format!("cpp:{}:N=3000", src.display()),
+            &["--threads", threads],
+        );
+        assert_eq!(dump(&table), family, "{threads} threads");
+    }
+}

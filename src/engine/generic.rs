@@ -93,9 +93,8 @@ pub fn compute<S: Source + ?Sized>(
         };
         done.map_err(|stop| stop.error(source))
     })?;
-    let values: Vec<u32> = table.into_iter().map(AtomicU32::into_inner).collect();
-    check::recheck(source, &values)?;
-    Ok(values)
+    check::recheck(source, &table)?;
+    Ok(table.into_iter().map(AtomicU32::into_inner).collect())
 }
 
 /// Why a build stopped.
@@ -207,7 +206,8 @@ enum Reply {
     Ranks(Vec<i64>),
     /// A layer done, and the largest value it stored.
     Layer(u32),
-    Summaries(Vec<u64>, Summaries),
+    /// The positions, their summaries, and the seconds the worker took.
+    Summaries(Vec<u64>, Summaries, f64),
     Failed(Stop),
 }
 
@@ -391,8 +391,9 @@ fn run(worker: &mut dyn Worker, task: Task, table: &[AtomicU32], marks: &mut Mar
             }
         }
         Task::Summaries { positions, known, vmax, mut out } => {
+            let start = std::time::Instant::now();
             match summary::summarize(worker, &positions, known, None, vmax, table, &mut out) {
-                Ok(()) => Reply::Summaries(positions, out),
+                Ok(()) => Reply::Summaries(positions, out, start.elapsed().as_secs_f64()),
                 Err(stop) => Reply::Failed(stop),
             }
         }

@@ -98,6 +98,9 @@ int sgtab_call(struct sgtab_call *call);
 
 #define SGTAB_HEADER_VERSION 1
 
+/* Everything below but sgtab_call is internal to the library. */
+#pragma GCC visibility push(hidden)
+
 namespace sgtab {
 
 /* The sizes of the table: `return N;` (positions 0..N-1) or `return {N, N};`. */
@@ -116,16 +119,17 @@ struct Shape {
 /* A position: p[i] its coordinates; a 1-D position reads as its integer. */
 class Pos {
  public:
-  Pos(const long long *c, int k, uint64_t i) : c_(c), k_(k), i_(i) {}
+  Pos(const long long *c, int k, uint64_t i) : c_(c), k_((uint32_t)k), i_((uint32_t)i) {}
   long long operator[](int i) const { return c_[i]; }
   operator long long() const { return c_[0]; }
-  int size() const { return k_; }
+  int size() const { return (int)k_; }
   uint64_t index() const { return i_; }
 
  private:
+  /* 16 bytes, so that a Pos is passed in two registers (a table has at most 2^30
+   * positions). */
   const long long *c_;
-  int k_;
-  uint64_t i_;
+  uint32_t k_, i_;
 };
 
 /* A position given to o.sum({...}) or o.part(...): `{x, y}`, or a heap. */
@@ -149,11 +153,13 @@ struct Word {
 };
 }  // namespace detail
 
-/* The options of one position, folded as they come: see moves() above. Every method is
- * inline and calls nothing, so that the compiler keeps the mark array, the table and the
- * bound of the known positions in registers across the caller's loop: an option whose
- * positions are known costs one load and one store, as in a plain table loop. Others are
- * kept in a buffer; a position that overflows it is asked again with a larger one. */
+/* The options of one position, folded as they come: see moves() above. The fast paths are
+ * inline and call nothing, and the slow path only appends the option as given to a buffer, so
+ * that the compiler keeps the mark array, the table and the bound of the known positions in
+ * registers across the caller's loop: an option whose positions are known costs one load and
+ * one store, as in a plain table loop. The buffered options are checked and folded (or kept
+ * for sgtab) once moves returns; a position that overflows the buffer is asked again with a
+ * larger one. */
 class Options {
  public:
   void add(long long x) {
@@ -165,7 +171,7 @@ class Options {
       marks[values[i]] = stamp;
       return;
     }
-    keep(&x, 1);
+    raw(ADD | 1, 1, &x);
   }
 
   template <class... T, typename std::enable_if<(sizeof...(T) >= 2), int>::type = 0>
@@ -180,7 +186,7 @@ class Options {
       marks[values[i]] = stamp;
       return;
     }
-    keep(v, (int)sizeof...(T));
+    raw(ADD | sizeof...(T), sizeof...(T), v);
   }
 
   /* 1-D: two heaps side by side (the fast path), or any number. */
@@ -192,18 +198,14 @@ class Options {
       marks[values[i] ^ values[j]] = stamp;
       return;
     }
-    begin_sum();
-    part_of(&a, 1);
-    part_of(&b, 1);
-    end_sum();
+    const long long v[] = {a, b};
+    raw(HEAPS | 2, 2, v);
   }
 
   template <class... T, typename std::enable_if<(sizeof...(T) != 2), int>::type = 0>
   void sum(T... h) {
     const long long v[] = {0, (long long)h...};
-    begin_sum();
-    for (int j = 1; j <= (int)sizeof...(T); j++) part_of(&v[j], 1);
-    end_sum();
+    raw(HEAPS | sizeof...(T), sizeof...(T), v + 1);
   }
 
   /* Any shape: the positions side by side. */
@@ -214,10 +216,10 @@ class Options {
   }
 
   void begin_sum() {
-    if (in_sum_) bad(NESTED, nullptr, 0);
+    if (in_sum_) note(NESTED);
     in_sum_ = true;
     sum_at_ = npend_;
-    put(0);
+    raw(SUM, 0, nullptr);
   }
 
   template <class... T>
@@ -228,34 +230,22 @@ class Options {
 
   void end_sum() {
     if (!in_sum_) {
-      bad(END, nullptr, 0);
+      note(END);
       return;
     }
     in_sum_ = false;
-    if (npend_ > cap_) return; /* overflowed: the position is asked again */
-    const uint64_t k = npend_ - sum_at_ - 1;
-    pend_[sum_at_].w = k;
-    bool all = k > 0 || !keep_empty_;
-    uint32_t x = 0;
-    for (uint64_t j = 0; j < k; j++) {
-      const uint64_t i = pend_[sum_at_ + 1 + j].w;
-      if (known(i)) {
-        x ^= values_[i];
-      } else {
-        all = false;
-      }
-    }
-    if (all) {
-      marks_[x] = (uint32_t)stamp_;
-      npend_ = sum_at_;
-    } else {
-      unfolded_++;
-    }
+    /* The parts counted: the sum's first word says how many words follow it. */
+    if (sum_at_ < cap_) pend_[sum_at_].w = SUM | (npend_ - sum_at_ - 1);
   }
 
  private:
   friend struct detail::Run;
   enum Fault { NONE, OUTSIDE, PART, RANK, NESTED, END, LOOSE };
+  /* A buffered option's first word: its kind (top bits) and the words that follow it. An ADD
+   * is a position's coordinates; HEAPS, 1-D heaps side by side; a SUM, its parts, each a
+   * ONE_PART word and that part's coordinates. */
+  static constexpr uint64_t ADD = 1ull << 60, HEAPS = 2ull << 60, SUM = 3ull << 60,
+                            ONE_PART = 4ull << 60, KIND = 15ull << 60;
 
   bool index(const long long *v, int k, uint64_t &out) const {
     if (k != axes_) return false;
@@ -267,71 +257,52 @@ class Options {
     out = i;
     return true;
   }
-  /* Whether position i (inside the shape) is known; by rank, checks that it ranks lower. */
-  bool known(uint64_t i) {
-    if (ranks_) {
-      if (ranks_[i] >= rank_) bad(RANK, nullptr, 0, i);
-      return true;
+  /* Appends a word and then k coordinates to the buffer (past its end only counted). It
+   * writes nothing the fast paths read. */
+  __attribute__((always_inline)) void raw(uint64_t w, uint64_t k, const long long *v) {
+    const uint64_t n = npend_;
+    detail::Word *pend = pend_;
+    if (__builtin_expect(n + 1 + k <= cap_, 1)) {
+      pend[n].w = w;
+      for (uint64_t j = 0; j < k; j++) pend[n + 1 + j].w = (uint64_t)v[j];
     }
-    return i < known_;
-  }
-  void put(uint64_t w) {
-    if (npend_ < cap_) pend_[npend_].w = w;
-    npend_++;
-  }
-  void keep(const long long *v, int k) {
-    uint64_t i;
-    if (!index(v, k, i)) {
-      bad(OUTSIDE, v, k);
-    } else if (known(i)) {
-      marks_[values_[i]] = (uint32_t)stamp_;
-    } else {
-      put(1);
-      put(i);
-      unfolded_++;
-    }
+    npend_ = n + 1 + k;
   }
   void part_of(const long long *v, int k) {
-    uint64_t i;
     if (!in_sum_) {
-      bad(LOOSE, nullptr, 0);
-    } else if (!index(v, k, i)) {
-      bad(PART, v, k);
+      note(LOOSE);
     } else {
-      put(i);
+      /* A part given more than 8 coordinates keeps its first 8 (it is refused anyway). */
+      raw(ONE_PART | (uint64_t)k, (uint64_t)(k < 8 ? k : 8), v);
     }
   }
-  /* Notes the first fault of the position; sgtab_call words it once moves returns. */
-  void bad(Fault f, const long long *v, int k, uint64_t at = 0) {
-    if (fault_ != NONE) return;
-    fault_ = f;
-    fault_k_ = k;
-    fault_at_ = at;
-    for (int j = 0; j < k && j < 8; j++) fault_v_[j] = v[j];
+  void note(Fault f) {
+    if (fault_ == NONE) fault_ = f;
   }
 
   const uint32_t *values_ = nullptr;
   uint32_t *marks_ = nullptr;
   uint64_t stamp_ = 0; /* 64 bits: a store into the 32-bit marks cannot alias it */
   uint64_t known_ = 0, known1_ = 0;
-  const int64_t *ranks_ = nullptr;
-  int64_t rank_ = 0;
   uint64_t size_[8] = {};
   int axes_ = 1;
   detail::Word *pend_ = nullptr;
-  uint64_t npend_ = 0, cap_ = 0, unfolded_ = 0, sum_at_ = 0;
-  bool in_sum_ = false, keep_empty_ = false;
+  uint64_t npend_ = 0, cap_ = 0, sum_at_ = 0;
+  bool in_sum_ = false;
   Fault fault_ = NONE;
-  int fault_k_ = 0;
-  uint64_t fault_at_ = 0;
-  long long fault_v_[8] = {};
 };
 
 }  // namespace sgtab
 
-sgtab::Shape shape();
-void moves(sgtab::Pos p, sgtab::Options &o);
+#pragma GCC visibility pop
+
+/* The game's functions: hidden, so that calls to them are direct (nothing can interpose
+ * them) and the compiler may inline them into the loops below. */
+__attribute__((visibility("hidden"))) sgtab::Shape shape();
+__attribute__((visibility("hidden"))) void moves(sgtab::Pos p, sgtab::Options &o);
 long long rank(sgtab::Pos p) __attribute__((weak));
+
+#pragma GCC visibility push(hidden)
 
 namespace sgtab {
 namespace detail {
@@ -340,13 +311,27 @@ static thread_local char error_text[512];
 
 /* One thread's buffers, kept between calls. */
 struct Run {
+  /* The marks of the position being asked: base()[v] == the stamp where value v is had. */
   std::vector<uint32_t> marks;
+  size_t shift = 0;
   std::vector<uint64_t> words;
   std::vector<Word> pend;
+  std::vector<uint64_t> kept; /* the options not folded, as in a summary */
   std::vector<int64_t> ranks;
   Options o;
   uint64_t sizes[8];
   int axes = 0;
+  uint64_t unfolded = 0;
+  /* Where an option is folded: by rank (ranks, rank), else below `known`. */
+  const int64_t *by_rank = nullptr;
+  int64_t rank = 0;
+  uint64_t known = 0;
+  bool keep_empty = false;
+  /* The first fault the buffered options show (checked once moves returns). */
+  Options::Fault fault = Options::NONE;
+  int fault_k = 0;
+  uint64_t fault_at = 0;
+  long long fault_v[8] = {};
 
   void point(uint64_t i, long long *c) const {
     if (axes == 1) {
@@ -359,8 +344,13 @@ struct Run {
     }
   }
 
-  const char *fault() const;
+  uint32_t *base() { return marks.data() + shift; }
+  void grow(uint64_t need);
+  const char *fault_text() const;
   void prepare(struct sgtab_call *call, uint64_t known);
+  void bad(Options::Fault f, const Word *v, int k, uint64_t at = 0);
+  bool folds(uint64_t i);
+  void resolve();
   bool ask(uint64_t p, long long *c, struct sgtab_call *call);
   int summaries(struct sgtab_call *call);
   int values(struct sgtab_call *call);
@@ -369,28 +359,27 @@ struct Run {
 static thread_local Run run;
 
 /* The fault of the position just asked, in words. */
-inline const char *Run::fault() const {
+inline const char *Run::fault_text() const {
   char *t = error_text;
   const size_t n = sizeof error_text;
   size_t at = 0;
-  const Options &o = this->o;
   auto coords = [&](const char *what) {
     at += snprintf(t + at, n - at, "%s (", what);
-    for (int j = 0; j < o.fault_k_ && at < n; j++) at += snprintf(t + at, n - at, j ? ", %lld" : "%lld", o.fault_v_[j]);
+    for (int j = 0; j < fault_k && at < n; j++) at += snprintf(t + at, n - at, j ? ", %lld" : "%lld", fault_v[j]);
     if (at < n) at += snprintf(t + at, n - at, ")");
-    if (o.fault_k_ != o.axes_ && at < n) {
-      snprintf(t + at, n - at, ": %d coordinate%s where the shape has %d", o.fault_k_, o.fault_k_ == 1 ? "" : "s", o.axes_);
+    if (fault_k != axes && at < n) {
+      snprintf(t + at, n - at, ": %d coordinate%s where the shape has %d", fault_k, fault_k == 1 ? "" : "s", axes);
     } else if (at < n) {
       at += snprintf(t + at, n - at, ", outside the shape ");
-      for (int j = 0; j < o.axes_ && at < n; j++) at += snprintf(t + at, n - at, j ? "x%llu" : "%llu", (unsigned long long)o.size_[j]);
+      for (int j = 0; j < axes && at < n; j++) at += snprintf(t + at, n - at, j ? "x%llu" : "%llu", (unsigned long long)sizes[j]);
     }
   };
-  switch (o.fault_) {
+  switch (fault) {
     case Options::OUTSIDE: coords("an option is the position"); break;
     case Options::PART: coords("a sum has a part"); break;
     case Options::RANK:
       snprintf(t, n, "an option names index %llu of rank %lld, not below the position's rank %lld: every option's positions must rank lower",
-               (unsigned long long)o.fault_at_, (long long)o.ranks_[o.fault_at_], (long long)o.rank_);
+               (unsigned long long)fault_at, (long long)by_rank[fault_at], (long long)rank);
       break;
     case Options::NESTED: snprintf(t, n, "a sum was begun (begin_sum) inside another"); break;
     case Options::END: snprintf(t, n, "o.end_sum() without o.begin_sum()"); break;
@@ -406,22 +395,104 @@ inline void Run::prepare(struct sgtab_call *call, uint64_t known) {
   while (cap <= call->vmax) cap <<= 1;
   /* Any XOR of known values is below cap; the gaps of a position lie below cap + its
    * unfolded options + 1. */
-  if (marks.size() < cap + 2) marks.resize(cap + 2, 0);
+  o.values_ = call->values;
+  grow(cap + 2);
   if (pend.size() < 4096) pend.resize(4096);
   uint64_t count = 1;
   for (int j = 0; j < axes; j++) o.size_[j] = sizes[j], count *= sizes[j];
-  o.values_ = call->values;
   o.axes_ = axes;
-  o.ranks_ = call->ranks;
-  o.rank_ = call->rank;
-  o.known_ = call->ranks ? 0 : (known < count ? known : count);
+  by_rank = call->ranks;
+  rank = call->rank;
+  this->known = call->ranks ? 0 : (known < count ? known : count);
+  o.known_ = this->known;
   o.known1_ = axes == 1 ? o.known_ : 0;
   /* With nothing known every option is kept, the empty sum too (sgtab reads them all). */
-  o.keep_empty_ = o.known_ == 0 && !call->ranks;
+  keep_empty = this->known == 0 && !call->ranks;
 }
 
-/* Asks moves() for position p (coordinates c), again with a larger buffer where its kept
- * options overflowed; false (with the call's error set) where it faulted. */
+/* Room for `need` marks from base(), which lies half a page from the table (modulo 4096
+ * bytes): a game whose values grow with the position (Lasker's Nim) stores marks[values[i]]
+ * close to marks[i] while it loads values[i + 1], and where the two arrays sit at the same
+ * offset in their pages the processor takes each load for one that may read that store (4K
+ * aliasing) and waits: the same loop ran 1.7x slower. */
+inline void Run::grow(uint64_t need) { /* between positions: base() moves */
+  if (marks.size() < need + 1024) marks.resize(need + 1024, 0);
+  const uintptr_t d = ((uintptr_t)marks.data() - (uintptr_t)o.values_ - 2048) & 4095;
+  shift = ((4096 - d) & 4095) / sizeof(uint32_t);
+}
+
+/* Notes the first fault of the position. */
+inline void Run::bad(Options::Fault f, const Word *v, int k, uint64_t at) {
+  if (fault != Options::NONE) return;
+  fault = f;
+  fault_k = k;
+  fault_at = at;
+  for (int j = 0; j < k && j < 8; j++) fault_v[j] = (long long)v[j].w;
+}
+
+/* Whether position i (inside the shape) is known; by rank, checks that it ranks lower. */
+inline bool Run::folds(uint64_t i) {
+  if (by_rank) {
+    if (by_rank[i] >= rank) bad(Options::RANK, nullptr, 0, i);
+    return true;
+  }
+  return i < known;
+}
+
+/* The buffered options of the position just asked: each is checked against the shape, then
+ * folded into the marks where every position it names is known, else kept (in `kept`, as a
+ * summary holds it; `unfolded` counts them). */
+inline void Run::resolve() {
+  const Word *w = pend.data();
+  const uint64_t end = o.npend_;
+  const uint32_t stamp = (uint32_t)o.stamp_;
+  kept.clear();
+  unfolded = 0;
+  for (uint64_t at = 0; at < end;) {
+    const uint64_t kind = w[at].w & Options::KIND, n = w[at].w & ~Options::KIND;
+    const uint64_t first = at + 1;
+    at = first + n;
+    const size_t head = kept.size();
+    kept.push_back(0);
+    bool all = true;
+    uint32_t x = 0;
+    uint64_t parts = 0;
+    for (uint64_t j = first; j < at;) {
+      /* One position: an ADD's coordinates, a heap, or a SUM's part. */
+      int k = kind == Options::ADD ? (int)n : 1;
+      Options::Fault f = kind == Options::ADD ? Options::OUTSIDE : Options::PART;
+      if (kind == Options::SUM) k = (int)(w[j++].w & ~Options::KIND);
+      const int stored = k < 8 ? k : 8;
+      long long c[8];
+      for (int t = 0; t < stored; t++) c[t] = (long long)w[j + t].w;
+      uint64_t i;
+      if (!o.index(c, k, i)) {
+        bad(f, w + j, k);
+        i = 0;
+      }
+      j += (uint64_t)stored;
+      if (folds(i)) {
+        x ^= o.values_[i];
+      } else {
+        all = false;
+      }
+      kept.push_back(i);
+      parts++;
+    }
+    if (parts == 0 && keep_empty) all = false;
+    if (all) {
+      base()[x] = stamp;
+      kept.resize(head);
+    } else {
+      kept[head] = parts;
+      unfolded++;
+    }
+  }
+}
+
+/* Asks moves() for position p (coordinates c), again with a larger buffer where its buffered
+ * options overflowed, and resolves them; false (with the call's error set) where it
+ * faulted. */
 inline bool Run::ask(uint64_t p, long long *c, struct sgtab_call *call) {
   *call->current = p;
   point(p, c);
@@ -430,18 +501,22 @@ inline bool Run::ask(uint64_t p, long long *c, struct sgtab_call *call) {
       for (uint32_t &m : marks) m = 0;
       o.stamp_ = 1;
     }
-    o.marks_ = marks.data();
+    o.marks_ = base();
     o.pend_ = pend.data();
     o.cap_ = pend.size();
-    o.npend_ = o.unfolded_ = 0;
+    o.npend_ = 0;
     o.in_sum_ = false;
     o.fault_ = Options::NONE;
     moves(Pos(c, axes, p), o);
     if (o.npend_ <= o.cap_) break;
     pend.resize(2 * o.npend_);
   }
-  if (o.fault_ != Options::NONE || o.in_sum_) {
-    call->error = fault();
+  fault = o.fault_;
+  unfolded = 0;
+  kept.clear();
+  if (o.npend_ > 0 && fault == Options::NONE && !o.in_sum_) resolve();
+  if (fault != Options::NONE || o.in_sum_) {
+    call->error = fault_text();
     return false;
   }
   return true;
@@ -456,9 +531,9 @@ inline int Run::summaries(struct sgtab_call *call) {
   long long c[8];
   for (uint64_t n = 0; n < call->count; n++) {
     if (!ask(call->positions[n], c, call)) return 1;
-    const uint64_t r = o.unfolded_;
+    const uint64_t r = unfolded;
     const uint32_t stamp = (uint32_t)o.stamp_;
-    const uint32_t *mk = marks.data();
+    const uint32_t *mk = base();
     uint64_t v = 0;
     while (mk[v] == stamp) v++; /* the first gap: the folded options' mex */
     words.push_back(r);
@@ -467,8 +542,9 @@ inline int Run::summaries(struct sgtab_call *call) {
       work += v + 1;
       continue;
     }
-    for (uint64_t j = 0; j < o.npend_; j++) words.push_back(pend[j].w);
-    if (marks.size() < cap + r + 2) marks.resize(cap + r + 2, 0), mk = marks.data();
+    words.insert(words.end(), kept.begin(), kept.end());
+    /* Within a position: base() stays. */
+    if (marks.size() < shift + cap + r + 2) marks.resize(shift + cap + r + 2, 0), mk = base();
     const size_t at = words.size();
     words.resize(at + r + 1);
     uint64_t *gaps = words.data() + at;
@@ -485,38 +561,40 @@ inline int Run::summaries(struct sgtab_call *call) {
   return 0;
 }
 
+/* Consecutive positions, each from those before it: the plain loop of a table. */
 inline int Run::values(struct sgtab_call *call) {
   uint64_t work = 0, cap = 1;
   while (cap <= call->vmax) cap <<= 1;
   long long c[8];
   prepare(call, call->known);
+  keep_empty = false;
+  uint32_t *fill = call->fill;
   for (uint64_t n = 0; n < call->count; n++) {
     const uint64_t p = call->positions[n];
     /* Every position before p is known: the table's, or this call's. */
-    o.known_ = p;
+    o.known_ = known = p;
     o.known1_ = axes == 1 ? p : 0;
-    o.keep_empty_ = false;
     if (!ask(p, c, call)) return 1;
-    if (o.unfolded_ > 0) {
+    if (__builtin_expect(unfolded > 0, 0)) {
       /* An option naming a position at or past p: the first such position. */
       call->stop_at = p;
       call->stop_option = p;
-      for (uint64_t j = 0, found = 0; j < o.npend_ && !found; j += 1 + pend[j].w) {
-        for (uint64_t t = 1; t <= pend[j].w && !found; t++) {
-          if (pend[j + t].w >= p) call->stop_option = pend[j + t].w, found = 1;
+      for (uint64_t j = 0, found = 0; j < kept.size() && !found; j += 1 + kept[j]) {
+        for (uint64_t t = 1; t <= kept[j] && !found; t++) {
+          if (kept[j + t] >= p) call->stop_option = kept[j + t], found = 1;
         }
       }
       return 2;
     }
     const uint32_t stamp = (uint32_t)o.stamp_;
-    const uint32_t *mk = marks.data();
+    const uint32_t *mk = base();
     uint64_t v = 0;
     while (mk[v] == stamp) v++;
-    call->fill[p] = (uint32_t)v;
+    fill[p] = (uint32_t)v;
     work += v + 1;
-    if (v >= cap) {
+    if (__builtin_expect(v >= cap, 0)) {
       while (cap <= v) cap <<= 1;
-      if (marks.size() < cap + 2) marks.resize(cap + 2, 0);
+      grow(cap + 2);
     }
   }
   call->options = work;
@@ -525,6 +603,8 @@ inline int Run::values(struct sgtab_call *call) {
 
 }  // namespace detail
 }  // namespace sgtab
+
+#pragma GCC visibility pop
 
 extern "C" __attribute__((visibility("default"))) int sgtab_call(struct sgtab_call *call) {
   using namespace sgtab::detail;

@@ -41,33 +41,35 @@ fn sample(count: u64) -> Vec<u64> {
     sample
 }
 
-/// Checks `values`, the table of `source`, on a sample of its positions (see the module docs).
-pub(super) fn recheck<S: Source + ?Sized>(source: &S, values: &[u32]) -> Result<(), EngineError> {
-    let sample = sample(values.len() as u64);
+/// Checks `table`, the table of `source`, on a sample of its positions (see the module docs).
+pub(super) fn recheck<S: Source + ?Sized>(
+    source: &S,
+    table: &[AtomicU32],
+) -> Result<(), EngineError> {
+    let sample = sample(table.len() as u64);
+    let value = |p: u64| table[p as usize].load(Relaxed);
     let mut worker = source.worker().map_err(EngineError::from)?;
     let mut marks = Marks::default();
     let mut asked: Vec<(u64, u64)> = Vec::new();
     // A source that summarises is asked for its values past the first positions (whose options
     // are compared again below): with the whole table known, a position's summary is its value,
     // and its options need not cross one by one.
-    let known: Option<Vec<AtomicU32>> =
-        source.summarizes().then(|| values.iter().map(|&v| AtomicU32::new(v)).collect());
-    let vmax = values.iter().copied().max().unwrap_or(0);
+    let summarizes = source.summarizes();
+    let vmax = table.iter().map(|v| v.load(Relaxed)).max().unwrap_or(0);
     for &p in sample.iter().rev() {
-        let (value, options) = match &known {
-            Some(table) if asked.len() >= REPEAT => {
-                (summarized(&mut *worker, p, table, vmax).map_err(|stop| stop.error(source))?, 0)
-            }
-            _ => ask(&mut *worker, p, values, &mut marks).map_err(|stop| stop.error(source))?,
+        let (got, options) = if summarizes && asked.len() >= REPEAT {
+            (summarized(&mut *worker, p, table, vmax).map_err(|stop| stop.error(source))?, 0)
+        } else {
+            ask(&mut *worker, p, table, &mut marks).map_err(|stop| stop.error(source))?
         };
-        if value != values[p as usize] {
+        if got != value(p) {
             return Err(EngineError::game(format!(
-                "position {} is worth {value} by its options asked again of a fresh worker (for a \
+                "position {} is worth {got} by its options asked again of a fresh worker (for a \
                     script, a new interpreter), but {} in the build: the moves depend on \
                     something besides the position (state kept between calls?), so the table \
                     could differ from run to run; nothing was written",
                 source.name(p),
-                values[p as usize]
+                value(p)
             )));
         }
         if asked.len() < REPEAT {
@@ -76,7 +78,7 @@ pub(super) fn recheck<S: Source + ?Sized>(source: &S, values: &[u32]) -> Result<
     }
     for (p, options) in asked {
         let (_, again) =
-            ask(&mut *worker, p, values, &mut marks).map_err(|stop| stop.error(source))?;
+            ask(&mut *worker, p, table, &mut marks).map_err(|stop| stop.error(source))?;
         if again != options {
             return Err(EngineError::game(format!(
                 "position {} has other options when a fresh worker (for a script, a new \
@@ -108,12 +110,12 @@ fn summarized(
     Ok(value)
 }
 
-/// Position `p`'s value by its options over `values`, and a digest of its options (the same
+/// Position `p`'s value by its options over `table`, and a digest of its options (the same
 /// for the same options in any order).
 fn ask(
     worker: &mut dyn Worker,
     p: u64,
-    values: &[u32],
+    table: &[AtomicU32],
     marks: &mut Marks,
 ) -> Result<(u32, u64), Stop> {
     let mut found: Vec<u32> = Vec::new();
@@ -123,8 +125,8 @@ fn ask(
         let mut x = 0;
         for &q in option {
             h = (h ^ q).wrapping_mul(0x0000_0100_0000_01b3);
-            match values.get(q as usize) {
-                Some(&v) => x ^= v,
+            match table.get(q as usize) {
+                Some(v) => x ^= v.load(Relaxed),
                 None if bad.is_none() => bad = Some(Stop::Outside(p, q)),
                 None => {}
             }

@@ -9,6 +9,16 @@
 //! time: it doubles or halves, whichever lowered the overhead per option last time, the
 //! overhead being [`ROUND`] option-equivalents a block and [`KEPT`] a kept part.
 //!
+//! The first thread's run of a block starts at the first unknown position, so it computes it
+//! itself, each position from those before it; the other threads' runs are summarised, and
+//! their kept parts finished here, while the threads wait. So a position of the first run
+//! costs one computation, one of the others a summary on its thread and its finishing here:
+//! the first run's share of the block is chosen from the seconds each took per position so far
+//! ([`Split`]) so that the threads finish together and the finishing here does not outweigh
+//! what the other threads take off the first. Where the blocks shared so far took longer per
+//! position, whole (the rounds' waits, a busy machine), than the first thread computing alone,
+//! the first thread takes whole blocks, and shares one block in [`PROBE`] to measure again.
+//!
 //! **By rank.** Every option of a position of one rank is of a lower rank, so known: each
 //! thread's positions are summarised to their values and stored at once.
 
@@ -153,6 +163,50 @@ impl Work {
     }
 }
 
+/// The first thread's share of a block, from the seconds per position measured so far (a
+/// moving average): `fill` for a position it computes, `summary` for one summarised on another
+/// thread, `finish` for finishing one here.
+pub(super) struct Split {
+    pub(super) fill: f64,
+    pub(super) summary: f64,
+    pub(super) finish: f64,
+    /// A shared block's seconds per position, from sending its tasks to its last value.
+    pub(super) shared: f64,
+}
+
+/// Blocks taken whole by the first thread between two shared ones, where sharing did not pay.
+const PROBE: u64 = 8;
+
+impl Split {
+    /// The most of a block the first thread takes (it takes at least its even share): the
+    /// others always get some, so that their costs stay measured.
+    pub(super) const MOST: f64 = 0.9;
+
+    /// The share that makes the threads finish together, or the most where the finishing here
+    /// costs more than the other threads save.
+    pub(super) fn share(&self, threads: usize) -> f64 {
+        let least = 1.0 / threads as f64;
+        if threads < 2 || !(self.fill > 0.0 && self.summary > 0.0) {
+            return least;
+        }
+        let others = (threads - 1) as f64;
+        // f * fill = (1 - f) / others * summary.
+        let even = self.summary / (self.summary + others * self.fill);
+        let cost = |f: f64| {
+            (f * self.fill).max((1.0 - f) / others * self.summary) + (1.0 - f) * self.finish
+        };
+        let f = even.clamp(least, Self::MOST);
+        if cost(f) <= cost(Self::MOST) { f } else { Self::MOST }
+    }
+
+    fn note(average: &mut f64, seconds: f64, positions: usize) {
+        if positions > 0 {
+            let now = seconds / positions as f64;
+            *average = if *average > 0.0 { 0.75 * *average + 0.25 * now } else { now };
+        }
+    }
+}
+
 /// In index order, block by block (see the module docs).
 pub(super) fn by_index(
     pool: &mut Pool,
@@ -163,59 +217,49 @@ pub(super) fn by_index(
     let (mut lo, mut block, mut vmax) = (0u64, 1u64, 0u32);
     let (mut grow, mut last) = (true, f64::INFINITY);
     let mut work = Work { done: 0 };
-    let value = |q: u64| table[q as usize].load(Relaxed);
+    let mut split = Split { fill: 0.0, summary: 0.0, finish: 0.0, shared: 0.0 };
+    let mut blocks = 0u64;
     while lo < count {
         let hi = count.min(lo + block);
         let n = (hi - lo) as usize;
-        let parts = pool.threads().min(n);
-        let tasks: Vec<Task> = (0..parts)
-            .map(|part| {
-                let (a, b) = (
-                    super::part_start(n, parts, part) as u64,
-                    super::part_start(n, parts, part + 1) as u64,
-                );
-                Task::Summaries {
-                    positions: (lo + a..lo + b).collect(),
-                    known: lo,
-                    vmax,
-                    out: pool.summaries(),
-                }
-            })
-            .collect();
+        blocks += 1;
+        let alone = split.shared > split.fill && split.fill > 0.0 && !blocks.is_multiple_of(PROBE);
+        let threads = pool.threads().min(n);
+        let parts = if alone { 1 } else { threads };
+        // The first run is `first` positions; the others share the rest evenly.
+        let first = ((n as f64 * split.share(parts)).round() as usize).clamp(1, n + 1 - parts);
+        let tasks = block_tasks(pool, lo, n, parts, first, vmax);
         let (mut kept, mut options) = (0u64, 0u64);
-        for reply in pool.round(tasks)? {
-            let Reply::Summaries(positions, out) = reply else {
+        let (mut summarised, mut slowest) = (0, 0.0f64);
+        let sent = std::time::Instant::now();
+        let replies = pool.round(tasks)?;
+        let finishing = std::time::Instant::now();
+        for reply in replies {
+            let Reply::Summaries(positions, out, seconds) = reply else {
                 unreachable!("summaries give Summaries")
             };
-            if let Some((p, q)) = out.below {
-                return Err(if q >= count { Stop::Outside(p, q) } else { Stop::NotBelow(p, q) });
-            }
             if out.filled {
-                // The worker computed its positions itself, each from the ones before.
-                vmax = positions.iter().fold(vmax, |m, &p| m.max(value(p)));
-                options += out.options;
-                pool.spare_summaries.push(out);
-                continue;
+                Split::note(&mut split.fill, seconds, positions.len());
+            } else {
+                summarised += positions.len();
+                slowest = slowest.max(seconds / positions.len().max(1) as f64);
             }
-            let mut reader = Reader::new(&out.words);
-            for &p in &positions {
-                let (v, k) = reader.next(p, |p, q| match q {
-                    q if q >= count => Err(Stop::Outside(p, q)),
-                    q if q >= p => Err(Stop::NotBelow(p, q)),
-                    q => Ok(value(q)),
-                })?;
-                table[p as usize].store(v, Relaxed);
-                vmax = vmax.max(v);
-                kept += k;
-            }
-            if !reader.done() {
-                return Err(malformed());
-            }
+            kept += finish(table, &positions, &out, &mut vmax)?;
             options += out.options;
             pool.spare_summaries.push(out);
         }
+        if summarised > 0 {
+            Split::note(&mut split.summary, slowest * summarised as f64, summarised);
+            Split::note(&mut split.finish, finishing.elapsed().as_secs_f64(), summarised);
+            Split::note(&mut split.shared, sent.elapsed().as_secs_f64(), n);
+        }
         work.done += options;
         progress.tick(work.done, work.total(count, hi, options as f64 / n as f64));
+        lo = hi;
+        if alone && threads > 1 {
+            // Sized as the shared blocks are, so that the next one shared is no larger.
+            continue;
+        }
         // The overhead per position: a round, and the kept parts finished here. Neither grows
         // with the positions' options, so blocks far apart compare.
         let overhead = (ROUND + KEPT * kept) as f64 / n as f64;
@@ -224,9 +268,72 @@ pub(super) fn by_index(
         }
         last = overhead;
         block = if grow { block * 2 } else { block / 2 }.clamp(1, MAX_BLOCK);
-        lo = hi;
     }
     Ok(())
+}
+
+/// The tasks of the block of `n` positions from `lo`: the first run `first` positions, the
+/// other `parts - 1` sharing the rest evenly.
+fn block_tasks(
+    pool: &mut Pool,
+    lo: u64,
+    n: usize,
+    parts: usize,
+    first: usize,
+    vmax: u32,
+) -> Vec<Task> {
+    let start = |part: usize| match part {
+        0 => 0,
+        _ if part >= parts => n,
+        _ => first + super::part_start(n - first, parts - 1, part - 1),
+    };
+    (0..parts)
+        .map(|part| {
+            let (a, b) = (start(part) as u64, start(part + 1) as u64);
+            Task::Summaries {
+                positions: (lo + a..lo + b).collect(),
+                known: lo,
+                vmax,
+                out: pool.summaries(),
+            }
+        })
+        .collect()
+}
+
+/// The values of a block's run from its summaries, into the table (a run the worker computed
+/// itself is there already); the parts kept.
+fn finish(
+    table: &[AtomicU32],
+    positions: &[u64],
+    out: &Summaries,
+    vmax: &mut u32,
+) -> Result<u64, Stop> {
+    let count = table.len() as u64;
+    let value = |q: u64| table[q as usize].load(Relaxed);
+    if let Some((p, q)) = out.below {
+        return Err(if q >= count { Stop::Outside(p, q) } else { Stop::NotBelow(p, q) });
+    }
+    if out.filled {
+        // The worker computed its positions itself, each from the ones before.
+        *vmax = positions.iter().fold(*vmax, |m, &p| m.max(value(p)));
+        return Ok(0);
+    }
+    let mut reader = Reader::new(&out.words);
+    let mut kept = 0;
+    for &p in positions {
+        let (v, k) = reader.next(p, |p, q| match q {
+            q if q >= count => Err(Stop::Outside(p, q)),
+            q if q >= p => Err(Stop::NotBelow(p, q)),
+            q => Ok(value(q)),
+        })?;
+        table[p as usize].store(v, Relaxed);
+        *vmax = (*vmax).max(v);
+        kept += k;
+    }
+    if !reader.done() {
+        return Err(malformed());
+    }
+    Ok(kept)
 }
 
 /// The positions of one rank, summarised with every lower rank known and stored; the largest

@@ -397,3 +397,20 @@ fn summaries_by_rank_equal_the_brute_force_and_refuse_wrong_ranks() {
             .unwrap_err();
     assert!(e.line.contains("every option's positions must have a smaller rank"), "{e}");
 }
+
+#[test]
+fn the_first_run_of_a_block_is_sized_so_that_the_threads_finish_together() {
+    use super::summary::Split;
+    // Nothing measured yet: even runs.
+    assert_eq!(Split { fill: 0.0, summary: 0.0, finish: 0.0, shared: 0.0 }.share(2), 0.5);
+    // A summary costs twice a computation: the first thread takes two thirds.
+    let f = Split { fill: 1.0, summary: 2.0, finish: 0.0, shared: 0.0 }.share(2);
+    assert!((f - 2.0 / 3.0).abs() < 1e-9, "{f}");
+    // Three threads, summaries as dear as computations: even thirds.
+    let f = Split { fill: 1.0, summary: 1.0, finish: 0.0, shared: 0.0 }.share(3);
+    assert!((f - 1.0 / 3.0).abs() < 1e-9, "{f}");
+    // Finishing here costs more than the other thread saves: the first takes the most.
+    assert_eq!(Split { fill: 1.0, summary: 1.0, finish: 2.0, shared: 0.0 }.share(2), Split::MOST);
+    // One thread takes the whole block.
+    assert_eq!(Split { fill: 1.0, summary: 1.0, finish: 0.0, shared: 0.0 }.share(1), 1.0);
+}
