@@ -11,11 +11,10 @@
 //! same text with the same parameters names the same table wherever the file lies; an edited
 //! script names a new one.
 
-use super::{Dims, Family, Game, GameError, Positions, Source};
+use super::{Dims, Family, Game, GameError, Positions};
 use super::{MAX_LEN, SpecError};
 use crate::progress::Progress;
 use crate::values::Packed;
-use std::fmt;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -618,47 +617,6 @@ pub fn positions_of(dims: &Dims) -> Positions {
     if dims.axes() == 1 { Positions::Heap } else { Positions::Grid(*dims) }
 }
 
-/// A game run from code (a script, C++ or a shared library): its options come from running it
-/// (its [`Source`]), and where it came from and its shape, as its table stores them
-/// ([`Stored`]), answer every other question about it.
-pub trait Runs: Source + fmt::Debug + Send + Sync + 'static {
-    fn as_stored(&self) -> &Stored;
-}
-
-impl<T: Runs> Game for T {
-    fn family(&self) -> &'static Family {
-        self.as_stored().family()
-    }
-
-    fn canonical(&self) -> String {
-        self.as_stored().canonical()
-    }
-
-    fn len(&self) -> u64 {
-        self.as_stored().len()
-    }
-
-    fn positions(&self) -> Positions {
-        self.as_stored().positions()
-    }
-
-    fn source(&self) -> Option<&dyn Source> {
-        Some(self)
-    }
-
-    fn stored(&self) -> Option<Stored> {
-        Some(self.as_stored().clone())
-    }
-
-    fn file_name(&self) -> Option<String> {
-        self.as_stored().file_name()
-    }
-
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
-    }
-}
-
 impl Game for Stored {
     fn family(&self) -> &'static Family {
         self.origin.family()
@@ -709,6 +667,9 @@ impl Game for Stored {
 
 /// The largest shape a stored game may have: a 1-D table's limit.
 pub const MAX_POSITIONS: u64 = MAX_LEN;
+
+mod runs;
+pub use runs::Runs;
 
 #[cfg(test)]
 mod tests;
