@@ -102,13 +102,31 @@ fn run_limited(cmd: &mut Command) -> Ran {
 }
 
 fn sgtab(args: &[String]) -> Command {
-    let mut cmd = Command::new(SGTAB);
+    sgtab_at(Path::new(SGTAB), args)
+}
+
+fn sgtab_at(bin: &Path, args: &[String]) -> Command {
+    let mut cmd = Command::new(bin);
     cmd.args(args)
         .env_remove("SGTAB_TABLES")
         .env_remove("SGTAB_FONT")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     cmd
+}
+
+/// The binary and the table where `nobody` can run and read them, in `dir`, wherever this
+/// checkout lies (a clone in a `mktemp -d` directory is root's alone): linked there, or copied
+/// where `dir` is on another file system.
+fn for_nobody(dir: &Path) -> (PathBuf, String) {
+    let (bin, table_copy) = (dir.join("sgtab-for-nobody"), dir.join("lasker-1024.sgt"));
+    for (from, to) in [(Path::new(SGTAB), &bin), (Path::new(&table()), &table_copy)] {
+        if !to.exists() && fs::hard_link(from, to).is_err() {
+            fs::copy(from, to).unwrap();
+        }
+    }
+    fs::set_permissions(dir, fs::Permissions::from_mode(0o755)).unwrap();
+    (bin, table_copy.to_str().unwrap().to_string())
 }
 
 fn node(path: &Path, kind: libc::mode_t, major: u32, minor: u32) {
@@ -490,9 +508,13 @@ fn export_and_plot_against_every_kind_of_output_path() {
                     // directory's mode is what stops it.
                     fs::write(file("out"), &old).unwrap();
                     fs::set_permissions(&dir, fs::Permissions::from_mode(0o555)).unwrap();
-                    let mut cmd_ro = sgtab(&command_to(cmd, ext, &file("out"), false));
+                    let mut args = command_to(cmd, ext, &file("out"), false);
+                    let mut cmd_ro = sgtab(&args);
                     // SAFETY: geteuid has no preconditions.
                     if unsafe { libc::geteuid() } == 0 {
+                        let (bin, table) = for_nobody(&root);
+                        args[1] = table;
+                        cmd_ro = sgtab_at(&bin, &args);
                         cmd_ro.uid(65534).gid(65534);
                     }
                     run_limited(&mut cmd_ro).assert_refused(&what, "Permission denied");
