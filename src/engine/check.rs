@@ -86,7 +86,7 @@ pub fn check(
         part.iter().find_map(|&p| {
             mex.clear();
             game.options(p, &mut |option| {
-                mex.mark(option.iter().fold(0, |x, &q| x ^ values.get(q)) as u64)
+                mex.mark_growing(option.iter().fold(0, |x, &q| x ^ values.get(q)) as usize)
             });
             let (held, mex) = (values.get(p), mex.mex() as u32);
             (held != mex).then_some(Wrong { index: p, held, mex })

@@ -194,9 +194,9 @@ pub fn reference(piece: Piece, n: u32, progress: &Progress) -> Packed {
         for y in 0..n {
             seen.clear();
             for (i, j) in piece.options(x, y) {
-                seen.mark(table.get(i as u64 * n64 + j as u64));
+                seen.mark_growing(table.get(i as u64 * n64 + j as u64) as usize);
             }
-            table.set(x as u64 * n64 + y as u64, seen.mex());
+            table.set(x as u64 * n64 + y as u64, seen.mex() as u64);
         }
         progress.tick(x as u64 + 1, n64);
     }

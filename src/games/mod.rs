@@ -340,42 +340,13 @@ pub(crate) fn pair_table<I: Iterator<Item = (u64, u64)>>(
 ) -> Vec<u32> {
     mex_table(len, progress, |n, t, mex| {
         for (a, b) in options(n) {
-            mex.mark((t[a as usize] ^ t[b as usize]) as u64);
+            mex.mark_growing((t[a as usize] ^ t[b as usize]) as usize);
         }
     })
 }
 
-/// Smallest value not marked, in a set that grows as needed and is reused between positions:
-/// `seen[v] == stamp` means v was marked for the position being computed. The stamp trick avoids
-/// clearing.
-pub(crate) struct MexSet {
-    seen: Vec<u64>,
-    stamp: u64,
-}
-
-impl MexSet {
-    pub fn new(max_value: usize) -> MexSet {
-        MexSet { seen: vec![0; max_value + 2], stamp: 0 }
-    }
-
-    /// Starts a new position.
-    pub fn clear(&mut self) {
-        self.stamp += 1;
-    }
-
-    pub fn mark(&mut self, v: u64) {
-        let v = v as usize;
-        if v >= self.seen.len() {
-            self.seen.resize(v + 2, 0);
-        }
-        self.seen[v] = self.stamp;
-    }
-
-    /// The mex of the values marked since `clear`.
-    pub fn mex(&self) -> u64 {
-        self.seen.iter().position(|&s| s != self.stamp).unwrap_or(self.seen.len()) as u64
-    }
-}
+/// The set a reference takes its mexes from: it grows to hold any value marked.
+pub(crate) type MexSet = crate::values::stamps::Stamps<u64>;
 
 /// The boilerplate of a family of one-count heap games, `NAME` or `NAME:N`, written once for
 /// `lasker`, `funny` and `grundy`: its [`Family`] as `FAMILY`, its parser (N within `bounds`,

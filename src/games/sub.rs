@@ -117,7 +117,7 @@ pub fn reference(moves: &[u32], len: u64) -> Vec<u32> {
     for heap in 0..len {
         mex.clear();
         for next in options(moves, heap) {
-            mex.mark(table[next as usize] as u64);
+            mex.mark_growing(table[next as usize] as usize);
         }
         table.push(mex.mex() as u32);
     }

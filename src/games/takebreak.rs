@@ -375,7 +375,9 @@ pub fn options(code: &Code, n: u64, mut f: impl FnMut(&[u64])) {
 /// heaps is worth the XOR of theirs). Cubic in `len` where a digit has 8, quadratic otherwise.
 pub fn reference(code: &Code, len: u64, progress: &Progress) -> Vec<u32> {
     super::mex_table(len, progress, |n, t, mex| {
-        options(code, n, |heaps| mex.mark(heaps.iter().fold(0, |x, &h| x ^ t[h as usize]) as u64))
+        options(code, n, |heaps| {
+            mex.mark_growing(heaps.iter().fold(0, |x, &h| x ^ t[h as usize]) as usize)
+        })
     })
 }
 

@@ -11,6 +11,7 @@ pub mod import;
 pub mod packed;
 pub mod rare;
 pub mod rule;
+pub mod stamps;
 
 pub use dims::{Dims, MAX_AXES};
 pub use packed::Packed;

@@ -1,6 +1,7 @@
 //! The mex of a position's option values, with a reusable set of small values.
 
-use super::{Stop, room};
+use super::Stop;
+use crate::values::stamps::Stamps;
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
 /// The mex of the values folded already and of the kept options (length, positions), every
@@ -32,13 +33,11 @@ pub(super) fn fold(
     Ok(marks.mex())
 }
 
-/// A reusable set of small values: `seen[v] == stamp` marks v for the current position, so
-/// nothing is cleared between positions. Only values up to the option count are kept (the mex
-/// is at most that).
+/// The set a position's mex is taken from, reused between positions ([`Stamps`]): only values
+/// up to the position's option count are kept (the mex is at most that).
 #[derive(Default)]
 pub(super) struct Marks {
-    seen: Vec<u32>,
-    stamp: u32,
+    set: Stamps<u32>,
     limit: usize,
 }
 
@@ -46,29 +45,24 @@ impl Marks {
     /// Starts a position of `options` options (an error where its marks do not fit in memory).
     pub(super) fn start(&mut self, options: usize) -> Result<(), Stop> {
         self.limit = options;
-        if self.seen.len() <= options {
-            let more = options + 1 - self.seen.len();
-            if let Some(stop) = room(&mut self.seen, more) {
-                return Err(stop);
-            }
-            self.seen.resize(options + 1, 0);
+        if self.set.grow(options + 1).is_err() {
+            let need = (options as u64 + 1).saturating_mul(4);
+            let short = crate::memory::short("the options of a block", need, crate::memory::room());
+            return Err(Stop::Engine(short.into()));
         }
-        self.stamp = self.stamp.wrapping_add(1);
-        if self.stamp == 0 {
-            self.seen.fill(0);
-            self.stamp = 1;
-        }
+        self.set.clear();
         Ok(())
     }
 
+    #[inline]
     pub(super) fn mark(&mut self, v: u32) {
         if (v as usize) <= self.limit {
-            self.seen[v as usize] = self.stamp;
+            self.set.mark(v as usize);
         }
     }
 
     pub(super) fn mex(&self) -> u32 {
-        (0..=self.limit).find(|&v| self.seen[v] != self.stamp).unwrap_or(self.limit + 1) as u32
+        (0..=self.limit).find(|&v| !self.set.has(v)).unwrap_or(self.limit + 1) as u32
     }
 
     /// The mex of `values`.

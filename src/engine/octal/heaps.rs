@@ -146,7 +146,7 @@ impl Engine {
                 c.resize(2 * self.cap / 64);
             }
             self.counts.resize(2 * self.cap, 0);
-            self.marks.mark.resize(self.cap, 0);
+            self.marks.grow(self.cap);
         }
         self.max = self.max.max(v);
         if n == 0 || self.classes.is_empty() {

@@ -2,6 +2,7 @@
 //! chunked search for wanted values (vectorised; shared by the threads on long scans).
 
 use super::*;
+use crate::values::stamps::Stamps;
 
 /// Smallest value not in the set.
 pub(super) fn mex(seen: &[u64]) -> u32 {
@@ -23,30 +24,38 @@ pub(super) fn split3<T: Word>(g: &[T], s: usize, mut f: impl FnMut(u32)) {
     }
 }
 
-/// A set of values below a power of two, as stamps: `mark[v] == stamp` for the values in it.
-/// Emptied by taking the next stamp, wiped only once every 255 sets.
+/// A set of the values below a power of two ([`Stamps`] of one byte a value, wiped once every
+/// 255 sets), which the scans write directly.
 pub(super) struct Marks {
-    pub(super) mark: Vec<u8>,
-    pub(super) stamp: u8,
+    set: Stamps<u8>,
 }
 
 impl Marks {
     pub(super) fn new(cap: usize) -> Marks {
-        Marks { mark: vec![0; cap], stamp: 0 }
+        Marks { set: Stamps::new(cap) }
+    }
+
+    /// The values it holds are those below this.
+    pub(super) fn cap(&self) -> usize {
+        self.set.len()
+    }
+
+    /// Holds the values below `cap` from now on (an allocation that fails aborts, as a
+    /// vector's growth does).
+    pub(super) fn grow(&mut self, cap: usize) {
+        if self.set.grow(cap).is_err() {
+            std::alloc::handle_alloc_error(std::alloc::Layout::array::<u8>(cap).unwrap());
+        }
     }
 
     /// Starts an empty set.
     pub(super) fn next(&mut self) {
-        if self.stamp == u8::MAX {
-            self.mark.fill(0);
-            self.stamp = 0;
-        }
-        self.stamp += 1;
+        self.set.clear();
     }
 
     #[inline(always)]
     pub(super) fn has(&self, v: u32) -> bool {
-        self.mark.get(v as usize) == Some(&self.stamp)
+        self.set.has(v as usize)
     }
 
     /// Marks x ⊕ g(s − r) for every rare heap (r, x) with 1 ≤ r < s ≤ g.len(): the splits of s
@@ -54,7 +63,7 @@ impl Marks {
     /// checks (they were a third of its instructions).
     #[inline(always)]
     pub(super) fn rare_splits<T: Word>(&mut self, g: &[T], s: usize, rare: &[(u32, u32)]) {
-        let (mark, stamp) = (&mut self.mark[..], self.stamp);
+        let (mark, stamp) = self.set.parts();
         assert!(mark.len().is_power_of_two() && s <= g.len());
         assert!(
             rare.first().is_none_or(|&(r, _)| r >= 1)
@@ -74,7 +83,7 @@ impl Marks {
     /// Marks front[i] ⊕ back[len − 1 − i] for every i.
     #[inline(always)]
     pub(super) fn pairs<T: Word>(&mut self, front: &[T], back: &[T]) {
-        let (mark, stamp) = (&mut self.mark[..], self.stamp);
+        let (mark, stamp) = self.set.parts();
         assert!(mark.len().is_power_of_two());
         let top = mark.len() - 1;
         for (&f, &b) in front.iter().zip(back.iter().rev()) {
@@ -109,7 +118,7 @@ pub(super) fn scan<T: Word>(
             let handles: Vec<_> = (0..threads)
                 .map(|i| {
                     let mut mine = want.clone();
-                    let cap = marks.mark.len();
+                    let cap = marks.cap();
                     let (a, b) = (first + i * step, (first + (i + 1) * step).min(hi));
                     scope.spawn(move || {
                         let before = mine.clone();
