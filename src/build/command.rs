@@ -73,8 +73,7 @@ pub fn build_into(
             ))?;
         }
         let path = dir.join(spec.file_name());
-        timings.time("file write", || format::write_replacing(&table, &path))?;
-        let size = std::fs::metadata(&path).map_or(0, |m| m.len());
+        let size = timings.time("file write", || format::write_replacing(&table, &path))?;
         say(format!(
             "wrote {} ({size} bytes, {} entries, {} bits each, {}) with {engine} in {:.3} s",
             path.display(),

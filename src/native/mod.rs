@@ -46,7 +46,6 @@ pub struct NativeGame {
     canonical: String,
     /// The file it is shown by: `knight.cpp`, `libgame.so`.
     file: String,
-    dims: Dims,
     ranked: bool,
     /// Whether the library computes runs of positions itself (`SGTAB_VALUES`).
     fills: bool,
@@ -154,7 +153,6 @@ impl NativeGame {
         Ok(NativeGame {
             canonical,
             file,
-            dims,
             ranked: call.ranked != 0,
             fills,
             library: Arc::new(library),
@@ -164,7 +162,7 @@ impl NativeGame {
     }
 
     pub fn dims(&self) -> Dims {
-        self.dims
+        self.stored.dims
     }
 
     fn error(&self, slot: &guard::Slot, why: String) -> GameError {
@@ -201,7 +199,7 @@ impl stored::Runs for NativeGame {
 
 impl Source for NativeGame {
     fn count(&self) -> u64 {
-        self.dims.len()
+        self.stored.dims.len()
     }
 
     fn ranked(&self) -> bool {
@@ -215,8 +213,11 @@ impl Source for NativeGame {
     fn worker(&self) -> Result<Box<dyn Worker + '_>, GameError> {
         let prefix =
             format!("sgtab: error: {}: {} at position ", self.canonical, self.file).into_bytes();
-        let context =
-            Arc::new(guard::Context { prefix, dims: self.dims, seconds: self.limits.seconds });
+        let context = Arc::new(guard::Context {
+            prefix,
+            dims: self.stored.dims,
+            seconds: self.limits.seconds,
+        });
         Ok(Box::new(NativeWorker {
             game: self,
             slot: guard::Slot::register(context),
@@ -225,7 +226,7 @@ impl Source for NativeGame {
     }
 
     fn name(&self, p: u64) -> String {
-        self.dims.name(p)
+        self.stored.dims.name(p)
     }
 }
 

@@ -46,10 +46,12 @@ pub fn write(table: &Table, path: &Path) -> io::Result<()> {
 }
 
 /// Writes `table` to `path` as [`write()`] does, where [`check_replaceable`] allows it: what
-/// `sgtab build` and `sgtab import` write through. The error is one line.
-pub fn write_replacing(table: &Table, path: &Path) -> Result<(), String> {
+/// `sgtab build` and `sgtab import` write through. The file's size in bytes, for their report;
+/// the error is one line.
+pub fn write_replacing(table: &Table, path: &Path) -> Result<u64, String> {
     check_replaceable(path, &table.spec.to_string())?;
-    write(table, path).map_err(|e| format!("cannot write {}: {e}", path.display()))
+    write(table, path).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    Ok(std::fs::metadata(path).map_or(0, |m| m.len()))
 }
 
 fn bad<T>(why: impl Into<String>) -> Result<T, ReadError> {

@@ -245,8 +245,7 @@ fn import(file: &Path, name: &str, shape: Option<games::Dims>, out: &Path) -> Re
     );
     sgtab::output::make_dir(out)?;
     let path = out.join(spec.file_name());
-    format::write_replacing(&table, &path)?;
-    let size = std::fs::metadata(&path).map_or(0, |m| m.len());
+    let size = format::write_replacing(&table, &path)?;
     out!(
         "wrote {} ({size} bytes, {spec}, shape {}, {} entries, {} bits each, {})",
         path.display(),
