@@ -103,18 +103,22 @@ int sgtab_call(struct sgtab_call *call);
 
 namespace sgtab {
 
-/* The sizes of the table: `return N;` (positions 0..N-1) or `return {N, N};`. */
-struct Shape {
-  long long size[8];
-  int axes;
-  Shape(long long n) : size{n}, axes(1) {}
-  Shape(std::initializer_list<long long> s) : size{}, axes(0) {
-    for (long long v : s) {
-      if (axes < 9) size[axes < 8 ? axes : 7] = v;
-      axes++;
+/* Up to 8 integers: the sizes of a shape (`return N;`, positions 0..N-1, or `return {N, N};`),
+ * or a position given to o.sum({...}) or o.part(...) (`{x, y}`, or a heap). n counts every
+ * integer given, so that more than 8 is reported rather than cut. */
+struct Coords {
+  long long v[8];
+  int n;
+  Coords(long long x) : v{x}, n(1) {}
+  Coords(std::initializer_list<long long> s) : v{}, n(0) {
+    for (long long x : s) {
+      if (n < 8) v[n] = x;
+      n++;
     }
   }
 };
+using Shape = Coords;
+using Point = Coords;
 
 /* A position: p[i] its coordinates; a 1-D position reads as its integer. */
 class Pos {
@@ -132,18 +136,6 @@ class Pos {
   uint32_t k_, i_;
 };
 
-/* A position given to o.sum({...}) or o.part(...): `{x, y}`, or a heap. */
-struct Point {
-  long long c[8];
-  int k;
-  Point(long long x) : c{x}, k(1) {}
-  Point(std::initializer_list<long long> s) : c{}, k(0) {
-    for (long long v : s) {
-      if (k < 8) c[k] = v;
-      k++;
-    }
-  }
-};
 
 namespace detail {
 struct Run;
@@ -211,7 +203,7 @@ class Options {
   /* Any shape: the positions side by side. */
   void sum(std::initializer_list<Point> parts) {
     begin_sum();
-    for (const Point &p : parts) part_of(p.c, p.k);
+    for (const Point &p : parts) part_of(p.v, p.n);
     end_sum();
   }
 
@@ -618,22 +610,22 @@ extern "C" __attribute__((visibility("default"))) int sgtab_call(struct sgtab_ca
   try {
     if (r.axes == 0 || call->what == SGTAB_SHAPE) {
       sgtab::Shape s = shape();
-      if (s.axes < 1 || s.axes > 8) {
-        snprintf(error_text, sizeof error_text, "shape() gives %d sizes; give 1 to 8", s.axes);
+      if (s.n < 1 || s.n > 8) {
+        snprintf(error_text, sizeof error_text, "shape() gives %d sizes; give 1 to 8", s.n);
         call->error = error_text;
         return 1;
       }
-      for (int j = 0; j < s.axes; j++) {
-        if (s.size[j] < 1) {
-          snprintf(error_text, sizeof error_text, "shape() gives the size %lld; every size is at least 1", s.size[j]);
+      for (int j = 0; j < s.n; j++) {
+        if (s.v[j] < 1) {
+          snprintf(error_text, sizeof error_text, "shape() gives the size %lld; every size is at least 1", s.v[j]);
           call->error = error_text;
           return 1;
         }
-        r.sizes[j] = (uint64_t)s.size[j];
+        r.sizes[j] = (uint64_t)s.v[j];
         call->sizes[j] = r.sizes[j];
       }
-      r.axes = s.axes;
-      call->axes = (uint32_t)s.axes;
+      r.axes = s.n;
+      call->axes = (uint32_t)s.n;
       call->ranked = rank != nullptr;
       call->flags = 1;
       if (call->what == SGTAB_SHAPE) return 0;
