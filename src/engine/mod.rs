@@ -426,7 +426,13 @@ impl Engines {
                 Packed::from_values(&values)
             }
             b => match registry::of(&**spec) {
-                Some(f) => (f.compute)(&**spec, b, self, progress, timings)?,
+                Some(f) => (f.compute)(registry::Job {
+                    game: &**spec,
+                    backend: b,
+                    engines: self,
+                    progress,
+                    timings,
+                })?,
                 None => return Err(EngineError::refused(format!("{spec} has no {b} engine"))),
             },
         };

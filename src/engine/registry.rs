@@ -34,8 +34,31 @@ pub struct FastEngines {
 pub type Start = fn(&dyn Game) -> Option<Box<dyn Grow>>;
 
 /// A family's fast-engine entry: see [`FastEngines::compute`].
-pub type Compute =
-    fn(&dyn Game, Backend, &Engines, &Progress, &mut Timings) -> Result<Packed, EngineError>;
+pub type Compute = fn(Job<'_>) -> Result<Packed, EngineError>;
+
+/// What a family's entry is asked to compute: its game on one of its engines, with the state
+/// the engines share (the GPU), the build's progress and its phase timings.
+pub struct Job<'a> {
+    pub game: &'a dyn Game,
+    pub backend: Backend,
+    pub engines: &'a Engines,
+    pub progress: &'a Progress,
+    pub timings: &'a mut Timings,
+}
+
+impl<'a> Job<'a> {
+    /// The game as its family's type (`family` names it where the game is of another).
+    fn game<G: 'static>(&self, family: &str) -> Result<&'a G, EngineError> {
+        self.game.as_any().downcast_ref::<G>().ok_or_else(|| {
+            EngineError::refused(format!("{} is not a {family} game", self.game.canonical()))
+        })
+    }
+}
+
+/// The error for a backend the game's family has no engine on.
+fn no_engine(game: &dyn Game, backend: Backend) -> EngineError {
+    EngineError::refused(format!("{} has no {backend} engine in this build", game.canonical()))
+}
 
 /// A table that an engine extends in place, keeping its state between steps, so that growing to
 /// N in steps costs what one build to N costs (`build` and `--prove` look for a rule at each
@@ -102,23 +125,9 @@ pub fn of(game: &dyn Game) -> Option<&'static FastEngines> {
     FAST.iter().copied().find(|f| std::ptr::eq(f.family, game.family()))
 }
 
-fn no_engine(game: &dyn Game, backend: Backend) -> EngineError {
-    EngineError::refused(format!("{} has no {backend} engine in this build", game.canonical()))
-}
-
-fn not_of(game: &dyn Game, family: &str) -> EngineError {
-    EngineError::refused(format!("{} is not a {family} game", game.canonical()))
-}
-
-fn chess(
-    game: &dyn Game,
-    backend: Backend,
-    engines: &Engines,
-    progress: &Progress,
-    timings: &mut Timings,
-) -> Result<Packed, EngineError> {
-    let &Chess { width } =
-        game.as_any().downcast_ref::<Chess>().ok_or_else(|| not_of(game, "chess"))?;
+fn chess(job: Job) -> Result<Packed, EngineError> {
+    let &Chess { width } = job.game("chess")?;
+    let Job { game, backend, engines, progress, timings } = job;
     match backend {
         Backend::Simd => {
             Ok(timings.time("kernel", || rows::chess(width, threads(), progress))?.shrink())
@@ -142,15 +151,9 @@ fn chess(
     }
 }
 
-fn corner(
-    game: &dyn Game,
-    backend: Backend,
-    engines: &Engines,
-    progress: &Progress,
-    timings: &mut Timings,
-) -> Result<Packed, EngineError> {
-    let &Corner { piece, n } =
-        game.as_any().downcast_ref::<Corner>().ok_or_else(|| not_of(game, "corner"))?;
+fn corner(job: Job) -> Result<Packed, EngineError> {
+    let &Corner { piece, n } = job.game("corner")?;
+    let Job { game, backend, engines, progress, timings } = job;
     let values = match backend {
         Backend::Simd => {
             corner::check_memory(piece, n)?;
@@ -220,20 +223,13 @@ fn self_checked(
     }
 }
 
-fn takebreak(
-    game: &dyn Game,
-    backend: Backend,
-    _: &Engines,
-    progress: &Progress,
-    timings: &mut Timings,
-) -> Result<Packed, EngineError> {
-    let t =
-        game.as_any().downcast_ref::<TakeBreak>().ok_or_else(|| not_of(game, "take-and-break"))?;
-    match backend {
+fn takebreak(job: Job) -> Result<Packed, EngineError> {
+    let t: &TakeBreak = job.game("take-and-break")?;
+    match job.backend {
         Backend::Simd => {
-            timings.time("kernel", || octal::takebreak(&t.code, t.len, threads(), progress))
+            job.timings.time("kernel", || octal::takebreak(&t.code, t.len, threads(), job.progress))
         }
-        _ => Err(no_engine(game, backend)),
+        _ => Err(no_engine(job.game, job.backend)),
     }
 }
 
@@ -281,16 +277,12 @@ fn grow_takebreak(game: &dyn Game) -> Option<octal::Growing> {
     Some(octal::Growing::code(&t.code, threads()))
 }
 
-fn grundy(
-    game: &dyn Game,
-    backend: Backend,
-    _: &Engines,
-    progress: &Progress,
-    timings: &mut Timings,
-) -> Result<Packed, EngineError> {
-    let g = game.as_any().downcast_ref::<Grundy>().ok_or_else(|| not_of(game, "Grundy's"))?;
-    match backend {
-        Backend::Simd => timings.time("kernel", || octal::grundy(g.len, threads(), progress)),
-        _ => Err(no_engine(game, backend)),
+fn grundy(job: Job) -> Result<Packed, EngineError> {
+    let g: &Grundy = job.game("Grundy's")?;
+    match job.backend {
+        Backend::Simd => {
+            job.timings.time("kernel", || octal::grundy(g.len, threads(), job.progress))
+        }
+        _ => Err(no_engine(job.game, job.backend)),
     }
 }
