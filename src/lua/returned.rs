@@ -27,228 +27,222 @@ pub(super) unsafe fn read_results(
     p: u64,
     f: &mut dyn FnMut(u64, &[u64]),
 ) -> Result<(), String> {
-    // SAFETY: reads of the values on the stack, and of a list (read_list's contract).
-    unsafe {
-        let count = ffi::lua_gettop(l) - 2;
-        if count == 1 && ffi::lua_type(l, 3) == ffi::LUA_TTABLE && is_list(l, 3, dims) {
-            return read_list(l, dims, parts, p, f);
-        }
-        if let (&[len], Some(frame)) = (dims.sizes(), stack::frame(l)) {
-            // 1-D, read in place: positions and sums of two in the shape are handed on here,
-            // the first other value and those after it as `read_values` reads them.
-            for i in 1..=count {
-                match frame.get(2 + i) {
-                    (table::INTEGER, v) if v < len => f(p, &[v]),
-                    (table::LIGHT, bits) => match pair_parts(bits as *mut _) {
-                        Some((a, b)) if a < len && b < len => f(p, &[a, b]),
-                        _ => return read_values(l, dims, parts, p, f, i),
-                    },
-                    _ => return read_values(l, dims, parts, p, f, i),
-                }
-            }
-            if count > 0 {
-                return Ok(());
-            }
-        }
-        read_values(l, dims, parts, p, f, 1)
-    }
+    // SAFETY: the caller's contract, which the reader's reads rely on.
+    unsafe { Reader { l, dims, parts }.results(p, f) }
 }
 
-/// Reads the values `moves` returned (indices 3 to the top) as options, from value `from` on.
-#[inline(never)]
-unsafe fn read_values(
+/// Reads the values `moves` left on the Lua stack `l` as positions of a game shaped `dims`,
+/// each option's positions into `parts` in turn.
+struct Reader<'a> {
     l: *mut ffi::lua_State,
-    dims: &Dims,
-    parts: &mut Vec<u64>,
-    p: u64,
-    f: &mut dyn FnMut(u64, &[u64]),
-    from: i32,
-) -> Result<(), String> {
-    // SAFETY: raw reads of the values on the stack and of tables; room is checked before a
-    // value is pushed.
-    unsafe {
-        let top = ffi::lua_gettop(l);
-        let count = top - 2;
-        if count == 0 {
-            return Err(NOTHING.into());
-        }
-        if count == 1
-            && !matches!(
-                ffi::lua_type(l, 3),
-                ffi::LUA_TNUMBER | ffi::LUA_TLIGHTUSERDATA | ffi::LUA_TTABLE
-            )
-        {
-            return Err(format!(
-                "moves returned {}, not its options (positions and sums as values, or a list of \
-                    them)",
-                describe(l, 3)
-            ));
-        }
-        if ffi::lua_checkstack(l, 8) == 0 {
-            return Err("no room on the Lua stack".into());
-        }
-        for i in from..=count {
-            let idx = 2 + i;
-            parts.clear();
-            let entry = match ffi::lua_type(l, idx) {
-                ffi::LUA_TNUMBER if ffi::lua_isinteger(l, idx) != 0 => {
-                    Entry::Int(ffi::lua_tointegerx(l, idx, std::ptr::null_mut()))
-                }
-                ffi::LUA_TLIGHTUSERDATA => Entry::Light(ffi::lua_touserdata(l, idx) as usize),
-                _ => {
-                    ffi::lua_pushvalue(l, idx);
-                    Entry::Pushed
-                }
-            };
-            let pushed = matches!(entry, Entry::Pushed);
-            let read = option(l, entry, i as i64, dims, parts);
-            if pushed {
-                ffi::lua_settop(l, top);
+    dims: &'a Dims,
+    parts: &'a mut Vec<u64>,
+}
+
+impl Reader<'_> {
+    /// [`read_results`].
+    unsafe fn results(&mut self, p: u64, f: &mut dyn FnMut(u64, &[u64])) -> Result<(), String> {
+        let (l, dims) = (self.l, self.dims);
+        // SAFETY: reads of the values on the stack, and of a list (read_list's contract).
+        unsafe {
+            let count = ffi::lua_gettop(l) - 2;
+            if count == 1 && ffi::lua_type(l, 3) == ffi::LUA_TTABLE && self.is_list(3) {
+                return self.read_list(p, f);
             }
-            read?;
-            f(p, parts);
-        }
-        Ok(())
-    }
-}
-
-/// Whether the single table `moves` returned, at `idx`, is a list of options (see
-/// [`read_results`]).
-unsafe fn is_list(l: *mut ffi::lua_State, idx: i32, dims: &Dims) -> bool {
-    // SAFETY: a raw read of the table's first entry, pushed and popped (read_results' caller
-    // left room for it).
-    unsafe {
-        if is_sum(l, idx) {
-            return false;
-        }
-        if dims.axes() == 1 {
-            return true;
-        }
-        let first = ffi::lua_rawgeti(l, idx, 1);
-        ffi::lua_settop(l, -2);
-        first != ffi::LUA_TNUMBER
-    }
-}
-
-/// Reads the list of options at index 3, calling `f` with each option's positions. Leaves the
-/// stack as it found it.
-unsafe fn read_list(
-    l: *mut ffi::lua_State,
-    dims: &Dims,
-    parts: &mut Vec<u64>,
-    p: u64,
-    f: &mut dyn FnMut(u64, &[u64]),
-) -> Result<(), String> {
-    let what = || "the list of options".to_string();
-    // SAFETY: raw reads of tables and values on a stack with room for them; between two reads
-    // of the slots nothing allocates in the interpreter or runs Lua code.
-    unsafe {
-        if let &[len] = dims.sizes() {
-            let n = ffi::lua_rawlen(l, 3) as i64;
-            if let Some(slots) = table::slots(l, 3, n as u64) {
-                // A 1-D list read in place: positions and sums of two in the shape are handed on
-                // here, anything else as `each_entry` would.
-                for i in 0..n as usize {
-                    let (tag, bits) = slots.get(i);
-                    match tag {
-                        table::INTEGER if bits < len => f(p, &[bits]),
-                        table::LIGHT => match pair_parts(bits as *mut _) {
+            if let (&[len], Some(frame)) = (dims.sizes(), stack::frame(l)) {
+                // 1-D, read in place: positions and sums of two in the shape are handed on here,
+                // the first other value and those after it as `read_values` reads them.
+                for i in 1..=count {
+                    match frame.get(2 + i) {
+                        (table::INTEGER, v) if v < len => f(p, &[v]),
+                        (table::LIGHT, bits) => match pair_parts(bits as *mut _) {
                             Some((a, b)) if a < len && b < len => f(p, &[a, b]),
-                            _ => one_entry(
-                                l,
-                                dims,
-                                parts,
-                                i as i64 + 1,
-                                Entry::Light(bits as usize),
-                                p,
-                                f,
-                            )?,
+                            _ => return self.read_values(p, f, i),
                         },
-                        table::INTEGER => {
-                            one_entry(l, dims, parts, i as i64 + 1, Entry::Int(bits as i64), p, f)?
-                        }
-                        t if t & 0x0F == ffi::LUA_TNIL as u8 => {
-                            return Err(format!(
-                                "{} has no key {} though {}",
-                                what(),
-                                i + 1,
-                                keys(n)
-                            ));
-                        }
-                        _ => {
-                            ffi::lua_rawgeti(l, 3, i as i64 + 1);
-                            let read = one_entry(l, dims, parts, i as i64 + 1, Entry::Pushed, p, f);
-                            ffi::lua_settop(l, 3);
-                            read?;
-                        }
+                        _ => return self.read_values(p, f, i),
                     }
                 }
-                return Ok(());
+                if count > 0 {
+                    return Ok(());
+                }
             }
+            self.read_values(p, f, 1)
         }
-        each_entry(l, 3, &what, |i, entry| {
-            parts.clear();
-            option(l, entry, i, dims, parts)?;
-            f(p, parts);
-            Ok(())
-        })
     }
-}
 
-/// Option `i` of a list read in place (its value pushed for `Entry::Pushed`), handed to `f`.
-#[inline(never)]
-unsafe fn one_entry(
-    l: *mut ffi::lua_State,
-    dims: &Dims,
-    parts: &mut Vec<u64>,
-    i: i64,
-    entry: Entry,
-    p: u64,
-    f: &mut dyn FnMut(u64, &[u64]),
-) -> Result<(), String> {
-    parts.clear();
-    // SAFETY: as for `option`.
-    unsafe { option(l, entry, i, dims, parts)? };
-    f(p, parts);
-    Ok(())
-}
+    /// Reads the values `moves` returned (indices 3 to the top) as options, from value `from` on.
+    #[inline(never)]
+    unsafe fn read_values(
+        &mut self,
+        p: u64,
+        f: &mut dyn FnMut(u64, &[u64]),
+        from: i32,
+    ) -> Result<(), String> {
+        let l = self.l;
+        // SAFETY: raw reads of the values on the stack and of tables; room is checked before a
+        // value is pushed.
+        unsafe {
+            let top = ffi::lua_gettop(l);
+            let count = top - 2;
+            if count == 0 {
+                return Err(NOTHING.into());
+            }
+            if count == 1
+                && !matches!(
+                    ffi::lua_type(l, 3),
+                    ffi::LUA_TNUMBER | ffi::LUA_TLIGHTUSERDATA | ffi::LUA_TTABLE
+                )
+            {
+                return Err(format!(
+                    "moves returned {}, not its options (positions and sums as values, or a list \
+                        of them)",
+                    describe(l, 3)
+                ));
+            }
+            if ffi::lua_checkstack(l, 8) == 0 {
+                return Err("no room on the Lua stack".into());
+            }
+            for i in from..=count {
+                let idx = 2 + i;
+                self.parts.clear();
+                let entry = match ffi::lua_type(l, idx) {
+                    ffi::LUA_TNUMBER if ffi::lua_isinteger(l, idx) != 0 => {
+                        Entry::Int(ffi::lua_tointegerx(l, idx, std::ptr::null_mut()))
+                    }
+                    ffi::LUA_TLIGHTUSERDATA => Entry::Light(ffi::lua_touserdata(l, idx) as usize),
+                    _ => {
+                        ffi::lua_pushvalue(l, idx);
+                        Entry::Pushed
+                    }
+                };
+                let pushed = matches!(entry, Entry::Pushed);
+                let read = self.option(entry, i as i64);
+                if pushed {
+                    ffi::lua_settop(l, top);
+                }
+                read?;
+                f(p, self.parts);
+            }
+            Ok(())
+        }
+    }
 
-/// Option `i`'s positions into `parts`: an integer, a sum of two (a light userdata), or the
-/// value on top of the stack (`Entry::Pushed`: a sum that is a table, or a k-D position).
-#[inline(always)]
-unsafe fn option(
-    l: *mut ffi::lua_State,
-    entry: Entry,
-    i: i64,
-    dims: &Dims,
-    parts: &mut Vec<u64>,
-) -> Result<(), String> {
-    // SAFETY: raw reads of the value on top of the stack, where one was pushed.
-    unsafe {
-        let what = || format!("option {i}");
-        let entry = match entry {
-            Entry::Pushed if ffi::lua_isinteger(l, -1) != 0 => {
-                Entry::Int(ffi::lua_tointegerx(l, -1, std::ptr::null_mut()))
+    /// Whether the single table `moves` returned, at `idx`, is a list of options (see
+    /// [`read_results`]).
+    unsafe fn is_list(&self, idx: i32) -> bool {
+        let l = self.l;
+        // SAFETY: a raw read of the table's first entry, pushed and popped (read_results' caller
+        // left room for it).
+        unsafe {
+            if is_sum(l, idx) {
+                return false;
             }
-            Entry::Pushed if ffi::lua_type(l, -1) == ffi::LUA_TLIGHTUSERDATA => {
-                Entry::Light(ffi::lua_touserdata(l, -1) as usize)
+            if self.dims.axes() == 1 {
+                return true;
             }
-            other => other,
-        };
-        match entry {
-            Entry::Int(v) => position_number(dims, v, parts, &what),
-            Entry::Light(bits) => {
-                let (a, b) = pair_parts(bits as *mut _)
-                    .ok_or_else(|| format!("{} is not a position or a sum", what()))?;
-                let part = |j: usize| move || format!("part {j} of the sum that is {}", what());
-                position_number(dims, a as i64, parts, &part(1))?;
-                position_number(dims, b as i64, parts, &part(2))
+            let first = ffi::lua_rawgeti(l, idx, 1);
+            ffi::lua_settop(l, -2);
+            first != ffi::LUA_TNUMBER
+        }
+    }
+
+    /// Reads the list of options at index 3, calling `f` with each option's positions. Leaves the
+    /// stack as it found it.
+    unsafe fn read_list(&mut self, p: u64, f: &mut dyn FnMut(u64, &[u64])) -> Result<(), String> {
+        let (l, dims) = (self.l, self.dims);
+        let what = || "the list of options".to_string();
+        // SAFETY: raw reads of tables and values on a stack with room for them; between two reads
+        // of the slots nothing allocates in the interpreter or runs Lua code.
+        unsafe {
+            if let &[len] = dims.sizes() {
+                let n = ffi::lua_rawlen(l, 3) as i64;
+                if let Some(slots) = table::slots(l, 3, n as u64) {
+                    // A 1-D list read in place: positions and sums of two in the shape are handed
+                    // on here, anything else as `each_entry` would.
+                    for i in 0..n as usize {
+                        let (tag, bits) = slots.get(i);
+                        match tag {
+                            table::INTEGER if bits < len => f(p, &[bits]),
+                            table::LIGHT => match pair_parts(bits as *mut _) {
+                                Some((a, b)) if a < len && b < len => f(p, &[a, b]),
+                                _ => {
+                                    self.one_entry(i as i64 + 1, Entry::Light(bits as usize), p, f)?
+                                }
+                            },
+                            table::INTEGER => {
+                                self.one_entry(i as i64 + 1, Entry::Int(bits as i64), p, f)?
+                            }
+                            t if t & 0x0F == ffi::LUA_TNIL as u8 => {
+                                return Err(format!(
+                                    "{} has no key {} though {}",
+                                    what(),
+                                    i + 1,
+                                    keys(n)
+                                ));
+                            }
+                            _ => {
+                                ffi::lua_rawgeti(l, 3, i as i64 + 1);
+                                let read = self.one_entry(i as i64 + 1, Entry::Pushed, p, f);
+                                ffi::lua_settop(l, 3);
+                                read?;
+                            }
+                        }
+                    }
+                    return Ok(());
+                }
             }
-            Entry::Pushed => match ffi::lua_type(l, -1) {
-                ffi::LUA_TTABLE if is_sum(l, -1) => read_sum(l, dims, parts, &what),
-                ffi::LUA_TTABLE => position_list(l, dims, parts, &what),
-                _ => Err(format!("{} is {}, not a position or a sum", what(), describe(l, -1))),
-            },
+            each_entry(l, 3, &what, |i, entry| self.one_entry(i, entry, p, f))
+        }
+    }
+
+    /// Option `i` of a list read in place (its value pushed for `Entry::Pushed`), handed to `f`.
+    #[inline(never)]
+    unsafe fn one_entry(
+        &mut self,
+        i: i64,
+        entry: Entry,
+        p: u64,
+        f: &mut dyn FnMut(u64, &[u64]),
+    ) -> Result<(), String> {
+        self.parts.clear();
+        // SAFETY: as for `option`.
+        unsafe { self.option(entry, i)? };
+        f(p, self.parts);
+        Ok(())
+    }
+
+    /// Option `i`'s positions into `parts`: an integer, a sum of two (a light userdata), or the
+    /// value on top of the stack (`Entry::Pushed`: a sum that is a table, or a k-D position).
+    #[inline(always)]
+    unsafe fn option(&mut self, entry: Entry, i: i64) -> Result<(), String> {
+        let l = self.l;
+        // SAFETY: raw reads of the value on top of the stack, where one was pushed.
+        unsafe {
+            let what = || format!("option {i}");
+            let entry = match entry {
+                Entry::Pushed if ffi::lua_isinteger(l, -1) != 0 => {
+                    Entry::Int(ffi::lua_tointegerx(l, -1, std::ptr::null_mut()))
+                }
+                Entry::Pushed if ffi::lua_type(l, -1) == ffi::LUA_TLIGHTUSERDATA => {
+                    Entry::Light(ffi::lua_touserdata(l, -1) as usize)
+                }
+                other => other,
+            };
+            match entry {
+                Entry::Int(v) => self.position_number(v, &what),
+                Entry::Light(bits) => {
+                    let (a, b) = pair_parts(bits as *mut _)
+                        .ok_or_else(|| format!("{} is not a position or a sum", what()))?;
+                    let part = |j: usize| move || format!("part {j} of the sum that is {}", what());
+                    self.position_number(a as i64, &part(1))?;
+                    self.position_number(b as i64, &part(2))
+                }
+                Entry::Pushed => match ffi::lua_type(l, -1) {
+                    ffi::LUA_TTABLE if is_sum(l, -1) => self.read_sum(&what),
+                    ffi::LUA_TTABLE => self.position_list(&what),
+                    _ => Err(format!("{} is {}, not a position or a sum", what(), describe(l, -1))),
+                },
+            }
         }
     }
 }
@@ -267,23 +261,6 @@ unsafe fn is_sum(l: *mut ffi::lua_State, idx: i32) -> bool {
     }
 }
 
-/// A 1-D position given as a number.
-#[inline(always)]
-fn position_number(
-    dims: &Dims,
-    v: i64,
-    parts: &mut Vec<u64>,
-    what: &dyn Fn() -> String,
-) -> Result<(), String> {
-    match dims.sizes() {
-        &[len] if (v as u64) < len => {
-            parts.push(v as u64);
-            Ok(())
-        }
-        _ => Err(not_a_position(dims, v, what)),
-    }
-}
-
 /// Why `v` is not a position, for [`position_number`].
 #[cold]
 fn not_a_position(dims: &Dims, v: i64, what: &dyn Fn() -> String) -> String {
@@ -297,89 +274,94 @@ fn not_a_position(dims: &Dims, v: i64, what: &dyn Fn() -> String) -> String {
     format!("{} is position {v}, outside the shape 0..{}", what(), dims.len() - 1)
 }
 
-/// A position given as a list of k integers, on top of the stack.
-unsafe fn position_list(
-    l: *mut ffi::lua_State,
-    dims: &Dims,
-    parts: &mut Vec<u64>,
-    what: &dyn Fn() -> String,
-) -> Result<(), String> {
-    // SAFETY: raw reads of the table on top of the stack.
-    unsafe {
-        let k = dims.axes();
-        let len = ffi::lua_rawlen(l, -1);
-        if len != k {
-            return Err(format!(
-                "{} is a list of {len} numbers; a position of this game is {k}",
-                what()
-            ));
+impl Reader<'_> {
+    /// A 1-D position given as a number.
+    #[inline(always)]
+    fn position_number(&mut self, v: i64, what: &dyn Fn() -> String) -> Result<(), String> {
+        match self.dims.sizes() {
+            &[len] if (v as u64) < len => {
+                self.parts.push(v as u64);
+                Ok(())
+            }
+            _ => Err(not_a_position(self.dims, v, what)),
         }
-        let mut point = [0u64; MAX_AXES];
-        each_entry(l, -1, what, |j, entry| {
-            let (slot, size) = (j as usize - 1, dims.sizes()[j as usize - 1]);
-            let v = match entry {
-                Entry::Int(v) => v,
-                Entry::Pushed if ffi::lua_isinteger(l, -1) != 0 => {
-                    ffi::lua_tointegerx(l, -1, std::ptr::null_mut())
-                }
-                Entry::Pushed => {
-                    return Err(format!(
-                        "coordinate {j} of {} is {}, not an integer",
-                        what(),
-                        describe(l, -1)
-                    ));
-                }
-                Entry::Light(_) => {
-                    return Err(format!("coordinate {j} of {} is a sum, not an integer", what()));
-                }
-            };
-            if v < 0 || v as u64 >= size {
+    }
+
+    /// A position given as a list of k integers, on top of the stack.
+    unsafe fn position_list(&mut self, what: &dyn Fn() -> String) -> Result<(), String> {
+        let (l, dims) = (self.l, self.dims);
+        // SAFETY: raw reads of the table on top of the stack.
+        unsafe {
+            let k = dims.axes();
+            let len = ffi::lua_rawlen(l, -1);
+            if len != k {
                 return Err(format!(
-                    "{} has coordinate {j} = {v}, outside 0..{}",
-                    what(),
-                    size - 1
+                    "{} is a list of {len} numbers; a position of this game is {k}",
+                    what()
                 ));
             }
-            point[slot] = v as u64;
+            let mut point = [0u64; MAX_AXES];
+            each_entry(l, -1, what, |j, entry| {
+                let (slot, size) = (j as usize - 1, dims.sizes()[j as usize - 1]);
+                let v = match entry {
+                    Entry::Int(v) => v,
+                    Entry::Pushed if ffi::lua_isinteger(l, -1) != 0 => {
+                        ffi::lua_tointegerx(l, -1, std::ptr::null_mut())
+                    }
+                    Entry::Pushed => {
+                        return Err(format!(
+                            "coordinate {j} of {} is {}, not an integer",
+                            what(),
+                            describe(l, -1)
+                        ));
+                    }
+                    Entry::Light(_) => {
+                        return Err(format!(
+                            "coordinate {j} of {} is a sum, not an integer",
+                            what()
+                        ));
+                    }
+                };
+                if v < 0 || v as u64 >= size {
+                    return Err(format!(
+                        "{} has coordinate {j} = {v}, outside 0..{}",
+                        what(),
+                        size - 1
+                    ));
+                }
+                point[slot] = v as u64;
+                Ok(())
+            })?;
+            self.parts.push(dims.index(&point[..k]).expect("checked coordinates"));
             Ok(())
-        })?;
-        parts.push(dims.index(&point[..k]).expect("checked coordinates"));
-        Ok(())
+        }
     }
-}
 
-/// The parts of the sum on top of the stack (a table sum made).
-unsafe fn read_sum(
-    l: *mut ffi::lua_State,
-    dims: &Dims,
-    parts: &mut Vec<u64>,
-    what: &dyn Fn() -> String,
-) -> Result<(), String> {
-    // SAFETY: raw reads of the sum and of the values it holds.
-    unsafe {
-        let sum = || format!("the sum that is {}", what());
-        each_entry(l, -1, &sum, |j, entry| {
-            let part = || format!("part {j} of the sum that is {}", what());
-            match entry {
-                Entry::Int(v) => return position_number(dims, v, parts, &part),
-                Entry::Light(_) => {
-                    return Err(format!("{} is itself a sum; list the parts instead", part()));
+    /// The parts of the sum on top of the stack (a table sum made).
+    unsafe fn read_sum(&mut self, what: &dyn Fn() -> String) -> Result<(), String> {
+        let l = self.l;
+        // SAFETY: raw reads of the sum and of the values it holds.
+        unsafe {
+            let sum = || format!("the sum that is {}", what());
+            each_entry(l, -1, &sum, |j, entry| {
+                let part = || format!("part {j} of the sum that is {}", what());
+                match entry {
+                    Entry::Int(v) => return self.position_number(v, &part),
+                    Entry::Light(_) => {
+                        return Err(format!("{} is itself a sum; list the parts instead", part()));
+                    }
+                    Entry::Pushed => {}
                 }
-                Entry::Pushed => {}
-            }
-            match ffi::lua_type(l, -1) {
-                ffi::LUA_TNUMBER if ffi::lua_isinteger(l, -1) != 0 => position_number(
-                    dims,
-                    ffi::lua_tointegerx(l, -1, std::ptr::null_mut()),
-                    parts,
-                    &part,
-                ),
-                ffi::LUA_TTABLE if !is_sum(l, -1) => position_list(l, dims, parts, &part),
-                ffi::LUA_TTABLE | ffi::LUA_TLIGHTUSERDATA => {
-                    Err(format!("{} is itself a sum; list the parts instead", part()))
+                match ffi::lua_type(l, -1) {
+                    ffi::LUA_TNUMBER if ffi::lua_isinteger(l, -1) != 0 => self
+                        .position_number(ffi::lua_tointegerx(l, -1, std::ptr::null_mut()), &part),
+                    ffi::LUA_TTABLE if !is_sum(l, -1) => self.position_list(&part),
+                    ffi::LUA_TTABLE | ffi::LUA_TLIGHTUSERDATA => {
+                        Err(format!("{} is itself a sum; list the parts instead", part()))
+                    }
+                    _ => Err(format!("{} is {}, not a position", part(), describe(l, -1))),
                 }
-                _ => Err(format!("{} is {}, not a position", part(), describe(l, -1))),
-            }
-        })
+            })
+        }
     }
 }

@@ -13,20 +13,29 @@
 //! expected, [`slots`] always says no and every list is read by `lua_next`, which is exact too.
 
 use mlua::ffi;
+use std::mem::offset_of;
 use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
 
 /// 0: not checked yet; 1: the layout reads as expected; 2: it does not.
 static LAYOUT: AtomicU8 = AtomicU8::new(0);
 
-/// Offsets in `struct Table`: `flags` (bit 7 set when `alimit` is not the array's size),
-/// `lsizenode` (log2 of the hash part's nodes), `alimit`, `array`, `node`, `lastfree` (null
-/// exactly when the hash part is empty).
-const FLAGS: usize = 10;
-const LSIZENODE: usize = 11;
-const ALIMIT: usize = 12;
-const ARRAY: usize = 16;
-const NODE: usize = 24;
-const LASTFREE: usize = 32;
+/// `struct Table` as lobject.h lays it out, up to `lastfree`: the common header (`next`, `tt`,
+/// `marked`), `flags` (bit 7 set when `alimit` is not the array's size), `lsizenode` (log2 of
+/// the hash part's nodes), `alimit`, the `array` and `node` parts, `lastfree` (null exactly
+/// when the hash part is empty).
+#[repr(C)]
+struct Table {
+    next: *const u8,
+    tt: u8,
+    marked: u8,
+    flags: u8,
+    lsizenode: u8,
+    alimit: u32,
+    array: *const u8,
+    node: *const u8,
+    lastfree: *const u8,
+}
+
 /// A hash node: its value (a `TValue`), its key's tag, a link, its key's value.
 const NODE_SIZE: usize = 24;
 /// A `TValue`: its value (8 bytes), then its type tag.
@@ -63,13 +72,8 @@ unsafe fn fields(l: *mut ffi::lua_State, idx: i32) -> (u8, u32, *const u8, bool)
     // SAFETY: a table's lua_topointer is its `struct Table`, alive while it is on the stack;
     // each field is read at its alignment.
     unsafe {
-        let t = ffi::lua_topointer(l, idx) as *const u8;
-        (
-            *t.add(FLAGS),
-            std::ptr::read(t.add(ALIMIT) as *const u32),
-            std::ptr::read(t.add(ARRAY) as *const *const u8),
-            std::ptr::read(t.add(LASTFREE) as *const *const u8).is_null(),
-        )
+        let t = &*(ffi::lua_topointer(l, idx) as *const Table);
+        (t.flags, t.alimit, t.array, t.lastfree.is_null())
     }
 }
 
@@ -116,12 +120,12 @@ unsafe fn parts<'a>(l: *mut ffi::lua_State, idx: i32) -> [&'a [u8]; 3] {
     // SAFETY: the table's header, and the array and node arrays its fields point to, with the
     // sizes they give.
     unsafe {
-        let t = ffi::lua_topointer(l, idx) as *const u8;
+        let t = ffi::lua_topointer(l, idx) as *const Table;
         let (flags, alimit, array, _) = fields(l, idx);
-        let node = std::ptr::read(t.add(NODE) as *const *const u8);
-        let nodes = 1usize << *t.add(LSIZENODE);
+        let (node, nodes) = ((*t).node, 1usize << (*t).lsizenode);
+        let (from, to) = (offset_of!(Table, flags), offset_of!(Table, lastfree));
         [
-            std::slice::from_raw_parts(t.add(FLAGS), NODE + 8 - FLAGS),
+            std::slice::from_raw_parts((t as *const u8).add(from), to - from),
             std::slice::from_raw_parts(array, real_size(flags, alimit) as usize * TVALUE),
             std::slice::from_raw_parts(node, nodes * NODE_SIZE),
         ]
@@ -183,10 +187,9 @@ pub(crate) unsafe fn check(l: *mut ffi::lua_State) {
         ffi::lua_createtable(l, 0, 3);
         ffi::lua_pushinteger(l, 77);
         ffi::lua_setfield(l, -2, c"x".as_ptr());
-        let t = ffi::lua_topointer(l, -1) as *const u8;
-        let node = std::ptr::read(t.add(NODE) as *const *const u8);
-        let values: Vec<(u8, u64)> = (0..1usize << *t.add(LSIZENODE))
-            .map(|i| Slots { array: node.add(i * NODE_SIZE) }.get(0))
+        let t = &*(ffi::lua_topointer(l, -1) as *const Table);
+        let values: Vec<(u8, u64)> = (0..1usize << t.lsizenode)
+            .map(|i| Slots { array: t.node.add(i * NODE_SIZE) }.get(0))
             .collect();
         let hash_ok = !fields(l, -1).3
             && values.len() == 4
