@@ -11,7 +11,7 @@
 mod common;
 
 use sgtab::judge::input::mapped::Parallel;
-use sgtab::judge::input::{NumberKernel, Scanner};
+use sgtab::judge::input::{NumberKernel, Scanner, Want};
 use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
@@ -29,7 +29,7 @@ fn child(path: &Path) {
     for _ in 0..5 {
         let t = Instant::now();
         let mut s = Scanner::over(&data, 0, 0, 0);
-        let (x, left, _) = s.fold_some(u64::MAX, 0, u64::MAX, &"", None, 0u64, |a, v| a ^ v);
+        let (x, left, _) = s.fold_some(u64::MAX, &Want::any(0, u64::MAX), 0u64, |a, v| a ^ v);
         let took = t.elapsed().as_secs_f64();
         std::hint::black_box(x);
         numbers = u64::MAX - left;

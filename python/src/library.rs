@@ -364,9 +364,10 @@ impl Table {
             )));
         }
         let (mut out, mut note) = (Vec::new(), None);
+        let line = format!("{}\n", coords.join(" "));
         let answered = sgtab::judge::query::value(
             &self.0,
-            format!("{}\n", coords.join(" ")).as_bytes(),
+            sgtab::judge::query::Input::Stream(&mut line.as_bytes()),
             &mut out,
             &mut |n: &str| note = Some(n.to_string()),
         );

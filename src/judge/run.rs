@@ -67,17 +67,11 @@ impl Query {
         };
         let kind = self.kind();
         let note = &mut |line: &str| eprintln!("sgq {kind}: {line}");
-        match (&self.sum, open(input)?) {
-            (None, Opened::Stream(r)) => query::value(found, r, out, note),
-            (None, Opened::Mapped(data, par)) => query::value_bytes(found, &data, par, out, note),
-            (Some((first, second)), opened) => {
-                let words = Words { first, second };
-                match opened {
-                    Opened::Stream(r) => query::sum(found, &words, r, out, note),
-                    Opened::Mapped(data, par) => {
-                        query::sum_bytes(found, &words, &data, par, out, note)
-                    }
-                }
+        let mut opened = open(input)?;
+        match &self.sum {
+            None => query::value(found, opened.input(), out, note),
+            Some((first, second)) => {
+                query::sum(found, &Words { first, second }, opened.input(), out, note)
             }
         }
     }

@@ -11,7 +11,7 @@
 
 use super::mapped::prefix::{self, Body, Sum};
 use super::mapped::{Parallel, Walked, ordered};
-use super::{Buf, InputError, Numbers, Scanner};
+use super::{Buf, InputError, Numbers, Scanner, Want};
 use std::fmt;
 use std::io::{self, Read, Write};
 
@@ -74,10 +74,12 @@ impl Counted {
             let what = format_args!("{} in case {case}", self.body_name);
             let say = beyond.map(|b| move |token: &str, v: Option<u64>| b(&what, token, v));
             let say = say.as_ref().map(|s| s as &dyn Fn(&str, Option<u64>) -> String);
-            let sum =
-                input.fold_or(n, body.min, body.max, &what, say, Sum::default(), |s, v| {
-                    s.plus((body.value)(v))
-                })?;
+            let sum = input.fold_or(
+                n,
+                &Want { min: body.min, max: body.max, what: &what, beyond: say },
+                Sum::default(),
+                |s, v| s.plus((body.value)(v)),
+            )?;
             answer(case, sum)?;
         }
         input.expect_end(&format!("the {cases} cases"))?;

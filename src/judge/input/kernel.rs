@@ -16,48 +16,45 @@ use portable::portable;
 use portable::swar;
 pub(super) use portable::{count_newlines, digits_before, token_len};
 
-/// The bulk path of [`Scanner::fold_some`](super::Scanner::fold_some) over `window` from `pos` (at
-/// whitespace or at a token's start): 64-byte blocks whose bytes SIMD compares classify as
-/// whitespace, digit or other, so that all token boundaries of a block are known at once as bit
-/// masks and each number is converted independently of the one before (no serial byte loop, no
-/// branch per byte). Returns the fold, the count left and where it stopped: at a block holding
-/// another byte, an over-long token or an out-of-range number (which the caller's byte-at-a-time
-/// path then reads), or where fewer than 64 bytes are left.
+/// A bulk read: up to `left` numbers in `min..=max` from `window[pos..]`, `pos` at whitespace
+/// or at a token's start.
+#[derive(Clone, Copy)]
+pub(crate) struct Run<'w> {
+    pub window: &'w [u8],
+    pub pos: usize,
+    pub left: u64,
+    pub min: u64,
+    pub max: u64,
+}
+
+/// The bulk path of [`Scanner::fold_some`](super::Scanner::fold_some) over `run`: 64-byte blocks
+/// whose bytes SIMD compares classify as whitespace, digit or other, so that all token boundaries
+/// of a block are known at once as bit masks and each number is converted independently of the one
+/// before (no serial byte loop, no branch per byte). Returns the fold, the count left and where it
+/// stopped: at a block holding another byte, an over-long token or an out-of-range number (which
+/// the caller's byte-at-a-time path then reads), or where fewer than 64 bytes are left.
 ///
 /// Runs of 64 numbers or more go to the AVX2 kernel where [`NumberKernel::chosen`] says so.
 #[inline(always)]
-pub(crate) fn blocks<A>(
-    window: &[u8],
-    pos: usize,
-    left: u64,
-    min: u64,
-    max: u64,
-    acc: A,
-    f: &mut impl FnMut(A, u64) -> A,
-) -> (A, u64, usize) {
-    blocks_on(NumberKernel::chosen(), window, pos, left, min, max, acc, f)
+pub(crate) fn blocks<A>(run: Run, acc: A, f: &mut impl FnMut(A, u64) -> A) -> (A, u64, usize) {
+    blocks_on(NumberKernel::chosen(), run, acc, f)
 }
 
 /// [`blocks`] on `kernel`, which must be [`available`](NumberKernel::available).
-#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn blocks_on<A>(
     kernel: NumberKernel,
-    window: &[u8],
-    pos: usize,
-    left: u64,
-    min: u64,
-    max: u64,
+    run: Run,
     acc: A,
     f: &mut impl FnMut(A, u64) -> A,
 ) -> (A, u64, usize) {
     #[cfg(target_arch = "x86_64")]
-    if left >= 64 && kernel == NumberKernel::Avx2 {
+    if run.left >= 64 && kernel == NumberKernel::Avx2 {
         assert!(avx2::available(), "the AVX2 kernel on a CPU without AVX2");
         // SAFETY: the CPU has AVX2, BMI1 and POPCNT (just checked; the check is cached).
-        return unsafe { avx2::blocks(window, pos, left, min, max, acc, f) };
+        return unsafe { avx2::blocks(run, acc, f) };
     }
-    portable(window, pos, left, min, max, acc, f)
+    portable(run, acc, f)
 }
 
 /// Which bulk kernel reads numbers.

@@ -84,6 +84,35 @@ impl fmt::Display for InputError {
 /// from the cold path, so it costs the fast path nothing.
 pub type Beyond<'a> = Option<&'a dyn Fn(&str, Option<u64>) -> String>;
 
+/// The number a grammar reads next: its range `min..=max`, its name for messages (`what`: "a
+/// heap size in case 3") and, where a number past `max` has a reason to stop there, the message
+/// for it ([`Beyond`]).
+#[derive(Clone, Copy)]
+pub struct Want<'a> {
+    pub min: u64,
+    pub max: u64,
+    pub what: &'a dyn fmt::Display,
+    pub beyond: Beyond<'a>,
+}
+
+impl<'a> Want<'a> {
+    /// A number in `min..=max` named `what`.
+    pub fn new(min: u64, max: u64, what: &'a dyn fmt::Display) -> Want<'a> {
+        Want { min, max, what, beyond: None }
+    }
+
+    /// Any number in `min..=max`, unnamed: for the walks over input in memory, which stop at
+    /// anything else and leave the message to the streaming path.
+    pub fn any(min: u64, max: u64) -> Want<'static> {
+        Want { min, max, what: &"", beyond: None }
+    }
+
+    /// The same number, with `beyond` writing the message for one past `max`.
+    pub fn or(self, beyond: &'a dyn Fn(&str, Option<u64>) -> String) -> Want<'a> {
+        Want { beyond: Some(beyond), ..self }
+    }
+}
+
 /// The numbers of a judge input, in order, as a problem's grammar reads them: the streaming
 /// [`Scanner`], or the tokens of an input in memory read on every core
 /// (`super::tokens::Mapped`). Each problem's grammar is written once, against this, so the

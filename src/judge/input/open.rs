@@ -24,6 +24,23 @@ pub enum Opened {
     Mapped(MappedFile, Parallel),
 }
 
+/// An input to answer: a stream, read in order, or bytes all in memory, read on the threads
+/// of its [`Parallel`].
+pub enum Input<'d> {
+    Stream(&'d mut dyn Read),
+    Bytes(&'d [u8], Parallel),
+}
+
+impl Opened {
+    /// The input to answer, from what was opened.
+    pub fn input(&mut self) -> Input<'_> {
+        match self {
+            Opened::Stream(r) => Input::Stream(r),
+            Opened::Mapped(data, par) => Input::Bytes(data, *par),
+        }
+    }
+}
+
 /// A mapped file from the offset the input stands at (stdin may have been read from before).
 pub struct MappedFile {
     map: memmap2::Mmap,

@@ -18,7 +18,7 @@
 //! everywhere, and one with more than 20 significant digits is out of range everywhere.
 
 use super::kernel::{self, count_newlines, digits_before, token_len};
-use super::{Beyond, CLASS, InputError, Numbers, Position, SPACE};
+use super::{CLASS, InputError, Numbers, Position, SPACE, Want};
 use std::fmt;
 use std::io::{self, Read};
 
@@ -273,28 +273,22 @@ impl<R: Read, B: Buf> Scanner<R, B> {
         max: u64,
         what: &dyn fmt::Display,
     ) -> Result<Option<u64>, InputError> {
-        self.next_in_or(min, max, what, None)
+        self.next_in_or(&Want::new(min, max, what))
     }
 
     /// [`next_in`](Scanner::next_in), with `beyond` writing the message for a number past `max`.
     #[inline]
-    pub fn next_in_or(
-        &mut self,
-        min: u64,
-        max: u64,
-        what: &dyn fmt::Display,
-        beyond: Beyond,
-    ) -> Result<Option<u64>, InputError> {
+    pub fn next_in_or(&mut self, want: &Want) -> Result<Option<u64>, InputError> {
         if !self.skip_space()? {
             return Ok(None);
         }
         if let Some((value, len)) = self.fast_digits()
-            && (min..=max).contains(&value)
+            && (want.min..=want.max).contains(&value)
         {
             self.pos += len;
             return Ok(Some(value));
         }
-        self.slow_number(min, max, what, beyond).map(Some)
+        self.slow_number(want).map(Some)
     }
 
     /// The number at `pos` and its length, if it has 1 to 15 digits, whitespace follows it and
@@ -313,13 +307,8 @@ impl<R: Read, B: Buf> Scanner<R, B> {
     /// (leading zeros are skipped as they come), and only its start offset and first bytes are
     /// kept, so a token is judged the same wherever it falls and however the input arrives.
     #[cold]
-    fn slow_number(
-        &mut self,
-        min: u64,
-        max: u64,
-        what: &dyn fmt::Display,
-        beyond: Beyond,
-    ) -> Result<u64, InputError> {
+    fn slow_number(&mut self, want: &Want) -> Result<u64, InputError> {
+        let &Want { min, max, what, beyond } = want;
         let start = self.offset();
         let mut head = Head::new();
         let mut value: Option<u64> = Some(0); // None once past u64
@@ -366,17 +355,14 @@ impl<R: Read, B: Buf> Scanner<R, B> {
     pub fn fold_or<A>(
         &mut self,
         count: u64,
-        min: u64,
-        max: u64,
-        what: &dyn fmt::Display,
-        beyond: Beyond,
+        want: &Want,
         acc: A,
         f: impl FnMut(A, u64) -> A,
     ) -> Result<A, InputError> {
-        match self.fold_some(count, min, max, what, beyond, acc, f) {
+        match self.fold_some(count, want, acc, f) {
             (acc, _, None) => Ok(acc),
             (_, _, Some(Halt::End)) => {
-                self.error(self.pos, format!("input ends where {what} was expected"))
+                self.error(self.pos, format!("input ends where {} was expected", want.what))
             }
             (_, _, Some(Halt::Bad(e))) => Err(e),
         }
@@ -390,10 +376,7 @@ impl<R: Read, B: Buf> Scanner<R, B> {
     pub fn fold_some<A>(
         &mut self,
         count: u64,
-        min: u64,
-        max: u64,
-        what: &dyn fmt::Display,
-        beyond: Beyond,
+        want: &Want,
         mut acc: A,
         mut f: impl FnMut(A, u64) -> A,
     ) -> (A, u64, Option<Halt>) {
@@ -401,10 +384,14 @@ impl<R: Read, B: Buf> Scanner<R, B> {
         while left > 0 {
             let mut pos = self.pos;
             let window = &self.buf[..self.end];
-            (acc, left, pos) = kernel::blocks(window, pos, left, min, max, acc, &mut f);
+            (acc, left, pos) = kernel::blocks(
+                kernel::Run { window, pos, left, min: want.min, max: want.max },
+                acc,
+                &mut f,
+            );
             self.pos = pos;
             if left > 0 {
-                match self.next_in_or(min, max, what, beyond) {
+                match self.next_in_or(want) {
                     Ok(Some(v)) => acc = f(acc, v),
                     Ok(None) => return (acc, left, Some(Halt::End)),
                     Err(e) => return (acc, left, Some(Halt::Bad(e))),
@@ -441,21 +428,15 @@ impl<R: Read, B: Buf> Scanner<R, B> {
     /// Reads the next number in `min..=max`; the end of the input here is an error.
     #[inline]
     pub fn next(&mut self, min: u64, max: u64, what: &dyn fmt::Display) -> Result<u64, InputError> {
-        self.next_or(min, max, what, None)
+        self.next_or(&Want::new(min, max, what))
     }
 
     /// [`next`](Scanner::next), with `beyond` writing the message for a number past `max`.
     #[inline]
-    pub fn next_or(
-        &mut self,
-        min: u64,
-        max: u64,
-        what: &dyn fmt::Display,
-        beyond: Beyond,
-    ) -> Result<u64, InputError> {
-        match self.next_in_or(min, max, what, beyond)? {
+    pub fn next_or(&mut self, want: &Want) -> Result<u64, InputError> {
+        match self.next_in_or(want)? {
             Some(v) => Ok(v),
-            None => self.error(self.pos, format!("input ends where {what} was expected")),
+            None => self.error(self.pos, format!("input ends where {} was expected", want.what)),
         }
     }
 
@@ -525,7 +506,7 @@ impl<R: Read, B: Buf> Numbers for Scanner<R, B> {
         acc: A,
         f: impl FnMut(A, u64) -> A,
     ) -> Result<A, InputError> {
-        self.fold_or(count, min, max, what, None, acc, f)
+        self.fold_or(count, &Want::new(min, max, what), acc, f)
     }
 
     fn error_at_last(&mut self, message: String) -> InputError {

@@ -7,7 +7,7 @@ use super::value_from;
 use crate::judge::JudgeError;
 use crate::judge::input::mapped::tokens::{self, Token};
 use crate::judge::input::mapped::{Parallel, Walked, cut_lines, ordered, token_start};
-use crate::judge::input::{Halt, Scanner};
+use crate::judge::input::{Halt, Scanner, Want};
 use crate::judge::lookup::Lookup;
 use std::io::Write;
 use std::ops::Range;
@@ -41,7 +41,7 @@ pub(super) fn board_value(
         const NO_X: u64 = u64::MAX;
         let start = (0u64, 0u64, carried.map_or(NO_X, |p| p.x));
         let ((count, tokens, x), _, halt) =
-            scan.fold_some(u64::MAX, 0, n - 1, &"", None, start, |(count, tokens, x), c| {
+            scan.fold_some(u64::MAX, &Want::any(0, n - 1), start, |(count, tokens, x), c| {
                 if x == NO_X {
                     return (count, tokens + 1, c);
                 }

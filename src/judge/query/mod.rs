@@ -11,11 +11,12 @@
 mod board;
 mod sum;
 
-pub use sum::{sum, sum_bytes};
+pub use super::input::open::Input;
+pub use sum::sum;
 
 use super::JudgeError;
-use super::input::mapped::{Parallel, cut, ordered, token_start};
-use super::input::{Buf, Halt, Scanner};
+use super::input::mapped::{cut, ordered, token_start};
+use super::input::{Buf, Halt, Scanner, Want};
 use super::lookup::{FoundTable, Lookup};
 use crate::games::{Dims, Positions};
 use board::board_value;
@@ -23,39 +24,32 @@ use std::io::{Read, Write};
 use std::ops::Range;
 
 /// `sgq value`: every position on the input, its value on a line of its own, until the end.
-pub fn value<'a>(
-    table: impl Into<FoundTable<'a>>,
-    input: impl Read,
-    out: &mut impl Write,
-    note: &mut dyn FnMut(&str),
-) -> Result<(), JudgeError> {
-    let g = Lookup::new(table)?;
-    let noted = !g.unproven();
-    value_from(&g, &mut Scanner::new(input), out, note, 1, noted)
-}
-
-/// [`value`] for an input all in memory. Heaps and rows: each position is a line of its own,
+///
+/// An input in memory is cut into pieces. Heaps and rows: each position is a line of its own,
 /// so a piece's lines depend on that piece alone: the pieces are read and their lines written
 /// on `par.threads` threads (a piece's lines in a buffer), and the buffers written in order,
 /// with the note (if any) before the first line that needs it. A piece stops at its first token
 /// that is not a position in range; its lines before it are written, and the streaming path
 /// takes over at that token, so the error is its own. Boards: `board_value`.
-pub fn value_bytes<'a>(
+pub fn value<'a>(
     table: impl Into<FoundTable<'a>>,
-    data: &[u8],
-    par: Parallel,
+    input: Input,
     out: &mut impl Write,
     note: &mut dyn FnMut(&str),
 ) -> Result<(), JudgeError> {
     let g = Lookup::new(table)?;
     let mut noted = !g.unproven();
-    if let Positions::Grid(_) = g.positions {
+    let (data, par) = match (input, g.positions) {
+        (Input::Stream(r), _) => return value_from(&g, &mut Scanner::new(r), out, note, 1, noted),
         // k coordinates a position: read in order on one thread.
-        return value_from(&g, &mut Scanner::over(data, 0, 0, 0), out, note, 1, noted);
-    }
-    if let Positions::Board { n } = g.positions {
-        return board_value(&g, n, data, par, out, note, noted);
-    }
+        (Input::Bytes(data, _), Positions::Grid(_)) => {
+            return value_from(&g, &mut Scanner::over(data, 0, 0, 0), out, note, 1, noted);
+        }
+        (Input::Bytes(data, par), Positions::Board { n }) => {
+            return board_value(&g, n, data, par, out, note, noted);
+        }
+        (Input::Bytes(data, par), _) => (data, par),
+    };
     let (max, len) = (g.number_range(), g.len);
     let ranges = cut(data, par.piece, par.threads);
     let lines = |r: Range<usize>| {
@@ -65,7 +59,7 @@ pub fn value_bytes<'a>(
         // The lines are written to, not carried in the fold, which moves its state once a token.
         let mut lines = Vec::with_capacity(r.len() + 64);
         let ((count, past), _, halt) =
-            scan.fold_some(u64::MAX, 0, max, &"", None, (0u64, false), |(count, past), p| {
+            scan.fold_some(u64::MAX, &Want::any(0, max), (0u64, false), |(count, past), p| {
                 lines.extend_from_slice(buf.format(g.get(p)).as_bytes());
                 lines.push(b'\n');
                 (count + 1, past | (p >= len))
@@ -125,20 +119,21 @@ pub(super) fn value_from(
             }
             Positions::Board { n } => {
                 let what = format_args!("the x of position {i}");
-                let Some(x) =
-                    input.next_in_or(0, max, &what, Some(&|t, v| g.beyond(&what, t, v)))?
+                let Some(x) = input
+                    .next_in_or(&Want::new(0, max, &what).or(&|t, v| g.beyond(&what, t, v)))?
                 else {
                     break;
                 };
                 let what = format_args!("the y of position {i}");
-                let y = input.next_or(0, max, &what, Some(&|t, v| g.beyond(&what, t, v)))?;
+                let y =
+                    input.next_or(&Want::new(0, max, &what).or(&|t, v| g.beyond(&what, t, v)))?;
                 x * n + y
             }
             _ => {
                 // Formatted only for an error: this loop runs once a number.
                 let what = format_args!("position {i}");
-                let Some(n) =
-                    input.next_in_or(0, max, &what, Some(&|t, v| g.beyond(&what, t, v)))?
+                let Some(n) = input
+                    .next_in_or(&Want::new(0, max, &what).or(&|t, v| g.beyond(&what, t, v)))?
                 else {
                     break;
                 };
@@ -169,12 +164,12 @@ pub(super) fn grid_position(
         let what = format_args!("coordinate {} of {what}", axis + 1);
         let beyond = |t: &str, c: Option<u64>| g.off_grid(&what, t, axis, c);
         let c = if axis == 0 && optional {
-            match input.next_in_or(0, size - 1, &what, Some(&beyond))? {
+            match input.next_in_or(&Want::new(0, size - 1, &what).or(&beyond))? {
                 Some(c) => c,
                 None => return Ok(None),
             }
         } else {
-            input.next_or(0, size - 1, &what, Some(&beyond))?
+            input.next_or(&Want::new(0, size - 1, &what).or(&beyond))?
         };
         index = index * size + c;
     }

@@ -8,9 +8,9 @@ use super::{Words, grid_position};
 use crate::games::Positions;
 use crate::judge::JudgeError;
 use crate::judge::input::cases::Counted;
-use crate::judge::input::mapped::Parallel;
 use crate::judge::input::mapped::prefix::{Body, Sum};
-use crate::judge::input::{Beyond, Buf, Scanner};
+use crate::judge::input::open::Input;
+use crate::judge::input::{Beyond, Buf, Scanner, Want};
 use crate::judge::lookup::{FoundTable, Lookup, with_value};
 use std::io::{Read, Write};
 
@@ -102,12 +102,10 @@ impl<'g, 'n, 'a> Summer<'g, 'n, 'a> {
                     let count = count(input, case, u64::MAX / 2)?;
                     let what = format!("a coordinate in case {case}");
                     let beyond: Beyond = Some(&|t, v| g.beyond(&what, t, v));
+                    let want = Want { min: 0, max: g.number_range(), what: &what, beyond };
                     let (x, _) = input.fold_or(
                         2 * count,
-                        0,
-                        g.number_range(),
-                        &what,
-                        beyond,
+                        &want,
                         (0, None),
                         |(x, pending), c| match pending {
                             None => (x, Some(c)),
@@ -137,31 +135,22 @@ impl<'g, 'n, 'a> Summer<'g, 'n, 'a> {
     }
 }
 
-/// `sgq sum` on a stream.
+/// `sgq sum`: an input in memory is read with heaps and rows on `par.threads` threads
+/// (counted cases: a position's value and whether it is past the table are its sum), boards
+/// by `board_sum`, grids in order on one thread.
 pub fn sum<'a>(
     table: impl Into<FoundTable<'a>>,
     words: &Words,
-    input: impl Read,
-    out: &mut impl Write,
-    note: &mut dyn FnMut(&str),
-) -> Result<(), JudgeError> {
-    let g = Lookup::new(table)?;
-    Summer::new(&g, words, note).all(&mut Scanner::new(input), out)
-}
-
-/// [`sum`] for an input all in memory: heaps and rows on `par.threads` threads (counted
-/// cases: a position's value and whether it is past the table are its sum); boards by
-/// `board_sum`; grids read in order on one thread.
-pub fn sum_bytes<'a>(
-    table: impl Into<FoundTable<'a>>,
-    words: &Words,
-    data: &[u8],
-    par: Parallel,
+    input: Input,
     out: &mut impl Write,
     note: &mut dyn FnMut(&str),
 ) -> Result<(), JudgeError> {
     let g = Lookup::new(table)?;
     let mut summer = Summer::new(&g, words, note);
+    let (data, par) = match input {
+        Input::Stream(r) => return summer.all(&mut Scanner::new(r), out),
+        Input::Bytes(data, par) => (data, par),
+    };
     match g.positions {
         Positions::Board { n } => board_sum(&mut summer, n, data, par, out),
         Positions::Grid(_) => summer.all(&mut Scanner::over(data, 0, 0, 0), out),

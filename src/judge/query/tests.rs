@@ -8,7 +8,9 @@ use crate::values::{Packed, Rule};
 fn run_value(table: &Table, input: &str) -> (Result<String, String>, Vec<String>) {
     let mut out = Vec::new();
     let mut notes = Vec::new();
-    let r = value(table, input.as_bytes(), &mut out, &mut |s| notes.push(s.to_string()));
+    let r = value(table, Input::Stream(&mut input.as_bytes()), &mut out, &mut |s| {
+        notes.push(s.to_string())
+    });
     (r.map(|_| String::from_utf8(out).unwrap()).map_err(|e| e.to_string()), notes)
 }
 
@@ -92,15 +94,25 @@ fn board_positions_are_pairs() {
     assert!(r.unwrap_err().contains("input ends where the y of position 2 was expected"));
     let mut out = Vec::new();
     let words = Words { first: "A", second: "B" };
-    sum(&t, &words, "3\n2\n1 2 3 0\n1\n0 0\n0\n".as_bytes(), &mut out, &mut |_| panic!("no note"))
-        .unwrap();
+    sum(
+        &t,
+        &words,
+        Input::Stream(&mut "3\n2\n1 2 3 0\n1\n0 0\n0\n".as_bytes()),
+        &mut out,
+        &mut |_| panic!("no note"),
+    )
+    .unwrap();
     // 1^2 = 3, 3^0 = 3: XOR 0 → B; (0,0) → 0 → B; nothing → B.
     assert_eq!(String::from_utf8(out).unwrap(), "B\nB\nB\n");
     let mut out = Vec::new();
-    sum(&t, &words, "1\n2\n1 2 3 1\n".as_bytes(), &mut out, &mut |_| panic!("no note")).unwrap();
+    sum(&t, &words, Input::Stream(&mut "1\n2\n1 2 3 1\n".as_bytes()), &mut out, &mut |_| {
+        panic!("no note")
+    })
+    .unwrap();
     assert_eq!(String::from_utf8(out).unwrap(), "A\n");
     let mut out = Vec::new();
-    let e =
-        sum(&t, &words, "1\n1\n1 9\n".as_bytes(), &mut out, &mut |_| {}).unwrap_err().to_string();
+    let e = sum(&t, &words, Input::Stream(&mut "1\n1\n1 9\n".as_bytes()), &mut out, &mut |_| {})
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("line 3, column 3") && e.contains("`9` is off the board"), "{e}");
 }

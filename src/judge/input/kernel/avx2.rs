@@ -9,6 +9,7 @@
 //! Tests hold it to the portable kernel and to a plain reading on random and exhaustive inputs
 //! (`super::tests`).
 
+use super::Run;
 use super::portable::{KEEP, after_block, block_marks, digits_before};
 use std::arch::x86_64::*;
 
@@ -17,25 +18,16 @@ pub fn available() -> bool {
     crate::isa::features().avx2_with_bit_scans()
 }
 
-/// [`super::blocks`] on AVX2: folds up to `left` numbers in `min..=max` from `window[pos..]`
-/// (`pos` at whitespace or a token's start) and returns the fold, the count left and where it
-/// stopped (at whitespace or a token's start): at a block holding a byte that is neither digit
-/// nor whitespace, a token of more than 16 bytes or out of range, or where fewer than 64 bytes
-/// are left.
+/// [`super::blocks`] on AVX2: folds the numbers of `run` and returns the fold, the count left and
+/// where it stopped (at whitespace or a token's start): at a block holding a byte that is neither
+/// digit nor whitespace, a token of more than 16 bytes or out of range, or where fewer than 64
+/// bytes are left.
 ///
 /// # Safety
 /// The CPU must have AVX2, BMI1 and POPCNT ([`available`]).
 #[target_feature(enable = "avx2,bmi1,popcnt")]
-#[allow(clippy::too_many_arguments)]
-pub unsafe fn blocks<A>(
-    window: &[u8],
-    mut pos: usize,
-    mut left: u64,
-    min: u64,
-    max: u64,
-    mut acc: A,
-    f: &mut impl FnMut(A, u64) -> A,
-) -> (A, u64, usize) {
+pub unsafe fn blocks<A>(run: Run, acc: A, f: &mut impl FnMut(A, u64) -> A) -> (A, u64, usize) {
+    let (Run { window, mut pos, mut left, min, max }, mut acc) = (run, acc);
     if min > max {
         return (acc, left, pos); // nothing is in range: the byte-at-a-time path says so
     }

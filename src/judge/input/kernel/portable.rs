@@ -2,20 +2,13 @@
 //! compares (scalar code off x86-64), numbers converted 16 bytes at a time; and the helpers the
 //! AVX2 kernel shares with it.
 
-use super::prefetch;
+use super::{Run, prefetch};
 use crate::judge::input::{CLASS, SPACE};
 
 /// The portable kernel of [`super::blocks`].
 #[inline(always)]
-pub(super) fn portable<A>(
-    window: &[u8],
-    mut pos: usize,
-    mut left: u64,
-    min: u64,
-    max: u64,
-    mut acc: A,
-    f: &mut impl FnMut(A, u64) -> A,
-) -> (A, u64, usize) {
+pub(super) fn portable<A>(run: Run, acc: A, f: &mut impl FnMut(A, u64) -> A) -> (A, u64, usize) {
+    let (Run { window, mut pos, mut left, min, max }, mut acc) = (run, acc);
     // Blocks of 64 bytes, with the 16 bytes before each in view too, so that the 16
     // bytes that end at a token's end can be loaded.
     while left > 0 && pos >= 16 && pos + 64 <= window.len() {

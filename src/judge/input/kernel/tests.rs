@@ -92,11 +92,15 @@ fn driven(kernel: NumberKernel, text: &[u8], count: u64, min: u64, max: u64) -> 
     let mut left = count;
     while left > 0 {
         let before = (pos, left, got.len());
-        (got, left, pos) =
-            blocks_on(kernel, text, pos, left, min, max, got, &mut |mut v: Vec<u64>, x| {
+        (got, left, pos) = blocks_on(
+            kernel,
+            Run { window: text, pos, left, min, max },
+            got,
+            &mut |mut v: Vec<u64>, x| {
                 v.push(x);
                 v
-            });
+            },
+        );
         assert_eq!(
             left,
             count - got.len() as u64,

@@ -20,7 +20,7 @@
 //! stops the walk at the start of that case ([`Walked::Resume`]).
 
 use super::{LONG_TOKEN, Parallel, Walked, cut_from, ordered};
-use crate::judge::input::{Halt, Scanner};
+use crate::judge::input::{Halt, Scanner, Want};
 use std::ops::Range;
 
 /// Tokens between marks: a header is found by reading at most this many tokens again.
@@ -95,7 +95,7 @@ fn summarize<F: Fn(u64) -> Sum>(data: &[u8], range: Range<usize>, body: &Body<F>
     let mut odd = Vec::new();
     loop {
         let (s, left, halt) =
-            scan.fold_some(MARK_EVERY, body.min, body.max, &"", None, sum, |s, v| {
+            scan.fold_some(MARK_EVERY, &Want::any(body.min, body.max), sum, |s, v| {
                 s.plus((body.value)(v))
             });
         sum = s;
@@ -198,7 +198,7 @@ impl<'d, 'b, F: Fn(u64) -> Sum> Walk<'d, 'b, F> {
             Scanner::over(&self.data[mark.offset..piece.range.end], mark.offset as u64, 0, 0);
         let body = self.body;
         let (sum, _, halt) =
-            scan.fold_some(local - mark.token, body.min, body.max, &"", None, mark.sum, |s, v| {
+            scan.fold_some(local - mark.token, &Want::any(body.min, body.max), mark.sum, |s, v| {
                 s.plus((body.value)(v))
             });
         if halt.is_some() {

@@ -26,7 +26,7 @@
 //! [`Tokens`] ([`walk`]: `sgq sum` on a board) hands back at the start of a case instead.
 
 use super::{Ordered, Parallel, Walked, cut_from, ordered, token_start};
-use crate::judge::input::{Halt, InputError, Numbers, Scanner};
+use crate::judge::input::{Halt, InputError, Numbers, Scanner, Want};
 use std::ops::Range;
 
 /// What a piece's tokens are stored as: `u16` for the five problems (their numbers are small),
@@ -72,7 +72,7 @@ pub fn read_piece<T: Token>(data: &[u8], range: Range<usize>, max: T) -> Vec<T> 
     // A token and its separator take at least two bytes: this never grows.
     let mut values = Vec::with_capacity(range.len() / 2 + 1);
     let (v, _, halt) =
-        scan.fold_some(u64::MAX, 0, max.get(), &"", None, values, |mut v: Vec<T>, x| {
+        scan.fold_some(u64::MAX, &Want::any(0, max.get()), values, |mut v: Vec<T>, x| {
             v.push(T::of(x));
             v
         });
