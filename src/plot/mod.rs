@@ -384,11 +384,9 @@ fn heap<DB: DrawingBackend>(plan: &Plan, area: DrawingArea<DB, Shift>) -> Result
         .draw()
         .map_err(err)?;
 
-    // A narrow picture takes the short words of each legend line, so that none is cut.
-    let narrow = w < 640;
-    rule_marks(plan, &mut chart, narrow, (lo, top))?;
-
-    values(plan, &mut chart, narrow, (lo, top))?;
+    let frame = Frame { plan, narrow: w < 640, lo, top };
+    rule_marks(&frame, &mut chart)?;
+    values(&frame, &mut chart)?;
     chart
         .configure_series_labels()
         .position(SeriesLabelPosition::UpperLeft)
@@ -403,13 +401,18 @@ fn heap<DB: DrawingBackend>(plan: &Plan, area: DrawingArea<DB, Shift>) -> Result
 /// The chart of a heap game: n across, g(n) up.
 type Chart<'a, DB> = ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
 
-/// The rule on a heap chart: its first period shaded, a red line where it starts.
-fn rule_marks<DB: DrawingBackend>(
-    plan: &Plan,
-    chart: &mut Chart<DB>,
+/// What a heap chart's series are drawn from: the plan, whether the picture is narrow (each
+/// legend line then takes its short words, so that none is cut) and the value axis' range.
+struct Frame<'p> {
+    plan: &'p Plan<'p>,
     narrow: bool,
-    (lo, top): (f64, f64),
-) -> Result<(), String> {
+    lo: f64,
+    top: f64,
+}
+
+/// The rule on a heap chart: its first period shaded, a red line where it starts.
+fn rule_marks<DB: DrawingBackend>(frame: &Frame, chart: &mut Chart<DB>) -> Result<(), String> {
+    let &Frame { plan, narrow, lo, top } = frame;
     let (first, last) = (plan.first, plan.last);
     let t = plan.table;
     if let Some(rule) = t.rule.filter(|r| r.pre + r.period > first && r.pre <= last) {
@@ -455,12 +458,8 @@ fn rule_marks<DB: DrawingBackend>(
 /// The values on a heap chart: a point each, or when the table is longer than twice the
 /// chart's width in pixels, a pale bar per pixel column from its least to its largest value and
 /// a dark one over the middle half of its values (where most lie).
-fn values<DB: DrawingBackend>(
-    plan: &Plan,
-    chart: &mut Chart<DB>,
-    narrow: bool,
-    (lo, top): (f64, f64),
-) -> Result<(), String> {
+fn values<DB: DrawingBackend>(frame: &Frame, chart: &mut Chart<DB>) -> Result<(), String> {
+    let &Frame { plan, narrow, lo, top } = frame;
     let (first, last) = (plan.first, plan.last);
     let len = last - first + 1;
     let (px, _) = chart.plotting_area().dim_in_pixel();

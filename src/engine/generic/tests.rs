@@ -13,41 +13,38 @@ impl<F: Fn(u64, &mut dyn FnMut(&[u64])) + Sync> Moves for Closure<F> {
     }
 }
 
-/// The same game, ranked by `rank`.
-struct Ranked<F: Fn(u64, &mut dyn FnMut(&[u64])) + Sync, R: Fn(u64) -> i64 + Sync>(u64, F, R);
+/// The same game, ranked by `rank`: its options from the plain game's worker.
+struct Ranked<F: Fn(u64, &mut dyn FnMut(&[u64])) + Sync, R: Fn(u64) -> i64 + Sync>(Closure<F>, R);
+
+impl<F: Fn(u64, &mut dyn FnMut(&[u64])) + Sync, R: Fn(u64) -> i64 + Sync> Ranked<F, R> {
+    fn new(count: u64, options: F, rank: R) -> Self {
+        Ranked(Closure(count, options), rank)
+    }
+}
 
 impl<F: Fn(u64, &mut dyn FnMut(&[u64])) + Sync, R: Fn(u64) -> i64 + Sync> Source for Ranked<F, R> {
     fn count(&self) -> u64 {
-        self.0
+        self.0.0
     }
     fn ranked(&self) -> bool {
         true
     }
     fn worker(&self) -> Result<Box<dyn Worker + '_>, GameError> {
-        struct W<'a, F: Fn(u64, &mut dyn FnMut(&[u64])) + Sync, R: Fn(u64) -> i64 + Sync>(
-            &'a Ranked<F, R>,
-        );
-        impl<F, R> Worker for W<'_, F, R>
-        where
-            F: Fn(u64, &mut dyn FnMut(&[u64])) + Sync,
-            R: Fn(u64) -> i64 + Sync,
-        {
+        struct W<'a, R>(Box<dyn Worker + 'a>, &'a R);
+        impl<R: Fn(u64) -> i64 + Sync> Worker for W<'_, R> {
             fn options(
                 &mut self,
-                positions: &[u64],
+                at: &[u64],
                 f: &mut dyn FnMut(u64, &[u64]),
             ) -> Result<(), GameError> {
-                for &p in positions {
-                    (self.0.1)(p, &mut |o| f(p, o));
-                }
-                Ok(())
+                self.0.options(at, f)
             }
             fn ranks(&mut self, positions: &[u64], out: &mut Vec<i64>) -> Result<(), GameError> {
-                out.extend(positions.iter().map(|&p| (self.0.2)(p)));
+                out.extend(positions.iter().map(|&p| (self.1)(p)));
                 Ok(())
             }
         }
-        Ok(Box::new(W(self)))
+        Ok(Box::new(W(Source::worker(&self.0)?, &self.1)))
     }
 }
 
@@ -174,14 +171,14 @@ fn ranked_games_equal_the_brute_force_and_wrong_ranks_are_refused() {
     };
     let want = brute(side * side, &options);
     for threads in 1..4 {
-        let game = Ranked(side * side, options, move |p| ((p / side) + (p % side)) as i64);
+        let game = Ranked::new(side * side, options, move |p| ((p / side) + (p % side)) as i64);
         assert_eq!(
             compute(&game, threads, &Progress::silent()).unwrap(),
             want,
             "{threads} threads"
         );
     }
-    let wrong = Ranked(side * side, options, move |p| (p % side) as i64);
+    let wrong = Ranked::new(side * side, options, move |p| (p % side) as i64);
     let e = compute(&wrong, 2, &Progress::silent()).unwrap_err();
     assert!(e.line.contains("rank") && e.line.contains("smaller rank"), "{e}");
 }
@@ -385,16 +382,19 @@ fn summaries_by_rank_equal_the_brute_force_and_refuse_wrong_ranks() {
     let want = brute(count, &knight);
     for threads in 1..4 {
         let got = compute(
-            &Summarized(Ranked(count, knight, |p| (p / 24 + p % 24) as i64)),
+            &Summarized(Ranked::new(count, knight, |p| (p / 24 + p % 24) as i64)),
             threads,
             &Progress::silent(),
         )
         .unwrap();
         assert_eq!(got, want, "{threads} threads");
     }
-    let e =
-        compute(&Summarized(Ranked(count, knight, |p| (p / 24) as i64)), 2, &Progress::silent())
-            .unwrap_err();
+    let e = compute(
+        &Summarized(Ranked::new(count, knight, |p| (p / 24) as i64)),
+        2,
+        &Progress::silent(),
+    )
+    .unwrap_err();
     assert!(e.line.contains("every option's positions must have a smaller rank"), "{e}");
 }
 
