@@ -55,34 +55,12 @@ pub(super) fn defines(script: &Script) -> Vec<String> {
 pub(super) fn library(script: &Script) -> Result<PathBuf, GameError> {
     let fail = |why: String| GameError(format!("{}: {why}", script.canonical()));
     let cxx = compiler();
-    let version = match Command::new(&cxx)
-        .arg("--version")
-        .stdin(Stdio::null())
-        .stderr(Stdio::null())
-        .output()
-    {
-        Ok(out) if out.status.success() => out.stdout,
-        Ok(out) => {
-            return Err(fail(format!(
-                "the C++ compiler `{cxx}` does not answer --version ({}); set CXX to a C++ \
-                    compiler",
-                out.status
-            )));
-        }
-        Err(e) if e.kind() == ErrorKind::NotFound => {
-            return Err(fail(format!(
-                "no C++ compiler: `{cxx}` is not installed; install one (apt-get install g++) or \
-                    set CXX to a compiler"
-            )));
-        }
-        Err(e) => {
-            return Err(fail(format!(
-                "cannot run the C++ compiler `{cxx}`: {e}; set CXX to a compiler"
-            )));
-        }
+    let compiler = match identity(&cxx) {
+        Some(found) => found.into_bytes(),
+        None => version(&cxx).map_err(fail)?,
     };
     let mut h = std::hash::DefaultHasher::new();
-    (&script.text, defines(script), &cxx, &version, super::HEADER, FLAGS).hash(&mut h);
+    (&script.text, defines(script), &cxx, &compiler, super::HEADER, FLAGS).hash(&mut h);
     let key = format!("{:016x}{:08x}", h.finish(), crc32fast::hash(script.text.as_bytes()));
     let dir = cache_dir().map_err(&fail)?.join("native");
     std::fs::create_dir_all(&dir)
@@ -93,6 +71,41 @@ pub(super) fn library(script: &Script) -> Result<PathBuf, GameError> {
     }
     compile(script, &cxx, &dir, &lib).map_err(fail)?;
     Ok(lib)
+}
+
+/// The compiler's identity in the cache key, found without starting it: the file `cxx` runs
+/// (looked up on PATH, links followed), its size and its modification time, so that another or
+/// an upgraded compiler compiles again. `None` where it is not found this way.
+fn identity(cxx: &str) -> Option<String> {
+    let path = if cxx.contains('/') {
+        PathBuf::from(cxx)
+    } else {
+        std::env::split_paths(&std::env::var_os("PATH")?)
+            .map(|d| d.join(cxx))
+            .find(|p| p.is_file())?
+    };
+    let real = std::fs::canonicalize(path).ok()?;
+    let meta = real.metadata().ok()?;
+    let modified = meta.modified().ok()?.duration_since(std::time::UNIX_EPOCH).ok()?;
+    Some(format!("{} {} {}", real.display(), meta.len(), modified.as_nanos()))
+}
+
+/// The compiler's `--version`, its identity where [`identity`] finds none; fails with what to
+/// do where it does not run.
+fn version(cxx: &str) -> Result<Vec<u8>, String> {
+    match Command::new(cxx).arg("--version").stdin(Stdio::null()).stderr(Stdio::null()).output() {
+        Ok(out) if out.status.success() => Ok(out.stdout),
+        Ok(out) => Err(format!(
+            "the C++ compiler `{cxx}` does not answer --version ({}); set CXX to a C++ \
+                    compiler",
+            out.status
+        )),
+        Err(e) if e.kind() == ErrorKind::NotFound => Err(format!(
+            "no C++ compiler: `{cxx}` is not installed; install one (apt-get install g++) or \
+                    set CXX to a compiler"
+        )),
+        Err(e) => Err(format!("cannot run the C++ compiler `{cxx}`: {e}; set CXX to a compiler")),
+    }
 }
 
 /// Compiles `script` with `cxx` in a fresh directory under `dir`, then renames the library to

@@ -102,27 +102,30 @@ fn each_in(len: u64, get: impl Fn(u64) -> u64, window: u64, mut visit: impl FnMu
     // R(i) = D(len − 2 − i), for i in 0..len − 1.
     let diffs = len - 1;
     let w = len.min(window) - 1; // differences in one window
-    let r = |i: u64| get(len - 1 - i).wrapping_sub(get(len - 2 - i));
-    // reach[p]: how many differences from the end the rule of period p covers (p + the length
-    // of its periodic prefix), set once the rule stops.
-    let mut reach = vec![diffs; max_period as usize + 1];
-    let mut alive: Vec<u64> = (1..=max_period).collect();
+    // The periods whose rule still holds at the window's far end, and the rules that stopped
+    // with margin, as (period, pre): a rule that stops short of its margin is dropped at once.
+    let mut alive: Vec<u32> = (1..=max_period as u32).collect();
+    let mut found: Vec<(u64, u64)> = Vec::new();
     let mut start = 0u64;
-    let mut buf: Vec<u64> = Vec::new();
+    let mut buf = Differences::default();
     loop {
         let end = (start + w).min(diffs);
-        buf.clear();
-        buf.extend((start..end).map(r));
-        let z = z_function(&buf);
-        let n = buf.len() as u64;
+        let z = buf.z(start..end, |i| get(len - 1 - i), max_period as usize + 1);
+        let n = end - start;
         let last = end == diffs;
         alive.retain(|&p| {
+            let p = p as u64;
             // Windows overlap by max_period, so p < n here.
             let prefix = (z[p as usize] as u64).min(n - p);
             if prefix == n - p && !last {
                 return true;
             }
-            reach[p as usize] = start + p + prefix;
+            // The rule reaches `start + p + prefix` differences from the end: it holds from
+            // pre = len − 1 − reach.
+            let pre = len - 1 - (start + p + prefix).min(diffs);
+            if len - pre >= margin(p) {
+                found.push((p, pre));
+            }
             false
         });
         if alive.is_empty() || last {
@@ -130,29 +133,58 @@ fn each_in(len: u64, get: impl Fn(u64) -> u64, window: u64, mut visit: impl FnMu
         }
         start = end - max_period;
     }
-    for p in 1..=max_period {
-        // The rule holds from pre = len − 1 − reach.
-        let pre = len - 1 - reach[p as usize].min(diffs);
-        if len - pre < margin(p) {
-            continue;
-        }
-        let Some(saltus) = get(pre + p).checked_sub(get(pre)) else { continue };
-        visit(Rule { pre, period: p, saltus, checked: len, proven: false });
+    found.sort_unstable();
+    for (period, pre) in found {
+        let Some(saltus) = get(pre + period).checked_sub(get(pre)) else { continue };
+        visit(Rule { pre, period, saltus, checked: len, proven: false });
     }
 }
 
-/// Z[i] = the length of the longest common prefix of `s` and `s[i..]` (Z[0] = len), in linear
-/// time (Gusfield's Z-algorithm). Entries are u32 (a window is below 2^32 values).
-fn z_function<T: Eq>(s: &[T]) -> Vec<u32> {
+/// A window's differences, kept as u32 where every one of them lies in the i32 range (two
+/// such differences are equal exactly when their low 32 bits are: half the memory and the
+/// memory traffic of u64), else as u64.
+#[derive(Default)]
+struct Differences {
+    narrow: Vec<u32>,
+    wide: Vec<u64>,
+}
+
+impl Differences {
+    /// Z[0..upto] of R(i) = v(i) − v(i + 1) for i in `range`: the values `v` read backwards
+    /// from the table's end (`v(i)` = g(len − 1 − i)), each read once.
+    fn z(&mut self, range: std::ops::Range<u64>, v: impl Fn(u64) -> u64, upto: usize) -> Vec<u32> {
+        self.narrow.clear();
+        let mut before = v(range.start);
+        for i in range.clone() {
+            let next = v(i + 1);
+            let d = before.wrapping_sub(next);
+            before = next;
+            if d as i64 != d as u32 as i32 as i64 {
+                self.wide.clear();
+                self.wide.extend(range.map(|i| v(i).wrapping_sub(v(i + 1))));
+                return z_function(&self.wide, upto);
+            }
+            self.narrow.push(d as u32);
+        }
+        z_function(&self.narrow, upto)
+    }
+}
+
+/// Z[i] for i < `upto` (all of them where `upto` ≥ the length): the length of the longest
+/// common prefix of `s` and `s[i..]` (Z[0] = len), in linear time (Gusfield's Z-algorithm;
+/// Z[i] reads only Z[j] for j < i, so the first entries need no later ones). Entries are u32
+/// (a window is below 2^32 values).
+fn z_function<T: Eq>(s: &[T], upto: usize) -> Vec<u32> {
     let n = s.len();
     assert!(n < u32::MAX as usize, "the rule search window fits in u32");
-    let mut z = vec![0u32; n.max(1)];
+    let upto = upto.min(n).max(1);
+    let mut z = vec![0u32; upto];
     if n == 0 {
         return z;
     }
     z[0] = n as u32;
     let (mut l, mut r) = (0usize, 0usize);
-    for i in 1..n {
+    for i in 1..upto {
         let mut k = if i < r { (z[i - l] as usize).min(r - i) } else { 0 };
         while i + k < n && s[k] == s[i + k] {
             k += 1;
