@@ -193,6 +193,13 @@ fn a_game_is_compiled_once_and_found_in_the_cache() {
         .map(|e| e.file_name())
         .collect();
     assert_eq!(libs.len(), 2, "{libs:?}: no compile directory left behind");
+    // The compiler is part of the key, though it is not started to tell: another compiler at
+    // the same path (an upgrade: another size and time) compiles again.
+    let script = fs::read_to_string(&cxx).unwrap();
+    fs::write(&cxx, format!("{script}# upgraded\n")).unwrap();
+    let out = run_env(SGTAB, &["build", &spec, "--dir", out_dir.to_str().unwrap()], &env);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(compiles(), 3, "an upgraded compiler compiles again");
 }
 
 #[test]
