@@ -107,10 +107,11 @@ fn each_in(len: u64, get: impl Fn(u64) -> u64, window: u64, mut visit: impl FnMu
     let mut alive: Vec<u32> = (1..=max_period as u32).collect();
     let mut found: Vec<(u64, u64)> = Vec::new();
     let mut start = 0u64;
-    let mut buf = Differences::default();
     loop {
         let end = (start + w).min(diffs);
-        let z = buf.z(start..end, |i| get(len - 1 - i), max_period as usize + 1);
+        let from = start;
+        let z = Differences::new(|t| get(len - 1 - from - t), (end - start) as usize)
+            .z(max_period as usize + 1);
         let n = end - start;
         let last = end == diffs;
         alive.retain(|&p| {
@@ -140,62 +141,98 @@ fn each_in(len: u64, get: impl Fn(u64) -> u64, window: u64, mut visit: impl FnMu
     }
 }
 
-/// A window's differences, kept as u32 where every one of them lies in the i32 range (two
-/// such differences are equal exactly when their low 32 bits are: half the memory and the
-/// memory traffic of u64), else as u64.
-#[derive(Default)]
-struct Differences {
+/// A window's differences R(t) = v(t) − v(t + 1) (`v` the table read backwards from a window's
+/// start), read from the table only as far as the Z-algorithm looks: for a table with no rule
+/// that is little past the longest period asked, a third of the window. Kept as u32 while every
+/// one read lies in the i32 range (two such differences are equal exactly when their low 32 bits
+/// are: half the memory of u64), else as u64 from then on.
+struct Differences<V> {
     narrow: Vec<u32>,
     wide: Vec<u64>,
+    is_wide: bool,
+    /// The table backwards from the window's start, and the last value read.
+    v: V,
+    before: u64,
+    /// Differences in the window.
+    n: usize,
 }
 
-impl Differences {
-    /// Z[0..upto] of R(i) = v(i) − v(i + 1) for i in `range`: the values `v` read backwards
-    /// from the table's end (`v(i)` = g(len − 1 − i)), each read once.
-    fn z(&mut self, range: std::ops::Range<u64>, v: impl Fn(u64) -> u64, upto: usize) -> Vec<u32> {
-        self.narrow.clear();
-        let mut before = v(range.start);
-        for i in range.clone() {
-            let next = v(i + 1);
-            let d = before.wrapping_sub(next);
-            before = next;
-            if d as i64 != d as u32 as i32 as i64 {
-                self.wide.clear();
-                self.wide.extend(range.map(|i| v(i).wrapping_sub(v(i + 1))));
-                return z_function(&self.wide, upto);
+impl<V: Fn(u64) -> u64> Differences<V> {
+    fn new(v: V, n: usize) -> Differences<V> {
+        // Reserved whole: pages never written are never touched.
+        let before = v(0);
+        Differences {
+            narrow: Vec::with_capacity(n),
+            wide: Vec::new(),
+            is_wide: false,
+            v,
+            before,
+            n,
+        }
+    }
+
+    fn len(&self) -> usize {
+        if self.is_wide { self.wide.len() } else { self.narrow.len() }
+    }
+
+    /// R(t), for t < n.
+    #[inline(always)]
+    fn at(&mut self, t: usize) -> u64 {
+        if t >= self.len() {
+            self.fill(t + 1);
+        }
+        if self.is_wide { self.wide[t] } else { self.narrow[t] as u64 }
+    }
+
+    /// Reads at least `want` differences (an eighth more, so that reading goes in runs).
+    #[cold]
+    #[inline(never)]
+    fn fill(&mut self, want: usize) {
+        let target = (want + want / 8).max(want + 4096).min(self.n);
+        for t in self.len()..target {
+            let next = (self.v)(t as u64 + 1);
+            let d = self.before.wrapping_sub(next);
+            self.before = next;
+            if !self.is_wide && d as i64 != d as u32 as i32 as i64 {
+                self.wide = Vec::with_capacity(self.n);
+                self.wide.extend(self.narrow.iter().map(|&x| x as i32 as i64 as u64));
+                self.narrow = Vec::new();
+                self.is_wide = true;
             }
-            self.narrow.push(d as u32);
+            if self.is_wide {
+                self.wide.push(d);
+            } else {
+                self.narrow.push(d as u32);
+            }
         }
-        z_function(&self.narrow, upto)
     }
-}
 
-/// Z[i] for i < `upto` (all of them where `upto` ≥ the length): the length of the longest
-/// common prefix of `s` and `s[i..]` (Z[0] = len), in linear time (Gusfield's Z-algorithm;
-/// Z[i] reads only Z[j] for j < i, so the first entries need no later ones). Entries are u32
-/// (a window is below 2^32 values).
-fn z_function<T: Eq>(s: &[T], upto: usize) -> Vec<u32> {
-    let n = s.len();
-    assert!(n < u32::MAX as usize, "the rule search window fits in u32");
-    let upto = upto.min(n).max(1);
-    let mut z = vec![0u32; upto];
-    if n == 0 {
-        return z;
-    }
-    z[0] = n as u32;
-    let (mut l, mut r) = (0usize, 0usize);
-    for i in 1..upto {
-        let mut k = if i < r { (z[i - l] as usize).min(r - i) } else { 0 };
-        while i + k < n && s[k] == s[i + k] {
-            k += 1;
+    /// Z[t] for t < `upto`: the length of the longest common prefix of R and R[t..] (Z[0] = n),
+    /// in linear time (Gusfield's Z-algorithm; Z[t] reads only Z[j] for j < t, so the first
+    /// entries need no later ones). Entries are u32 (a window is below 2^32 values).
+    fn z(&mut self, upto: usize) -> Vec<u32> {
+        let n = self.n;
+        assert!(n < u32::MAX as usize, "the rule search window fits in u32");
+        let upto = upto.min(n).max(1);
+        let mut z = vec![0u32; upto];
+        if n == 0 {
+            return z;
         }
-        z[i] = k as u32;
-        if i + k > r {
-            l = i;
-            r = i + k;
+        z[0] = n as u32;
+        let (mut l, mut r) = (0usize, 0usize);
+        for i in 1..upto {
+            let mut k = if i < r { (z[i - l] as usize).min(r - i) } else { 0 };
+            while i + k < n && self.at(k) == self.at(i + k) {
+                k += 1;
+            }
+            z[i] = k as u32;
+            if i + k > r {
+                l = i;
+                r = i + k;
+            }
         }
+        z
     }
-    z
 }
 
 impl Rule {
@@ -412,6 +449,26 @@ mod tests {
         let mut rnd = xorshift(0x2545F4914F6CDD1D);
         for case in 0..3000 {
             let (len, v) = ruled_table(&mut rnd, 400, 60, 4);
+            assert_eq!(Rule::find(len, |i| v[i as usize]), slow_find(&v), "case {case}: {v:?}");
+        }
+    }
+
+    /// Differences outside the i32 range (a value of 2^40 beside small ones), anywhere in the
+    /// table: the search reads them as u64 from there on and finds what the obvious one does.
+    #[test]
+    fn wide_differences_read_as_u64() {
+        let mut rnd = xorshift(0x9E3779B97F4A7C15);
+        for case in 0..2000 {
+            let (len, mut v) = ruled_table(&mut rnd, 300, 40, 3);
+            let big = 1u64 << (31 + rnd(12));
+            match rnd(3) {
+                0 => v.iter_mut().for_each(|x| *x *= big),
+                1 => v[rnd(len) as usize] += big,
+                _ => {
+                    let at = rnd(len) as usize;
+                    v[at..].iter_mut().for_each(|x| *x += big)
+                }
+            }
             assert_eq!(Rule::find(len, |i| v[i as usize]), slow_find(&v), "case {case}: {v:?}");
         }
     }
