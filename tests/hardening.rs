@@ -7,6 +7,7 @@
 mod common;
 
 use common::{run, sgtab, tables_dir, text};
+use sgtab::judge::input::open::Input;
 use sgtab::judge::{self, Problem};
 use sgtab::spec::GameSpec;
 use sgtab::table::{Table, format};
@@ -120,9 +121,14 @@ fn defect_1_a_long_token_gets_one_verdict_wherever_it_falls() {
     let lead = (1 << 18) - 16;
     let input = format!("1\n1\n2 19{}0000000000000019\n", " ".repeat(lead));
     let mut out = Vec::new();
-    let e = judge::answer(Problem::Chess, &tables_dir(), input.as_bytes(), &mut out)
-        .unwrap_err()
-        .to_string();
+    let e = judge::answer(
+        Problem::Chess,
+        &tables_dir(),
+        Input::Stream(&mut input.as_bytes()),
+        &mut out,
+    )
+    .unwrap_err()
+    .to_string();
     let at = 8 + lead;
     assert!(at < 1 << 18 && at + 16 > 1 << 18, "the token straddles the buffer's end");
     assert!(

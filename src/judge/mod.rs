@@ -27,9 +27,10 @@ pub mod stones;
 use crate::games::stored::shell_word;
 use crate::spec::{GameSpec, Resolver};
 use crate::table::{Table, format};
+use input::open::Input;
 use input::{InputError, Scanner};
 use std::fmt;
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 /// The judge problems `sgq` answers.
@@ -230,30 +231,25 @@ fn load_named(dir: &Path, spec: &str, name: &str, fix: &str) -> Result<Table, Ju
     }
 }
 
-/// Answers `problem` for the judge input on `input`, writing the judge output to `out`.
-pub fn answer(problem: Problem, tables: &Path, input: impl Read, out: &mut impl Write) -> Answered {
+/// Answers `problem` for the judge input on `input`, writing the judge output to `out`. An input
+/// all in memory (a mapped file) gives the same output and errors, byte for byte, read on
+/// `par.threads` threads ([`input::mapped`]).
+pub fn answer(problem: Problem, tables: &Path, input: Input, out: &mut impl Write) -> Answered {
     let table = problem_table(problem, tables)?;
-    let input = &mut Scanner::new(input);
-    match (problem, &table) {
-        (Problem::Snim, _) => snim::answer(input, out),
-        (Problem::Chess, Some(t)) => chess::answer(t, input, out),
-        (Problem::Lasker, Some(t)) => lasker::answer(t, input, out),
-        (Problem::Stones, Some(t)) => stones::answer(t, input, out),
-        (Problem::Funny, Some(t)) => funny::answer(t, input, out),
-        _ => unreachable!("table loaded for every problem but snim"),
-    }
-}
-
-/// [`answer`] for an input all in memory (a mapped file): the same output and errors, byte for
-/// byte, read on `par.threads` threads ([`input::mapped`]).
-pub fn answer_bytes(
-    problem: Problem,
-    tables: &Path,
-    data: &[u8],
-    par: input::mapped::Parallel,
-    out: &mut impl Write,
-) -> Answered {
-    let table = problem_table(problem, tables)?;
+    let (data, par) = match input {
+        Input::Stream(r) => {
+            let input = &mut Scanner::new(r);
+            return match (problem, &table) {
+                (Problem::Snim, _) => snim::answer(input, out),
+                (Problem::Chess, Some(t)) => chess::answer(t, input, out),
+                (Problem::Lasker, Some(t)) => lasker::answer(t, input, out),
+                (Problem::Stones, Some(t)) => stones::answer(t, input, out),
+                (Problem::Funny, Some(t)) => funny::answer(t, input, out),
+                _ => unreachable!("table loaded for every problem but snim"),
+            };
+        }
+        Input::Bytes(data, par) => (data, par),
+    };
     match (problem, &table) {
         (Problem::Lasker, Some(t)) => lasker::answer_bytes(t, data, par, out),
         (Problem::Chess, Some(t)) => chess::answer_bytes(t, data, par, out),

@@ -106,10 +106,7 @@ pub fn run(job: &Job, tables: Option<PathBuf>, input: &InputChoice) -> ExitCode 
     let mut out = io::BufWriter::with_capacity(1 << 16, stdout.lock());
     let result = match job {
         Job::Problem(problem) => match open(input) {
-            Ok(Opened::Stream(r)) => super::answer(*problem, &tables, r, &mut out),
-            Ok(Opened::Mapped(data, par)) => {
-                super::answer_bytes(*problem, &tables, &data, par, &mut out)
-            }
+            Ok(mut opened) => super::answer(*problem, &tables, opened.input(), &mut out),
             Err(e) => Err(e),
         },
         Job::Query(query) => query.answer(&tables, input, &mut out),
