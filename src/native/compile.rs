@@ -11,6 +11,7 @@ use crate::games::GameError;
 use crate::games::stored::Script;
 use std::hash::{Hash, Hasher};
 use std::io::ErrorKind;
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -80,9 +81,10 @@ fn identity(cxx: &str) -> Option<String> {
     let path = if cxx.contains('/') {
         PathBuf::from(cxx)
     } else {
-        std::env::split_paths(&std::env::var_os("PATH")?)
-            .map(|d| d.join(cxx))
-            .find(|p| p.is_file())?
+        // As the system looks it up: the first executable file of that name.
+        std::env::split_paths(&std::env::var_os("PATH")?).map(|d| d.join(cxx)).find(|p| {
+            p.metadata().is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        })?
     };
     let real = std::fs::canonicalize(path).ok()?;
     let meta = real.metadata().ok()?;
@@ -97,12 +99,12 @@ fn version(cxx: &str) -> Result<Vec<u8>, String> {
         Ok(out) if out.status.success() => Ok(out.stdout),
         Ok(out) => Err(format!(
             "the C++ compiler `{cxx}` does not answer --version ({}); set CXX to a C++ \
-                    compiler",
+                compiler",
             out.status
         )),
         Err(e) if e.kind() == ErrorKind::NotFound => Err(format!(
             "no C++ compiler: `{cxx}` is not installed; install one (apt-get install g++) or \
-                    set CXX to a compiler"
+                set CXX to a compiler"
         )),
         Err(e) => Err(format!("cannot run the C++ compiler `{cxx}`: {e}; set CXX to a compiler")),
     }

@@ -109,11 +109,9 @@ fn each_in(len: u64, get: impl Fn(u64) -> u64, window: u64, mut visit: impl FnMu
     let mut start = 0u64;
     loop {
         let end = (start + w).min(diffs);
-        let from = start;
-        let z = Differences::new(|t| get(len - 1 - from - t), (end - start) as usize)
-            .z(max_period as usize + 1);
-        let n = end - start;
-        let last = end == diffs;
+        let (n, last) = (end - start, end == diffs);
+        let z =
+            Differences::new(|t| get(len - 1 - start - t), n as usize).z(max_period as usize + 1);
         alive.retain(|&p| {
             let p = p as u64;
             // Windows overlap by max_period, so p < n here.
