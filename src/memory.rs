@@ -130,12 +130,79 @@ pub fn check(what: &str, need: u64) -> Result<(), MemoryError> {
     }
 }
 
-/// Room for `more` elements beyond `v`'s length, or the error saying what did not fit.
+/// Room for `more` elements beyond `v`'s length, or the error saying what did not fit. The
+/// room is asked for in huge pages ([`huge_pages`]).
 pub fn reserve<T>(v: &mut Vec<T>, more: usize, what: &str) -> Result<(), MemoryError> {
     v.try_reserve_exact(more).map_err(|_| {
         let need = (more as u64).saturating_mul(std::mem::size_of::<T>() as u64);
         short(what, need, room())
-    })
+    })?;
+    huge_pages(v);
+    Ok(())
+}
+
+/// Element types whose all-zero bytes are a value (0): [`zeroed`] hands them out.
+///
+/// # Safety
+/// All-zero bytes must be a valid value of the type.
+pub unsafe trait Zero {}
+// SAFETY: zero bytes are 0 in each.
+unsafe impl Zero for u8 {}
+unsafe impl Zero for u32 {}
+unsafe impl Zero for u64 {}
+unsafe impl Zero for i64 {}
+unsafe impl Zero for std::sync::atomic::AtomicU32 {}
+
+/// `len` zeros, allocated fallibly, zeroed by the system where it can (fresh pages are zero,
+/// so a large table is not written twice: its pages are first touched where it is filled)
+/// and in huge pages where large ([`huge_pages`]).
+pub fn zeroed<T: Zero>(len: usize, what: &str) -> Result<Vec<T>, MemoryError> {
+    let too_much = || {
+        let need = (len as u64).saturating_mul(std::mem::size_of::<T>() as u64);
+        short(what, need, room())
+    };
+    let layout = std::alloc::Layout::array::<T>(len).map_err(|_| too_much())?;
+    if layout.size() == 0 {
+        return Ok(Vec::new());
+    }
+    // SAFETY: the layout is non-zero in size; a null return is the failure, reported.
+    let ptr = unsafe { std::alloc::alloc_zeroed(layout) }.cast::<T>();
+    if ptr.is_null() {
+        return Err(too_much());
+    }
+    // SAFETY: allocated by the global allocator with the layout of `len` T (what a Vec of
+    // capacity `len` deallocates with), every one of them zero bytes, a valid T.
+    let mut v = unsafe { Vec::from_raw_parts(ptr, 0, len) };
+    huge_pages(&v);
+    // SAFETY: the `len` elements are initialised (zero, a valid T by `Zero`).
+    unsafe { v.set_len(len) };
+    Ok(v)
+}
+
+/// Buffers at least this large are asked for in huge pages.
+const HUGE_FROM: usize = 4 << 20;
+/// A huge page (x86-64 and aarch64 with 4 KiB pages).
+const HUGE_PAGE: usize = 2 << 20;
+
+/// Asks Linux to back the spare capacity of `v` (not yet touched, or only in part) with huge
+/// pages where it is large: a table of 16 MiB is then 8 page faults as it is first written,
+/// not 4096, each clearing 2 MiB at once (the 4096 faults took 15 to 25 ms of a 0.35 s build).
+/// Advice only: where transparent huge pages are off, or the range is not whole huge pages, it
+/// changes nothing, and the values are the same either way.
+pub fn huge_pages<T>(v: &Vec<T>) {
+    let spare = (v.capacity() - v.len()) * std::mem::size_of::<T>();
+    if spare < HUGE_FROM {
+        return;
+    }
+    let start = v.as_ptr().wrapping_add(v.len()) as usize;
+    let (from, to) = (start.next_multiple_of(HUGE_PAGE), (start + spare) / HUGE_PAGE * HUGE_PAGE);
+    if to > from {
+        // SAFETY: [from, to) lies inside v's allocation; MADV_HUGEPAGE changes how its pages
+        // are backed, never their contents, and its failure is ignored.
+        unsafe {
+            libc::madvise(from as *mut libc::c_void, to - from, libc::MADV_HUGEPAGE);
+        }
+    }
 }
 
 /// `len` copies of `value`, allocated fallibly.
@@ -161,5 +228,23 @@ mod tests {
         );
         assert!(room().is_some_and(|r| r > 0), "Linux says MemAvailable");
         assert!(check("x", u64::MAX).is_err() && check("x", 1).is_ok());
+        // Past isize (no layout) and past the machine (the allocator refuses) alike.
+        for len in [usize::MAX / 2, 1 << 50] {
+            let e = zeroed::<u64>(len, "its values").unwrap_err();
+            assert!(e.0.starts_with("needs about ") && e.0.contains("for its values"), "{e}");
+        }
+    }
+
+    #[test]
+    fn zeroed_buffers_are_zero_at_every_size() {
+        // Below and above the size asked for in huge pages, and written after, as a table is.
+        for len in [0, 1, 1000, (HUGE_FROM / 4) + 12345] {
+            let mut v = zeroed::<u32>(len, "t").unwrap();
+            assert_eq!((v.len(), v.iter().all(|&x| x == 0)), (len, true));
+            v.iter_mut().enumerate().for_each(|(i, x)| *x = i as u32);
+            assert!(v.iter().enumerate().all(|(i, &x)| x == i as u32));
+        }
+        let atomics = zeroed::<std::sync::atomic::AtomicU32>(5000, "t").unwrap();
+        assert!(atomics.iter().all(|a| a.load(std::sync::atomic::Ordering::Relaxed) == 0));
     }
 }
