@@ -102,9 +102,10 @@ fn each_in(len: u64, get: impl Fn(u64) -> u64, window: u64, mut visit: impl FnMu
     // R(i) = D(len − 2 − i), for i in 0..len − 1.
     let diffs = len - 1;
     let w = len.min(window) - 1; // differences in one window
-    // The periods whose rule still holds at the window's far end, and the rules that stopped
-    // with margin, as (period, pre): a rule that stops short of its margin is dropped at once.
-    let mut alive: Vec<u32> = (1..=max_period as u32).collect();
+    // The periods whose rule still holds at the window's far end (in the first window, every
+    // period: `None`), and the rules that stopped with margin, as (period, pre): a rule that
+    // stops short of its margin is dropped at once.
+    let mut alive: Option<Vec<u32>> = None;
     let mut found: Vec<(u64, u64)> = Vec::new();
     let mut start = 0u64;
     loop {
@@ -112,7 +113,7 @@ fn each_in(len: u64, get: impl Fn(u64) -> u64, window: u64, mut visit: impl FnMu
         let (n, last) = (end - start, end == diffs);
         let z =
             Differences::new(|t| get(len - 1 - start - t), n as usize).z(max_period as usize + 1);
-        alive.retain(|&p| {
+        let mut goes_on = |p: u32| {
             let p = p as u64;
             // Windows overlap by max_period, so p < n here.
             let prefix = (z[p as usize] as u64).min(n - p);
@@ -126,8 +127,12 @@ fn each_in(len: u64, get: impl Fn(u64) -> u64, window: u64, mut visit: impl FnMu
                 found.push((p, pre));
             }
             false
-        });
-        if alive.is_empty() || last {
+        };
+        match &mut alive {
+            Some(periods) => periods.retain(|&p| goes_on(p)),
+            None => alive = Some((1..=max_period as u32).filter(|&p| goes_on(p)).collect()),
+        }
+        if alive.as_ref().is_none_or(|a| a.is_empty()) || last {
             break;
         }
         start = end - max_period;
@@ -155,31 +160,48 @@ struct Differences<V> {
     n: usize,
 }
 
+/// The length of the common prefix of `d` and `d[i..]` within `d`, known to be at least `k`.
+#[inline(always)]
+fn prefix<T: PartialEq>(d: &[T], i: usize, mut k: usize) -> usize {
+    let tail = &d[i..];
+    while k < tail.len() && d[k] == tail[k] {
+        k += 1;
+    }
+    k
+}
+
 impl<V: Fn(u64) -> u64> Differences<V> {
     fn new(v: V, n: usize) -> Differences<V> {
         // Reserved whole: pages never written are never touched.
         let before = v(0);
-        Differences {
-            narrow: Vec::with_capacity(n),
-            wide: Vec::new(),
-            is_wide: false,
-            v,
-            before,
-            n,
-        }
+        let narrow = Vec::with_capacity(n);
+        crate::memory::huge_pages(&narrow);
+        Differences { narrow, wide: Vec::new(), is_wide: false, v, before, n }
     }
 
     fn len(&self) -> usize {
         if self.is_wide { self.wide.len() } else { self.narrow.len() }
     }
 
-    /// R(t), for t < n.
+    /// The length of the longest common prefix of R and R[i..] (1 ≤ i < n), known to be at
+    /// least `k`: compared on the differences read so far, reading more only where the prefix
+    /// reaches their end.
     #[inline(always)]
-    fn at(&mut self, t: usize) -> u64 {
-        if t >= self.len() {
-            self.fill(t + 1);
+    fn common(&mut self, i: usize, mut k: usize) -> usize {
+        loop {
+            let have = self.len();
+            if i + k >= have {
+                if have == self.n {
+                    return k;
+                }
+                self.fill(i + k + 1);
+                continue;
+            }
+            k = if self.is_wide { prefix(&self.wide, i, k) } else { prefix(&self.narrow, i, k) };
+            if i + k < self.len() || self.len() == self.n {
+                return k;
+            }
         }
-        if self.is_wide { self.wide[t] } else { self.narrow[t] as u64 }
     }
 
     /// Reads at least `want` differences (an eighth more, so that reading goes in runs).
@@ -187,21 +209,27 @@ impl<V: Fn(u64) -> u64> Differences<V> {
     #[inline(never)]
     fn fill(&mut self, want: usize) {
         let target = (want + want / 8).max(want + 4096).min(self.n);
-        for t in self.len()..target {
+        let mut t = self.len();
+        while !self.is_wide && t < target {
             let next = (self.v)(t as u64 + 1);
             let d = self.before.wrapping_sub(next);
-            self.before = next;
-            if !self.is_wide && d as i64 != d as u32 as i32 as i64 {
+            if d as i64 != d as u32 as i32 as i64 {
                 self.wide = Vec::with_capacity(self.n);
+                crate::memory::huge_pages(&self.wide);
                 self.wide.extend(self.narrow.iter().map(|&x| x as i32 as i64 as u64));
                 self.narrow = Vec::new();
                 self.is_wide = true;
+                break;
             }
-            if self.is_wide {
-                self.wide.push(d);
-            } else {
-                self.narrow.push(d as u32);
-            }
+            self.before = next;
+            self.narrow.push(d as u32);
+            t += 1;
+        }
+        while t < target {
+            let next = (self.v)(t as u64 + 1);
+            self.wide.push(self.before.wrapping_sub(next));
+            self.before = next;
+            t += 1;
         }
     }
 
@@ -212,17 +240,16 @@ impl<V: Fn(u64) -> u64> Differences<V> {
         let n = self.n;
         assert!(n < u32::MAX as usize, "the rule search window fits in u32");
         let upto = upto.min(n).max(1);
-        let mut z = vec![0u32; upto];
+        let mut z = Vec::with_capacity(upto);
+        crate::memory::huge_pages(&z);
+        z.resize(upto, 0u32);
         if n == 0 {
             return z;
         }
         z[0] = n as u32;
         let (mut l, mut r) = (0usize, 0usize);
         for i in 1..upto {
-            let mut k = if i < r { (z[i - l] as usize).min(r - i) } else { 0 };
-            while i + k < n && self.at(k) == self.at(i + k) {
-                k += 1;
-            }
+            let k = self.common(i, if i < r { (z[i - l] as usize).min(r - i) } else { 0 });
             z[i] = k as u32;
             if i + k > r {
                 l = i;
