@@ -97,13 +97,21 @@ impl Packed {
         let want =
             usize::try_from(payload_len(len, bits)).unwrap_or(usize::MAX).saturating_add(PAD);
         bytes.try_reserve_exact(want)?;
-        let mut writer = BitWriter::default();
+        // BitWriter's layout, four bytes at a time: below 32 bits are held between values, so
+        // a value of up to 32 bits always fits beside them in 64.
+        let (mut acc, mut have) = (0u64, 0u32);
         for i in 0..len {
             let v = value(i) as u64;
             debug_assert!(v >> bits == 0, "value {v} does not fit {bits} bits");
-            writer.put(v, bits, |b| bytes.push(b));
+            acc |= v << have;
+            have += bits;
+            if have >= 32 {
+                bytes.extend_from_slice(&(acc as u32).to_le_bytes());
+                acc >>= 32;
+                have -= 32;
+            }
         }
-        writer.finish(|b| bytes.push(b));
+        bytes.extend_from_slice(&acc.to_le_bytes()[..have.div_ceil(8) as usize]);
         bytes.resize(bytes.len() + PAD, 0);
         Ok(Packed { bits, len, bytes })
     }
