@@ -281,7 +281,11 @@ fn a_crash_is_one_line_naming_the_position() {
     let deep = "sgtab::Shape shape() { return 50; }\nlong long f(long long x) { volatile char \
         pad[256]; pad[0] = (char)x; return f(x + 1) + pad[0]; }\nvoid moves(sgtab::Pos p, \
         sgtab::Options &o) { if (p == 20) o.add(f(0)); }\n";
-    fails("deep", deep, "", &[], &["deep.cpp at position 20", "SIGSEGV"]);
+    // On one thread the worker is sgtab's main thread, on two a thread of its own: a stack
+    // overflow is reported on either.
+    for threads in ["1", "2"] {
+        fails("deep", deep, "", &["--threads", threads], &["deep.cpp at position 20", "SIGSEGV"]);
+    }
     let throws = "#include <stdexcept>\nsgtab::Shape shape() { return 50; }\nvoid \
         moves(sgtab::Pos p, sgtab::Options &o) { if (p == 11) throw std::runtime_error(\"bad \
         move\"); }\n";
@@ -298,13 +302,15 @@ fn a_crash_is_one_line_naming_the_position() {
 fn an_endless_loop_is_stopped_past_the_time_bound() {
     let body = "sgtab::Shape shape() { return 30; }\nvoid moves(sgtab::Pos p, sgtab::Options &o) \
         {\n  volatile long long n = p;\n  while (n == 13) {}\n  if (p > 0) o.add(p - 1);\n}\n";
-    fails(
-        "endless",
-        body,
-        "",
-        &["--lua-seconds", "1"],
-        &["endless.cpp at position 13", "ran longer than 1 s", "--lua-seconds"],
-    );
+    for threads in ["1", "2"] {
+        fails(
+            "endless",
+            body,
+            "",
+            &["--lua-seconds", "1", "--threads", threads],
+            &["endless.cpp at position 13", "ran longer than 1 s", "--lua-seconds"],
+        );
+    }
 }
 
 #[test]

@@ -42,6 +42,9 @@ pub struct Summaries {
     pub filled: bool,
     /// Where filling met an option not below its position: the position and the option's.
     pub below: Option<(u64, u64)>,
+    /// Where the worker filled: the largest value known, where it says (else the engine reads
+    /// the values it stored).
+    pub vmax: Option<u32>,
 }
 
 /// [`Worker::summaries`] from the worker's options: the default for workers that give only
@@ -63,6 +66,7 @@ pub fn from_options<W: Worker + ?Sized>(
     out.options = 0;
     out.filled = false;
     out.below = None;
+    out.vmax = None;
     let options = &mut out.options;
     let words = &mut out.words;
     worker.options(ask.positions, &mut |p, option| {

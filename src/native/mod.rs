@@ -49,6 +49,8 @@ pub struct NativeGame {
     ranked: bool,
     /// Whether the library computes runs of positions itself (`SGTAB_VALUES`).
     fills: bool,
+    /// Its `SGTAB_VALUES` answers the largest value known (flags bit 1).
+    tells_vmax: bool,
     library: Arc<Library>,
     limits: Limits,
     /// Its source (or library's name) and shape, as its table stores them.
@@ -145,7 +147,7 @@ impl NativeGame {
                 "{canonical}: {file}: {e} (sgtab builds tables of up to 2^30 positions)"
             ))
         })?;
-        let fills = call.flags & 1 != 0;
+        let (fills, tells_vmax) = (call.flags & 1 != 0, call.flags & 2 != 0);
         let origin = match &script {
             Some(s) => stored::Origin::Script(s.clone()),
             None => stored::Origin::Library(canonical.clone()),
@@ -155,6 +157,7 @@ impl NativeGame {
             file,
             ranked: call.ranked != 0,
             fills,
+            tells_vmax,
             library: Arc::new(library),
             limits,
             stored: Stored { origin, dims },
@@ -247,6 +250,7 @@ impl Worker for NativeWorker<'_> {
     fn summaries(&mut self, ask: &Ask, out: &mut Summaries) -> Result<(), GameError> {
         out.filled = false;
         out.below = None;
+        out.vmax = None;
         if ask.fill && self.game.fills && ask.ranks.is_none() {
             return self.fill(ask, out);
         }
@@ -329,6 +333,7 @@ impl NativeWorker<'_> {
         out.words.clear();
         out.options = call.options;
         out.filled = true;
+        out.vmax = self.game.tells_vmax.then_some(call.vmax.max(ask.vmax));
         Ok(())
     }
 }

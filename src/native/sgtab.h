@@ -56,8 +56,10 @@ struct sgtab_call {
   uint64_t known;              /* in: positions below this index are known */
   const int64_t *ranks;        /* in: the rank of every position (NULL unless by rank) */
   int64_t rank;                /* in: the rank of the positions asked (with ranks) */
-  uint32_t vmax;               /* in: no known value is above this */
-  uint32_t flags;              /* out (SHAPE): 1 where the library answers SGTAB_VALUES */
+  uint32_t vmax;               /* in: no known value is above this; out (VALUES, with flags
+                                  bit 1): the largest value known after the call */
+  uint32_t flags;              /* out (SHAPE): bit 0 where the library answers SGTAB_VALUES,
+                                  bit 1 where VALUES answers vmax */
   volatile uint64_t *current;  /* in: store each position here as its work starts */
   uint32_t axes;               /* out (SHAPE): 1 to 8 */
   uint32_t ranked;             /* out (SHAPE): 1 where the game gives ranks */
@@ -84,7 +86,9 @@ struct sgtab_call {
  * positions from `known` up: the library computes each in turn, every option below it (so
  * known), and stores its value into fill[p] before the next. An option at or past its
  * position returns 2 with stop_at and stop_option set (sgtab then orders by the move graph).
- * Returns 0, or nonzero with error set. */
+ * A library whose SHAPE answer sets flags bit 1 also answers vmax, the larger of the vmax
+ * given and the values it stored (sgtab then need not read them again). Returns 0, or nonzero
+ * with error set. */
 int sgtab_call(struct sgtab_call *call);
 
 #ifdef __cplusplus
@@ -557,6 +561,7 @@ inline int Run::summaries(struct sgtab_call *call) {
 inline int Run::values(struct sgtab_call *call) {
   uint64_t work = 0, cap = 1;
   while (cap <= call->vmax) cap <<= 1;
+  uint32_t most = call->vmax;
   long long c[8];
   prepare(call, call->known);
   keep_empty = false;
@@ -583,6 +588,7 @@ inline int Run::values(struct sgtab_call *call) {
     uint64_t v = 0;
     while (mk[v] == stamp) v++;
     fill[p] = (uint32_t)v;
+    most = most < v ? (uint32_t)v : most;
     work += v + 1;
     if (__builtin_expect(v >= cap, 0)) {
       while (cap <= v) cap <<= 1;
@@ -590,6 +596,7 @@ inline int Run::values(struct sgtab_call *call) {
     }
   }
   call->options = work;
+  call->vmax = most;
   return 0;
 }
 
@@ -627,7 +634,7 @@ extern "C" __attribute__((visibility("default"))) int sgtab_call(struct sgtab_ca
       r.axes = s.n;
       call->axes = (uint32_t)s.n;
       call->ranked = rank != nullptr;
-      call->flags = 1;
+      call->flags = 3;
       if (call->what == SGTAB_SHAPE) return 0;
     }
     if (call->what == SGTAB_RANKS) {

@@ -46,9 +46,12 @@ pub(super) fn summarize(
     table: &[AtomicU32],
     out: &mut Summaries,
 ) -> Result<(), Stop> {
+    // Positions come in increasing order (a block's run, or a rank's positions in index
+    // order), so the first and the last say whether they run on from `known`.
+    debug_assert!(positions.windows(2).all(|w| w[0] < w[1]), "positions in increasing order");
     let fill = ranks.is_none()
         && positions.first() == Some(&known)
-        && positions.windows(2).all(|w| w[1] == w[0] + 1);
+        && positions.last().is_some_and(|&l| l - known + 1 == positions.len() as u64);
     let ask = Ask { positions, values: table, known, ranks, vmax, fill };
     worker.summaries(&ask, out).map_err(Stop::Game)
 }
@@ -315,7 +318,10 @@ fn finish(
     }
     if out.filled {
         // The worker computed its positions itself, each from the ones before.
-        *vmax = positions.iter().fold(*vmax, |m, &p| m.max(value(p)));
+        *vmax = match out.vmax {
+            Some(most) => most.max(*vmax),
+            None => positions.iter().fold(*vmax, |m, &p| m.max(value(p))),
+        };
         return Ok(0);
     }
     let mut reader = Reader::new(&out.words);
