@@ -347,6 +347,8 @@ struct Run {
   void bad(Options::Fault f, const Word *v, int k, uint64_t at = 0);
   bool folds(uint64_t i);
   void resolve();
+  void next_stamp();
+  bool settle(struct sgtab_call *call);
   bool ask(uint64_t p, long long *c, struct sgtab_call *call);
   int summaries(struct sgtab_call *call);
   int values(struct sgtab_call *call);
@@ -486,6 +488,28 @@ inline void Run::resolve() {
   }
 }
 
+/* A new stamp: the marks of the positions before no longer count. */
+inline void Run::next_stamp() {
+  if ((uint32_t)++o.stamp_ == 0) {
+    for (uint32_t &m : marks) m = 0;
+    o.stamp_ = 1;
+  }
+}
+
+/* Once moves() has returned (its options within the buffer): checks and folds the options it
+ * buffered; false (with the call's error set) where it faulted. */
+inline bool Run::settle(struct sgtab_call *call) {
+  fault = o.fault_;
+  unfolded = 0;
+  kept.clear();
+  if (o.npend_ > 0 && fault == Options::NONE && !o.in_sum_) resolve();
+  if (fault != Options::NONE || o.in_sum_) {
+    call->error = fault_text();
+    return false;
+  }
+  return true;
+}
+
 /* Asks moves() for position p (coordinates c), again with a larger buffer where its buffered
  * options overflowed, and resolves them; false (with the call's error set) where it
  * faulted. */
@@ -493,10 +517,7 @@ inline bool Run::ask(uint64_t p, long long *c, struct sgtab_call *call) {
   *call->current = p;
   point(p, c);
   for (;;) {
-    if ((uint32_t)++o.stamp_ == 0) {
-      for (uint32_t &m : marks) m = 0;
-      o.stamp_ = 1;
-    }
+    next_stamp();
     o.marks_ = base();
     o.pend_ = pend.data();
     o.cap_ = pend.size();
@@ -507,15 +528,7 @@ inline bool Run::ask(uint64_t p, long long *c, struct sgtab_call *call) {
     if (o.npend_ <= o.cap_) break;
     pend.resize(2 * o.npend_);
   }
-  fault = o.fault_;
-  unfolded = 0;
-  kept.clear();
-  if (o.npend_ > 0 && fault == Options::NONE && !o.in_sum_) resolve();
-  if (fault != Options::NONE || o.in_sum_) {
-    call->error = fault_text();
-    return false;
-  }
-  return true;
+  return settle(call);
 }
 
 inline int Run::summaries(struct sgtab_call *call) {
@@ -557,7 +570,10 @@ inline int Run::summaries(struct sgtab_call *call) {
   return 0;
 }
 
-/* Consecutive positions, each from those before it: the plain loop of a table. */
+/* Consecutive positions, each from those before it: the plain loop of a table. Per position
+ * only what moves() changes is set again (the stamp, the bound, the buffer's count): the
+ * buffer, the marks and the fault state stay as the last position left them, and what it
+ * buffered or faulted goes the general way (ask, settle). */
 inline int Run::values(struct sgtab_call *call) {
   uint64_t work = 0, cap = 1;
   while (cap <= call->vmax) cap <<= 1;
@@ -566,22 +582,34 @@ inline int Run::values(struct sgtab_call *call) {
   prepare(call, call->known);
   keep_empty = false;
   uint32_t *fill = call->fill;
+  o.marks_ = base();
+  o.pend_ = pend.data();
+  o.cap_ = pend.size();
+  o.in_sum_ = false;
+  o.fault_ = Options::NONE;
   for (uint64_t n = 0; n < call->count; n++) {
     const uint64_t p = call->positions[n];
     /* Every position before p is known: the table's, or this call's. */
     o.known_ = known = p;
     o.known1_ = axes == 1 ? p : 0;
-    if (!ask(p, c, call)) return 1;
-    if (__builtin_expect(unfolded > 0, 0)) {
-      /* An option naming a position at or past p: the first such position. */
-      call->stop_at = p;
-      call->stop_option = p;
-      for (uint64_t j = 0, found = 0; j < kept.size() && !found; j += 1 + kept[j]) {
-        for (uint64_t t = 1; t <= kept[j] && !found; t++) {
-          if (kept[j + t] >= p) call->stop_option = kept[j + t], found = 1;
+    *call->current = p;
+    point(p, c);
+    next_stamp();
+    o.npend_ = 0;
+    moves(Pos(c, axes, p), o);
+    if (__builtin_expect(o.npend_ != 0 || o.fault_ != Options::NONE || o.in_sum_, 0)) {
+      if (!(o.npend_ > o.cap_ ? ask(p, c, call) : settle(call))) return 1;
+      if (unfolded > 0) {
+        /* An option naming a position at or past p: the first such position. */
+        call->stop_at = p;
+        call->stop_option = p;
+        for (uint64_t j = 0, found = 0; j < kept.size() && !found; j += 1 + kept[j]) {
+          for (uint64_t t = 1; t <= kept[j] && !found; t++) {
+            if (kept[j + t] >= p) call->stop_option = kept[j + t], found = 1;
+          }
         }
+        return 2;
       }
-      return 2;
     }
     const uint32_t stamp = (uint32_t)o.stamp_;
     const uint32_t *mk = base();
@@ -593,6 +621,7 @@ inline int Run::values(struct sgtab_call *call) {
     if (__builtin_expect(v >= cap, 0)) {
       while (cap <= v) cap <<= 1;
       grow(cap + 2);
+      o.marks_ = base();
     }
   }
   call->options = work;
