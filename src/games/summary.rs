@@ -42,8 +42,8 @@ pub struct Summaries {
     pub filled: bool,
     /// Where filling met an option not below its position: the position and the option's.
     pub below: Option<(u64, u64)>,
-    /// Where the worker filled: the largest value known, where it says (else the engine reads
-    /// the values it stored).
+    /// Where the worker filled: the largest value known (at least the `vmax` it was asked
+    /// with), where it says; else the engine reads the values it stored.
     pub vmax: Option<u32>,
 }
 

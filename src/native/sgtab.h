@@ -140,7 +140,6 @@ class Pos {
   uint32_t k_, i_;
 };
 
-
 namespace detail {
 struct Run;
 /* A word kept for sgtab (a struct, so that storing one cannot alias Options' own fields). */

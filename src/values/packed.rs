@@ -52,11 +52,26 @@ impl BitWriter {
         }
     }
 
-    /// Hands the last byte, partly filled, to `emit`, where there is one.
+    /// Appends `v` as [`BitWriter::put`] does, to `out`, four bytes at a time: fewer than 32
+    /// bits are held between values, so a value of up to 32 bits always fits beside them.
     #[inline(always)]
-    pub fn finish(self, mut emit: impl FnMut(u8)) {
-        if self.have > 0 {
+    pub fn put_into(&mut self, v: u64, bits: u32, out: &mut Vec<u8>) {
+        self.acc |= v << self.have;
+        self.have += bits;
+        if self.have >= 32 {
+            out.extend_from_slice(&(self.acc as u32).to_le_bytes());
+            self.acc >>= 32;
+            self.have -= 32;
+        }
+    }
+
+    /// Hands the bytes still held, the last one partly filled, to `emit`.
+    #[inline(always)]
+    pub fn finish(mut self, mut emit: impl FnMut(u8)) {
+        while self.have > 0 {
             emit(self.acc as u8);
+            self.acc >>= 8;
+            self.have = self.have.saturating_sub(8);
         }
     }
 }
@@ -97,21 +112,13 @@ impl Packed {
         let want =
             usize::try_from(payload_len(len, bits)).unwrap_or(usize::MAX).saturating_add(PAD);
         bytes.try_reserve_exact(want)?;
-        // BitWriter's layout, four bytes at a time: below 32 bits are held between values, so
-        // a value of up to 32 bits always fits beside them in 64.
-        let (mut acc, mut have) = (0u64, 0u32);
+        let mut writer = BitWriter::default();
         for i in 0..len {
             let v = value(i) as u64;
             debug_assert!(v >> bits == 0, "value {v} does not fit {bits} bits");
-            acc |= v << have;
-            have += bits;
-            if have >= 32 {
-                bytes.extend_from_slice(&(acc as u32).to_le_bytes());
-                acc >>= 32;
-                have -= 32;
-            }
+            writer.put_into(v, bits, &mut bytes);
         }
-        bytes.extend_from_slice(&acc.to_le_bytes()[..have.div_ceil(8) as usize]);
+        writer.finish(|b| bytes.push(b));
         bytes.resize(bytes.len() + PAD, 0);
         Ok(Packed { bits, len, bytes })
     }

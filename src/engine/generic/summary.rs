@@ -319,7 +319,7 @@ fn finish(
     if out.filled {
         // The worker computed its positions itself, each from the ones before.
         *vmax = match out.vmax {
-            Some(most) => most.max(*vmax),
+            Some(most) => most,
             None => positions.iter().fold(*vmax, |m, &p| m.max(value(p))),
         };
         return Ok(0);
