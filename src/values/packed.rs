@@ -90,6 +90,17 @@ impl Packed {
 
     /// Packs `values` at `bits` bits each; every value must fit.
     pub fn with_bits<T: Copy + Into<u64>>(values: &[T], bits: u32) -> Packed {
+        match bits {
+            1 => return Packed::narrow::<T, 1>(values),
+            2 => return Packed::narrow::<T, 2>(values),
+            3 => return Packed::narrow::<T, 3>(values),
+            4 => return Packed::narrow::<T, 4>(values),
+            5 => return Packed::narrow::<T, 5>(values),
+            6 => return Packed::narrow::<T, 6>(values),
+            7 => return Packed::narrow::<T, 7>(values),
+            8 => return Packed::narrow::<T, 8>(values),
+            _ => {}
+        }
         let value = |i: u64| -> u32 {
             let v: u64 = values[i as usize].into();
             debug_assert!(v >> bits == 0, "value {v} does not fit {bits} bits");
@@ -97,6 +108,43 @@ impl Packed {
         };
         Packed::try_from_fn(values.len() as u64, bits, value)
             .unwrap_or_else(|_| std::alloc::handle_alloc_error(std::alloc::Layout::new::<u8>()))
+    }
+
+    /// [`Packed::with_bits`] for widths of 8 bits and fewer (most tables): eight values fill
+    /// exactly `BITS` bytes, so each eight are gathered in one u64 and stored whole, the next
+    /// eight overwriting the zero bytes above them (the padding takes the last store's). The
+    /// width is a constant, so that the gathering is shifts by constants.
+    fn narrow<T: Copy + Into<u64>, const BITS: u32>(values: &[T]) -> Packed {
+        let len = values.len() as u64;
+        let payload = payload_len(len, BITS) as usize;
+        let mut bytes = vec![0u8; payload + PAD];
+        let chunks = values.chunks_exact(8);
+        let rest = chunks.remainder();
+        let mut at = 0;
+        for eight in chunks {
+            let mut acc = 0u64;
+            for (j, &v) in eight.iter().enumerate() {
+                let v: u64 = v.into();
+                debug_assert!(v >> BITS == 0, "value {v} does not fit {BITS} bits");
+                acc |= v << (j as u32 * BITS);
+            }
+            bytes[at..at + 8].copy_from_slice(&acc.to_le_bytes());
+            at += BITS as usize;
+        }
+        // The last values (fewer than eight) from a whole byte on.
+        let mut writer = BitWriter::default();
+        for &v in rest {
+            writer.put(v.into(), BITS, |b| {
+                bytes[at] = b;
+                at += 1;
+            });
+        }
+        writer.finish(|b| {
+            bytes[at] = b;
+            at += 1;
+        });
+        debug_assert_eq!(at, payload);
+        Packed { bits: BITS, len, bytes }
     }
 
     /// Packs the `len` values that `value` gives for 0, 1, .. (in that order) at `bits` bits
