@@ -66,6 +66,15 @@ pub fn compute<S: Source + ?Sized>(
     threads: usize,
     progress: &Progress,
 ) -> Result<Vec<u32>, EngineError> {
+    computed(source, threads, progress).map(|(table, _)| table)
+}
+
+/// [`compute`], and the table's largest value (found once, for the check and the packing).
+pub(crate) fn computed<S: Source + ?Sized>(
+    source: &S,
+    threads: usize,
+    progress: &Progress,
+) -> Result<(Vec<u32>, u32), EngineError> {
     let count = source.count();
     let len = usize::try_from(count)
         .map_err(|_| EngineError::memory(format!("{count} positions do not fit in memory here")))?;
@@ -92,13 +101,24 @@ pub fn compute<S: Source + ?Sized>(
         };
         done.map_err(|stop| stop.error(source))
     })?;
-    check::recheck(source, &table)?;
     let mut table = std::mem::ManuallyDrop::new(table);
     // SAFETY: AtomicU32 has the size, alignment and bit validity of u32, so the allocation is
-    // a Vec<u32>'s of the same length and capacity (a pass over the table saved).
-    Ok(unsafe {
+    // a Vec<u32>'s of the same length and capacity (a pass over the table saved); the threads
+    // that wrote it have ended.
+    let mut table = unsafe {
         Vec::from_raw_parts(table.as_mut_ptr().cast::<u32>(), table.len(), table.capacity())
-    })
+    };
+    let most = table.iter().copied().max().unwrap_or(0);
+    check::recheck(source, as_atomic(&mut table), most)?;
+    Ok((table, most))
+}
+
+/// `values` as the atomics that workers read (what the unstable `AtomicU32::from_mut_slice`
+/// does).
+fn as_atomic(values: &mut [u32]) -> &[AtomicU32] {
+    // SAFETY: AtomicU32 has the size, alignment and bit validity of u32, and the exclusive
+    // borrow makes the returned slice the only access to `values` while it lives.
+    unsafe { &*(values as *mut [u32] as *const [AtomicU32]) }
 }
 
 /// Why a build stopped.

@@ -28,6 +28,7 @@ pub use registry::{FAST, FastEngines, Grow};
 use crate::progress::Progress;
 use crate::spec::GameSpec;
 use crate::values::Packed;
+use crate::values::packed::bits_for;
 use std::fmt;
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
@@ -411,9 +412,11 @@ impl Engines {
             Backend::Scalar => match spec.source() {
                 // A game given by its options has the generic engine on one thread as its
                 // reference.
-                Some(source) => Packed::from_values(
-                    &timings.time("kernel", || generic::compute(source, 1, progress))?,
-                ),
+                Some(source) => {
+                    let (values, most) =
+                        timings.time("kernel", || generic::computed(source, 1, progress))?;
+                    Packed::with_bits(&values, bits_for(most.into()))
+                }
                 None => timings.time("kernel", || spec.reference(progress))?,
             },
             Backend::Generic => {
@@ -421,9 +424,9 @@ impl Engines {
                     EngineError::refused(format!("{spec} is not given by its options"))
                 })?;
                 let threads = if self.backend == Backend::Scalar { 1 } else { self.threads() };
-                let values =
-                    timings.time("kernel", || generic::compute(source, threads, progress))?;
-                Packed::from_values(&values)
+                let (values, most) =
+                    timings.time("kernel", || generic::computed(source, threads, progress))?;
+                Packed::with_bits(&values, bits_for(most.into()))
             }
             b => match registry::of(&**spec) {
                 Some(f) => (f.compute)(registry::Job {

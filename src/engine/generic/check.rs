@@ -41,39 +41,55 @@ fn sample(count: u64) -> Vec<u64> {
     sample
 }
 
-/// Checks `table`, the table of `source`, on a sample of its positions (see the module docs).
+/// Checks `table`, the table of `source` (no value above `vmax`), on a sample of its positions
+/// (see the module docs).
 pub(super) fn recheck<S: Source + ?Sized>(
     source: &S,
     table: &[AtomicU32],
+    vmax: u32,
 ) -> Result<(), EngineError> {
     let sample = sample(table.len() as u64);
     let value = |p: u64| table[p as usize].load(Relaxed);
+    let differs = |p: u64, got: u32| {
+        EngineError::game(format!(
+            "position {} is worth {got} by its options asked again of a fresh worker (for a \
+                script, a new interpreter), but {} in the build: the moves depend on something \
+                besides the position (state kept between calls?), so the table could differ \
+                from run to run; nothing was written",
+            source.name(p),
+            value(p)
+        ))
+    };
     let mut worker = source.worker().map_err(EngineError::from)?;
     let mut marks = Marks::default();
+    // From the last position down: the first ones by their options (compared again below),
+    // the rest by their options too, or, from a source that summarises, by their summaries in
+    // one request (with the whole table known a position's summary is its value, and its
+    // options need not cross one by one).
+    let mut down = sample.iter().rev().copied();
     let mut asked: Vec<(u64, u64)> = Vec::new();
-    // A source that summarises is asked for its values past the first positions (whose options
-    // are compared again below): with the whole table known, a position's summary is its value,
-    // and its options need not cross one by one.
-    let summarizes = source.summarizes();
-    let vmax = table.iter().map(|v| v.load(Relaxed)).max().unwrap_or(0);
-    for &p in sample.iter().rev() {
-        let (got, options) = if summarizes && asked.len() >= REPEAT {
-            (summarized(&mut *worker, p, table, vmax).map_err(|stop| stop.error(source))?, 0)
-        } else {
-            ask(&mut *worker, p, table, &mut marks).map_err(|stop| stop.error(source))?
-        };
+    for p in down.by_ref().take(REPEAT) {
+        let (got, options) =
+            ask(&mut *worker, p, table, &mut marks).map_err(|stop| stop.error(source))?;
         if got != value(p) {
-            return Err(EngineError::game(format!(
-                "position {} is worth {got} by its options asked again of a fresh worker (for a \
-                    script, a new interpreter), but {} in the build: the moves depend on \
-                    something besides the position (state kept between calls?), so the table \
-                    could differ from run to run; nothing was written",
-                source.name(p),
-                value(p)
-            )));
+            return Err(differs(p, got));
         }
-        if asked.len() < REPEAT {
-            asked.push((p, options));
+        asked.push((p, options));
+    }
+    let rest: Vec<u64> = down.collect();
+    if source.summarizes() {
+        let got =
+            summarized(&mut *worker, &rest, table, vmax).map_err(|stop| stop.error(source))?;
+        if let Some((&p, &v)) = rest.iter().zip(&got).find(|&(&p, &v)| v != value(p)) {
+            return Err(differs(p, v));
+        }
+    } else {
+        for &p in &rest {
+            let (got, _) =
+                ask(&mut *worker, p, table, &mut marks).map_err(|stop| stop.error(source))?;
+            if got != value(p) {
+                return Err(differs(p, got));
+            }
         }
     }
     for (p, options) in asked {
@@ -92,22 +108,29 @@ pub(super) fn recheck<S: Source + ?Sized>(
     Ok(())
 }
 
-/// Position `p`'s value by its summary with every position of `table` known.
+/// The values of `positions` by their summaries with every position of `table` known.
 fn summarized(
     worker: &mut dyn Worker,
-    p: u64,
+    positions: &[u64],
     table: &[AtomicU32],
     vmax: u32,
-) -> Result<u32, Stop> {
+) -> Result<Vec<u32>, Stop> {
     let mut out = Summaries::default();
     let count = table.len() as u64;
-    let ask = Ask { positions: &[p], values: table, known: count, ranks: None, vmax, fill: false };
+    let ask = Ask { positions, values: table, known: count, ranks: None, vmax, fill: false };
     worker.summaries(&ask, &mut out).map_err(Stop::Game)?;
     let mut reader = Reader::new(&out.words);
-    let (value, _) = reader.next(p, |p, q| {
-        if q < count { Ok(table[q as usize].load(Relaxed)) } else { Err(Stop::Outside(p, q)) }
-    })?;
-    Ok(value)
+    let mut values = Vec::with_capacity(positions.len());
+    for &p in positions {
+        let (value, _) = reader.next(p, |p, q| {
+            if q < count { Ok(table[q as usize].load(Relaxed)) } else { Err(Stop::Outside(p, q)) }
+        })?;
+        values.push(value);
+    }
+    if !reader.done() {
+        return Err(super::summary::malformed());
+    }
+    Ok(values)
 }
 
 /// Position `p`'s value by its options over `table`, and a digest of its options (the same

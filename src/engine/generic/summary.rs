@@ -56,7 +56,7 @@ pub(super) fn summarize(
     worker.summaries(&ask, out).map_err(Stop::Game)
 }
 
-fn malformed() -> Stop {
+pub(super) fn malformed() -> Stop {
     Stop::Engine(super::EngineError::game(
         "the game's summaries are malformed (a library that does not keep to sgtab.h's word \
             format?)",
