@@ -203,6 +203,45 @@ fn a_game_is_compiled_once_and_found_in_the_cache() {
 }
 
 #[test]
+fn games_past_the_loaders_room_for_thread_locals_are_compiled_again_and_agree() {
+    // A game's fast paths read a thread-local of the initial-exec model, which a library loaded
+    // at run time takes from a small room the loader keeps (glibc: its static TLS surplus,
+    // shrunk here by its tunables). Games loaded past it are compiled again with their state
+    // allocated on demand, and their tables are the same.
+    let dir = scratch("native", "tls");
+    let (cxx, log) = logging_compiler(&dir);
+    let own_cache = dir.join("cache");
+    let env = [
+        ("CXX", cxx.to_str().unwrap()),
+        ("XDG_CACHE_HOME", own_cache.to_str().unwrap()),
+        ("GLIBC_TUNABLES", "glibc.rtld.nns=1:glibc.rtld.optional_static_tls=0"),
+    ];
+    let sizes: Vec<u32> = (0..8).map(|k| 200 + k).collect();
+    let specs: Vec<String> =
+        sizes.iter().map(|n| format!("cpp:{}:N={n}", example("lasker.cpp"))).collect();
+    let out_dir = dir.join("t");
+    let mut args = vec!["build"];
+    args.extend(specs.iter().map(String::as_str));
+    args.extend(["--dir", out_dir.to_str().unwrap()]);
+    let out = run_env(SGTAB, &args, &env);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let compiles = fs::read_to_string(&log).unwrap();
+    let again = compiles.lines().filter(|l| l.contains("-DSGTAB_DYNAMIC_TLS")).count();
+    assert!(again >= 1 && again < sizes.len(), "{again} of {} compiled again", sizes.len());
+    let report = text(&out.stdout);
+    let tables: Vec<PathBuf> = report
+        .lines()
+        .filter(|l| l.starts_with("wrote "))
+        .filter_map(|l| l.split_whitespace().nth(1).map(PathBuf::from))
+        .collect();
+    assert_eq!(tables.len(), sizes.len(), "{report}");
+    for (table, n) in tables.iter().zip(&sizes) {
+        let family = build(&dir.join("family"), &format!("lasker:{n}"), &[]);
+        assert_eq!(dump(table), dump(&family), "N = {n}");
+    }
+}
+
+#[test]
 fn compile_errors_and_a_missing_compiler_are_one_line_after_the_diagnostics() {
     let dir = scratch("native", "compile");
     let src = dir.join("broken.cpp");

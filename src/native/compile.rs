@@ -52,8 +52,10 @@ pub(super) fn defines(script: &Script) -> Vec<String> {
     script.params.iter().map(|(k, v)| format!("-D{k}={v}")).collect()
 }
 
-/// The compiled library of `script`, compiled now where the cache has none.
-pub(super) fn library(script: &Script) -> Result<PathBuf, GameError> {
+/// The compiled library of `script`, compiled now where the cache has none; with
+/// `dynamic_tls`, its thread-local state allocated on demand (`SGTAB_DYNAMIC_TLS`, for a process
+/// whose loader has no room left for initial-exec thread-locals).
+pub(super) fn library(script: &Script, dynamic_tls: bool) -> Result<PathBuf, GameError> {
     let fail = |why: String| GameError(format!("{}: {why}", script.canonical()));
     let cxx = compiler();
     let compiler = match identity(&cxx) {
@@ -61,7 +63,8 @@ pub(super) fn library(script: &Script) -> Result<PathBuf, GameError> {
         None => version(&cxx).map_err(fail)?,
     };
     let mut h = std::hash::DefaultHasher::new();
-    (&script.text, defines(script), &cxx, &compiler, super::HEADER, FLAGS).hash(&mut h);
+    (&script.text, defines(script), &cxx, &compiler, super::HEADER, FLAGS, dynamic_tls)
+        .hash(&mut h);
     let key = format!("{:016x}{:08x}", h.finish(), crc32fast::hash(script.text.as_bytes()));
     let dir = cache_dir().map_err(&fail)?.join("native");
     std::fs::create_dir_all(&dir)
@@ -70,7 +73,7 @@ pub(super) fn library(script: &Script) -> Result<PathBuf, GameError> {
     if lib.is_file() {
         return Ok(lib);
     }
-    compile(script, &cxx, &dir, &lib).map_err(fail)?;
+    compile(script, &cxx, &dir, &lib, dynamic_tls).map_err(fail)?;
     Ok(lib)
 }
 
@@ -112,7 +115,13 @@ fn version(cxx: &str) -> Result<Vec<u8>, String> {
 
 /// Compiles `script` with `cxx` in a fresh directory under `dir`, then renames the library to
 /// `lib`. The compiler's diagnostics go to stderr as it writes them.
-fn compile(script: &Script, cxx: &str, dir: &Path, lib: &Path) -> Result<(), String> {
+fn compile(
+    script: &Script,
+    cxx: &str,
+    dir: &Path,
+    lib: &Path,
+    dynamic_tls: bool,
+) -> Result<(), String> {
     static SEQ: AtomicU64 = AtomicU64::new(0);
     let work = dir.join(format!(".build-{}-{}", std::process::id(), SEQ.fetch_add(1, Relaxed)));
     let _ = std::fs::remove_dir_all(&work);
@@ -130,6 +139,7 @@ fn compile(script: &Script, cxx: &str, dir: &Path, lib: &Path) -> Result<(), Str
         .arg("-I")
         .arg(&work)
         .args(defines(script))
+        .args(dynamic_tls.then_some("-DSGTAB_DYNAMIC_TLS"))
         .arg("-o")
         .arg(&out)
         .arg(&source)

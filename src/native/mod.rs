@@ -104,9 +104,14 @@ impl NativeGame {
     /// Compiles (or finds in the cache) and loads a C++ game.
     pub fn open(script: Script, limits: Limits) -> Result<NativeGame, GameError> {
         check_params(&script)?;
-        let lib = compile::library(&script)?;
         let canonical = script.canonical();
-        let library = Library::open(&lib).map_err(|e| GameError(format!("{canonical}: {e}")))?;
+        let library = match Library::open(&compile::library(&script, false)?) {
+            // The loader's room for initial-exec thread-locals is spent (many games loaded in
+            // one process): the game again, its thread-local state allocated on demand.
+            Err(e) if e.contains("static TLS") => Library::open(&compile::library(&script, true)?),
+            loaded => loaded,
+        }
+        .map_err(|e| GameError(format!("{canonical}: {e}")))?;
         let file = script.file();
         NativeGame::with(Some(script), canonical, file, library, limits)
     }

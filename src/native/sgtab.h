@@ -96,6 +96,8 @@ int sgtab_call(struct sgtab_call *call);
 
 #include <exception>
 #include <initializer_list>
+#include <memory>
+#include <new>
 #include <stdio.h>
 #include <type_traits>
 #include <vector>
@@ -146,22 +148,41 @@ struct Run;
 struct Word {
   uint64_t w;
 };
+
+/* What the fast paths of Options read: one per thread, a thread-local whose address is never
+ * taken. The compiler then knows that no store of the game's reaches it, and (unlike a field
+ * read through the Options reference, which might fault) that it can always be read: it reads
+ * it once a moves() call, before the game's loop, where through the reference it read it again
+ * for every option (the chess row ran 2 to 4% slower so). Initial-exec: an address from the
+ * thread pointer, no call; where the loader has no room left for that (many libraries in one
+ * process), sgtab compiles the game again with SGTAB_DYNAMIC_TLS. */
+struct Hot {
+  const uint32_t *values;
+  uint32_t *marks;
+  uint64_t stamp; /* 64 bits: a store into the 32-bit marks cannot alias it */
+  uint64_t known, known1;
+};
+#if defined(SGTAB_DYNAMIC_TLS)
+static thread_local Hot hot;
+#else
+static thread_local Hot hot __attribute__((tls_model("initial-exec")));
+#endif
 }  // namespace detail
 
 /* The options of one position, folded as they come: see moves() above. The fast paths are
- * inline and call nothing, and the slow path only appends the option as given to a buffer, so
- * that the compiler keeps the mark array, the table and the bound of the known positions in
- * registers across the caller's loop: an option whose positions are known costs one load and
- * one store, as in a plain table loop. The buffered options are checked and folded (or kept
+ * inline and call nothing, read what they need from detail::hot, and the slow path only appends
+ * the option as given to a buffer, so that the compiler keeps the mark array, the table and the
+ * bound of the known positions in registers across the caller's loop: an option whose
+ * positions are known costs one load and one store, as in a plain table loop. The buffered options are checked and folded (or kept
  * for sgtab) once moves returns; a position that overflows the buffer is asked again with a
  * larger one. */
 class Options {
  public:
   void add(long long x) {
     /* Read before the branch, so that the compiler may keep them in registers. */
-    const uint64_t i = (uint64_t)x, known = known1_;
-    const uint32_t *values = values_, stamp = (uint32_t)stamp_;
-    uint32_t *marks = marks_;
+    const uint64_t i = (uint64_t)x, known = detail::hot.known1;
+    const uint32_t *values = detail::hot.values, stamp = (uint32_t)detail::hot.stamp;
+    uint32_t *marks = detail::hot.marks;
     if (__builtin_expect(i < known, 1)) {
       marks[values[i]] = stamp;
       return;
@@ -173,9 +194,9 @@ class Options {
   void add(T... c) {
     static_assert(sizeof...(T) <= 8, "a position has 1 to 8 coordinates");
     const long long v[] = {(long long)c...};
-    const uint64_t known = known_;
-    const uint32_t *values = values_, stamp = (uint32_t)stamp_;
-    uint32_t *marks = marks_;
+    const uint64_t known = detail::hot.known;
+    const uint32_t *values = detail::hot.values, stamp = (uint32_t)detail::hot.stamp;
+    uint32_t *marks = detail::hot.marks;
     uint64_t i;
     if (__builtin_expect(index(v, (int)sizeof...(T), i) && i < known, 1)) {
       marks[values[i]] = stamp;
@@ -186,9 +207,9 @@ class Options {
 
   /* 1-D: two heaps side by side (the fast path), or any number. */
   void sum(long long a, long long b) {
-    const uint64_t i = (uint64_t)a, j = (uint64_t)b, known = known1_;
-    const uint32_t *values = values_, stamp = (uint32_t)stamp_;
-    uint32_t *marks = marks_;
+    const uint64_t i = (uint64_t)a, j = (uint64_t)b, known = detail::hot.known1;
+    const uint32_t *values = detail::hot.values, stamp = (uint32_t)detail::hot.stamp;
+    uint32_t *marks = detail::hot.marks;
     if (__builtin_expect(i < known && j < known, 1)) {
       marks[values[i] ^ values[j]] = stamp;
       return;
@@ -275,10 +296,6 @@ class Options {
     if (fault_ == NONE) fault_ = f;
   }
 
-  const uint32_t *values_ = nullptr;
-  uint32_t *marks_ = nullptr;
-  uint64_t stamp_ = 0; /* 64 bits: a store into the 32-bit marks cannot alias it */
-  uint64_t known_ = 0, known1_ = 0;
   uint64_t size_[8] = {};
   int axes_ = 1;
   detail::Word *pend_ = nullptr;
@@ -302,10 +319,11 @@ long long rank(sgtab::Pos p) __attribute__((weak));
 namespace sgtab {
 namespace detail {
 
-static thread_local char error_text[512];
-
-/* One thread's buffers, kept between calls. */
+/* One thread's buffers, kept between calls (on the heap: a library's thread-locals are only
+ * what the fast paths read and a pointer to this, so that the loader's room for initial-exec
+ * thread-locals, shared by every library in the process, holds many games). */
 struct Run {
+  mutable char error_text[512]; /* the text call->error points at */
   /* The marks of the position being asked: base()[v] == the stamp where value v is had. */
   std::vector<uint32_t> marks;
   size_t shift = 0;
@@ -351,9 +369,17 @@ struct Run {
   bool ask(uint64_t p, long long *c, struct sgtab_call *call);
   int summaries(struct sgtab_call *call);
   int values(struct sgtab_call *call);
+  template <bool ONE>
+  int values_of(struct sgtab_call *call);
 };
 
-static thread_local Run run;
+/* This thread's Run, made at its first call and freed when the thread ends; null where the
+ * memory for it ran out. */
+static thread_local std::unique_ptr<Run> run;
+inline Run *this_run() {
+  if (!run) run.reset(new (std::nothrow) Run());
+  return run.get();
+}
 
 /* The fault of the position just asked, in words. */
 inline const char *Run::fault_text() const {
@@ -392,7 +418,7 @@ inline void Run::prepare(struct sgtab_call *call, uint64_t known) {
   while (cap <= call->vmax) cap <<= 1;
   /* Any XOR of known values is below cap; the gaps of a position lie below cap + its
    * unfolded options + 1. */
-  o.values_ = call->values;
+  hot.values = call->values;
   grow(cap + 2);
   if (pend.size() < 4096) pend.resize(4096);
   uint64_t count = 1;
@@ -401,8 +427,8 @@ inline void Run::prepare(struct sgtab_call *call, uint64_t known) {
   by_rank = call->ranks;
   rank = call->rank;
   this->known = call->ranks ? 0 : (known < count ? known : count);
-  o.known_ = this->known;
-  o.known1_ = axes == 1 ? o.known_ : 0;
+  hot.known = this->known;
+  hot.known1 = axes == 1 ? hot.known : 0;
   /* With nothing known every option is kept, the empty sum too (sgtab reads them all). */
   keep_empty = this->known == 0 && !call->ranks;
 }
@@ -414,7 +440,7 @@ inline void Run::prepare(struct sgtab_call *call, uint64_t known) {
  * aliasing) and waits: the same loop ran 1.7x slower. */
 inline void Run::grow(uint64_t need) { /* between positions: base() moves */
   if (marks.size() < need + 1024) marks.resize(need + 1024, 0);
-  const uintptr_t d = ((uintptr_t)marks.data() - (uintptr_t)o.values_ - 2048) & 4095;
+  const uintptr_t d = ((uintptr_t)marks.data() - (uintptr_t)hot.values - 2048) & 4095;
   shift = ((4096 - d) & 4095) / sizeof(uint32_t);
 }
 
@@ -442,7 +468,7 @@ inline bool Run::folds(uint64_t i) {
 inline void Run::resolve() {
   const Word *w = pend.data();
   const uint64_t end = o.npend_;
-  const uint32_t stamp = (uint32_t)o.stamp_;
+  const uint32_t stamp = (uint32_t)hot.stamp;
   kept.clear();
   unfolded = 0;
   for (uint64_t at = 0; at < end;) {
@@ -469,7 +495,7 @@ inline void Run::resolve() {
       }
       j += (uint64_t)stored;
       if (folds(i)) {
-        x ^= o.values_[i];
+        x ^= hot.values[i];
       } else {
         all = false;
       }
@@ -489,9 +515,9 @@ inline void Run::resolve() {
 
 /* A new stamp: the marks of the positions before no longer count. */
 inline void Run::next_stamp() {
-  if ((uint32_t)++o.stamp_ == 0) {
+  if ((uint32_t)++hot.stamp == 0) {
     for (uint32_t &m : marks) m = 0;
-    o.stamp_ = 1;
+    hot.stamp = 1;
   }
 }
 
@@ -517,7 +543,7 @@ inline bool Run::ask(uint64_t p, long long *c, struct sgtab_call *call) {
   point(p, c);
   for (;;) {
     next_stamp();
-    o.marks_ = base();
+    hot.marks = base();
     o.pend_ = pend.data();
     o.cap_ = pend.size();
     o.npend_ = 0;
@@ -540,7 +566,7 @@ inline int Run::summaries(struct sgtab_call *call) {
   for (uint64_t n = 0; n < call->count; n++) {
     if (!ask(call->positions[n], c, call)) return 1;
     const uint64_t r = unfolded;
-    const uint32_t stamp = (uint32_t)o.stamp_;
+    const uint32_t stamp = (uint32_t)hot.stamp;
     const uint32_t *mk = base();
     uint64_t v = 0;
     while (mk[v] == stamp) v++; /* the first gap: the folded options' mex */
@@ -572,8 +598,14 @@ inline int Run::summaries(struct sgtab_call *call) {
 /* Consecutive positions, each from those before it: the plain loop of a table. Per position
  * only what moves() changes is set again (the stamp, the bound, the buffer's count): the
  * buffer, the marks and the fault state stay as the last position left them, and what it
- * buffered or faulted goes the general way (ask, settle). */
+ * buffered or faulted goes the general way (ask, settle). A loop of its own for one axis (a
+ * heap game's), where a position is its index. */
 inline int Run::values(struct sgtab_call *call) {
+  return axes == 1 ? values_of<true>(call) : values_of<false>(call);
+}
+
+template <bool ONE>
+inline int Run::values_of(struct sgtab_call *call) {
   uint64_t work = 0, cap = 1;
   while (cap <= call->vmax) cap <<= 1;
   uint32_t most = call->vmax;
@@ -581,22 +613,29 @@ inline int Run::values(struct sgtab_call *call) {
   prepare(call, call->known);
   keep_empty = false;
   uint32_t *fill = call->fill;
-  o.marks_ = base();
+  hot.marks = base();
   o.pend_ = pend.data();
   o.cap_ = pend.size();
   o.in_sum_ = false;
   o.fault_ = Options::NONE;
   for (uint64_t n = 0; n < call->count; n++) {
     const uint64_t p = call->positions[n];
-    /* Every position before p is known: the table's, or this call's. */
-    o.known_ = known = p;
-    o.known1_ = axes == 1 ? p : 0;
+    /* Every position before p is known: the table's, or this call's (the bound the fast
+     * paths read; hot.known1 stays 0 for a shape of several axes, hot.known is not read for
+     * one axis). */
+    if (ONE) {
+      hot.known1 = p;
+      c[0] = (long long)p;
+    } else {
+      hot.known = p;
+      point(p, c);
+    }
     *call->current = p;
-    point(p, c);
     next_stamp();
     o.npend_ = 0;
-    moves(Pos(c, axes, p), o);
+    moves(Pos(c, ONE ? 1 : axes, p), o);
     if (__builtin_expect(o.npend_ != 0 || o.fault_ != Options::NONE || o.in_sum_, 0)) {
+      known = p;
       if (!(o.npend_ > o.cap_ ? ask(p, c, call) : settle(call))) return 1;
       if (unfolded > 0) {
         /* An option naming a position at or past p: the first such position. */
@@ -610,7 +649,7 @@ inline int Run::values(struct sgtab_call *call) {
         return 2;
       }
     }
-    const uint32_t stamp = (uint32_t)o.stamp_;
+    const uint32_t stamp = (uint32_t)hot.stamp;
     const uint32_t *mk = base();
     uint64_t v = 0;
     while (mk[v] == stamp) v++;
@@ -620,7 +659,7 @@ inline int Run::values(struct sgtab_call *call) {
     if (__builtin_expect(v >= cap, 0)) {
       while (cap <= v) cap <<= 1;
       grow(cap + 2);
-      o.marks_ = base();
+      hot.marks = base();
     }
   }
   call->options = work;
@@ -635,10 +674,16 @@ inline int Run::values(struct sgtab_call *call) {
 
 extern "C" __attribute__((visibility("default"))) int sgtab_call(struct sgtab_call *call) {
   using namespace sgtab::detail;
-  Run &r = run;
   call->error = nullptr;
+  Run *made = this_run();
+  if (!made) {
+    call->error = "out of memory for the library's buffers";
+    return 1;
+  }
+  Run &r = *made;
+  char *error_text = r.error_text;
   if (call->abi != SGTAB_ABI) {
-    snprintf(error_text, sizeof error_text, "the library speaks version %d of sgtab's interface, sgtab asked for %u", SGTAB_ABI, call->abi);
+    snprintf(error_text, sizeof r.error_text, "the library speaks version %d of sgtab's interface, sgtab asked for %u", SGTAB_ABI, call->abi);
     call->error = error_text;
     return 1;
   }
@@ -646,13 +691,13 @@ extern "C" __attribute__((visibility("default"))) int sgtab_call(struct sgtab_ca
     if (r.axes == 0 || call->what == SGTAB_SHAPE) {
       sgtab::Shape s = shape();
       if (s.n < 1 || s.n > 8) {
-        snprintf(error_text, sizeof error_text, "shape() gives %d sizes; give 1 to 8", s.n);
+        snprintf(error_text, sizeof r.error_text, "shape() gives %d sizes; give 1 to 8", s.n);
         call->error = error_text;
         return 1;
       }
       for (int j = 0; j < s.n; j++) {
         if (s.v[j] < 1) {
-          snprintf(error_text, sizeof error_text, "shape() gives the size %lld; every size is at least 1", s.v[j]);
+          snprintf(error_text, sizeof r.error_text, "shape() gives the size %lld; every size is at least 1", s.v[j]);
           call->error = error_text;
           return 1;
         }
@@ -667,7 +712,7 @@ extern "C" __attribute__((visibility("default"))) int sgtab_call(struct sgtab_ca
     }
     if (call->what == SGTAB_RANKS) {
       if (rank == nullptr) {
-        snprintf(error_text, sizeof error_text, "the game defines no rank()");
+        snprintf(error_text, sizeof r.error_text, "the game defines no rank()");
         call->error = error_text;
         return 1;
       }
@@ -684,11 +729,11 @@ extern "C" __attribute__((visibility("default"))) int sgtab_call(struct sgtab_ca
     }
     if (call->what == SGTAB_SUMMARIES) return r.summaries(call);
     if (call->what == SGTAB_VALUES) return r.values(call);
-    snprintf(error_text, sizeof error_text, "unknown request %u", call->what);
+    snprintf(error_text, sizeof r.error_text, "unknown request %u", call->what);
   } catch (const std::exception &e) {
-    snprintf(error_text, sizeof error_text, "threw an exception: %s", e.what());
+    snprintf(error_text, sizeof r.error_text, "threw an exception: %s", e.what());
   } catch (...) {
-    snprintf(error_text, sizeof error_text, "threw an exception");
+    snprintf(error_text, sizeof r.error_text, "threw an exception");
   }
   call->error = error_text;
   return 1;
