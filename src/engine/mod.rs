@@ -412,11 +412,7 @@ impl Engines {
             Backend::Scalar => match spec.source() {
                 // A game given by its options has the generic engine on one thread as its
                 // reference.
-                Some(source) => {
-                    let (values, most) =
-                        timings.time("kernel", || generic::computed(source, 1, progress))?;
-                    Packed::with_bits(&values, bits_for(most.into()))
-                }
+                Some(source) => generic_packed(source, 1, progress, timings)?,
                 None => timings.time("kernel", || spec.reference(progress))?,
             },
             Backend::Generic => {
@@ -424,9 +420,7 @@ impl Engines {
                     EngineError::refused(format!("{spec} is not given by its options"))
                 })?;
                 let threads = if self.backend == Backend::Scalar { 1 } else { self.threads() };
-                let (values, most) =
-                    timings.time("kernel", || generic::computed(source, threads, progress))?;
-                Packed::with_bits(&values, bits_for(most.into()))
+                generic_packed(source, threads, progress, timings)?
             }
             b => match registry::of(&**spec) {
                 Some(f) => (f.compute)(registry::Job {
@@ -441,6 +435,18 @@ impl Engines {
         };
         Ok((values, chosen))
     }
+}
+
+/// The generic engine's table of `source` on `threads` threads (timed as the kernel), packed
+/// at the fewest bits of its largest value.
+fn generic_packed(
+    source: &dyn crate::games::Source,
+    threads: usize,
+    progress: &Progress,
+    timings: &mut Timings,
+) -> Result<Packed, EngineError> {
+    let (values, most) = timings.time("kernel", || generic::computed(source, threads, progress))?;
+    Ok(Packed::with_bits(&values, bits_for(most.into())))
 }
 
 #[cfg(test)]
