@@ -173,9 +173,9 @@ static thread_local Hot hot __attribute__((tls_model("initial-exec")));
  * inline and call nothing, read what they need from detail::hot, and the slow path only appends
  * the option as given to a buffer, so that the compiler keeps the mark array, the table and the
  * bound of the known positions in registers across the caller's loop: an option whose
- * positions are known costs one load and one store, as in a plain table loop. The buffered options are checked and folded (or kept
- * for sgtab) once moves returns; a position that overflows the buffer is asked again with a
- * larger one. */
+ * positions are known costs one load and one store, as in a plain table loop. The buffered
+ * options are checked and folded (or kept for sgtab) once moves returns; a position that
+ * overflows the buffer is asked again with a larger one. */
 class Options {
  public:
   void add(long long x) {
@@ -681,9 +681,9 @@ extern "C" __attribute__((visibility("default"))) int sgtab_call(struct sgtab_ca
     return 1;
   }
   Run &r = *made;
-  char *error_text = r.error_text;
+  auto &error_text = r.error_text; /* an array: sizeof is its size */
   if (call->abi != SGTAB_ABI) {
-    snprintf(error_text, sizeof r.error_text, "the library speaks version %d of sgtab's interface, sgtab asked for %u", SGTAB_ABI, call->abi);
+    snprintf(error_text, sizeof error_text, "the library speaks version %d of sgtab's interface, sgtab asked for %u", SGTAB_ABI, call->abi);
     call->error = error_text;
     return 1;
   }
@@ -691,13 +691,13 @@ extern "C" __attribute__((visibility("default"))) int sgtab_call(struct sgtab_ca
     if (r.axes == 0 || call->what == SGTAB_SHAPE) {
       sgtab::Shape s = shape();
       if (s.n < 1 || s.n > 8) {
-        snprintf(error_text, sizeof r.error_text, "shape() gives %d sizes; give 1 to 8", s.n);
+        snprintf(error_text, sizeof error_text, "shape() gives %d sizes; give 1 to 8", s.n);
         call->error = error_text;
         return 1;
       }
       for (int j = 0; j < s.n; j++) {
         if (s.v[j] < 1) {
-          snprintf(error_text, sizeof r.error_text, "shape() gives the size %lld; every size is at least 1", s.v[j]);
+          snprintf(error_text, sizeof error_text, "shape() gives the size %lld; every size is at least 1", s.v[j]);
           call->error = error_text;
           return 1;
         }
@@ -712,7 +712,7 @@ extern "C" __attribute__((visibility("default"))) int sgtab_call(struct sgtab_ca
     }
     if (call->what == SGTAB_RANKS) {
       if (rank == nullptr) {
-        snprintf(error_text, sizeof r.error_text, "the game defines no rank()");
+        snprintf(error_text, sizeof error_text, "the game defines no rank()");
         call->error = error_text;
         return 1;
       }
@@ -729,11 +729,11 @@ extern "C" __attribute__((visibility("default"))) int sgtab_call(struct sgtab_ca
     }
     if (call->what == SGTAB_SUMMARIES) return r.summaries(call);
     if (call->what == SGTAB_VALUES) return r.values(call);
-    snprintf(error_text, sizeof r.error_text, "unknown request %u", call->what);
+    snprintf(error_text, sizeof error_text, "unknown request %u", call->what);
   } catch (const std::exception &e) {
-    snprintf(error_text, sizeof r.error_text, "threw an exception: %s", e.what());
+    snprintf(error_text, sizeof error_text, "threw an exception: %s", e.what());
   } catch (...) {
-    snprintf(error_text, sizeof r.error_text, "threw an exception");
+    snprintf(error_text, sizeof error_text, "threw an exception");
   }
   call->error = error_text;
   return 1;
