@@ -111,12 +111,12 @@ fn each_in(len: u64, get: impl Fn(u64) -> u64, window: u64, mut visit: impl FnMu
     loop {
         let end = (start + w).min(diffs);
         let (n, last) = (end - start, end == diffs);
-        let z =
-            Differences::new(|t| get(len - 1 - start - t), n as usize).z(max_period as usize + 1);
-        let mut goes_on = |p: u32| {
+        let mut d = Differences::new(|t| get(len - 1 - start - t), n as usize);
+        let upto = max_period as usize + 1;
+        let mut goes_on = |p: u32, z: u32| {
             let p = p as u64;
             // Windows overlap by max_period, so p < n here.
-            let prefix = (z[p as usize] as u64).min(n - p);
+            let prefix = (z as u64).min(n - p);
             if prefix == n - p && !last {
                 return true;
             }
@@ -129,8 +129,16 @@ fn each_in(len: u64, get: impl Fn(u64) -> u64, window: u64, mut visit: impl FnMu
             false
         };
         match &mut alive {
-            Some(periods) => periods.retain(|&p| goes_on(p)),
-            None => alive = Some((1..=max_period as u32).filter(|&p| goes_on(p)).collect()),
+            Some(periods) => {
+                // A period goes on from where the last window left it, however short its
+                // prefix here: every entry is needed exactly.
+                let z = d.z(upto);
+                periods.retain(|&p| goes_on(p, z[p as usize]));
+            }
+            None => {
+                let long = d.long_prefixes(upto).into_iter();
+                alive = Some(long.filter(|&(p, z)| goes_on(p, z)).map(|(p, _)| p).collect());
+            }
         }
         if alive.as_ref().is_none_or(|a| a.is_empty()) || last {
             break;
@@ -158,6 +166,54 @@ struct Differences<V> {
     before: u64,
     /// Differences in the window.
     n: usize,
+}
+
+/// The fewest differences a rule repeats past its period ([`margin`] asks for 16 values past
+/// its start).
+const RULE_PREFIX: u32 = 15;
+
+/// Differences a period must repeat from the window's start to be compared further (fewer than
+/// [`RULE_PREFIX`]).
+const SHORT: usize = 8;
+
+/// Periods screened at a time: lanes of one comparison.
+const SCREEN: usize = 8;
+
+/// The periods p in 1..upto with d\[p..p + SHORT\] = d\[..SHORT\] (`d` holds `upto + SHORT`
+/// differences at least), in increasing order: the ones worth comparing out. Eight periods at
+/// a time, each comparison one vector instruction where the target has them. `None` where more
+/// than one period in 64 passes (a table that repeats short patterns: the Z-algorithm is
+/// cheaper there than comparing each out).
+fn screened<T: Copy + PartialEq>(d: &[T], upto: usize) -> Option<Vec<u32>> {
+    let head: [T; SHORT] = d[..SHORT].try_into().unwrap();
+    let mut passed = Vec::new();
+    let allowed = upto / 64 + 16;
+    let mut p = 1;
+    while p < upto {
+        let lanes = SCREEN.min(upto - p);
+        let mut same = [true; SCREEN];
+        if lanes == SCREEN {
+            let window = &d[p..p + SCREEN + SHORT - 1];
+            for (k, &h) in head.iter().enumerate() {
+                for (l, s) in same.iter_mut().enumerate() {
+                    *s &= window[k + l] == h;
+                }
+            }
+        } else {
+            for (l, s) in same.iter_mut().enumerate().take(lanes) {
+                *s = d[p + l..p + l + SHORT] == head;
+            }
+        }
+        if same.contains(&true) {
+            let at = same.iter().enumerate().take(lanes).filter(|&(_, &s)| s);
+            passed.extend(at.map(|(l, _)| (p + l) as u32));
+            if passed.len() > allowed {
+                return None;
+            }
+        }
+        p += lanes;
+    }
+    Some(passed)
 }
 
 /// The length of the common prefix of `d` and `d[i..]` within `d`, known to be at least `k`.
@@ -208,8 +264,31 @@ impl<V: Fn(u64) -> u64> Differences<V> {
     #[cold]
     #[inline(never)]
     fn fill(&mut self, want: usize) {
-        let target = (want + want / 8).max(want + 4096).min(self.n);
+        self.fill_to((want + want / 8).max(want + 4096));
+    }
+
+    /// Reads the differences up to `target` (at most n).
+    fn fill_to(&mut self, target: usize) {
+        let target = target.min(self.n);
         let mut t = self.len();
+        if !self.is_wide && t < target {
+            // Every difference read as if it fit in 32 bits, in a loop that keeps its state in
+            // registers; where one does not fit, the pass is undone and the loop below switches.
+            let (v, mut before, mut fits) = (&self.v, self.before, true);
+            self.narrow.resize(target, 0);
+            for (t, slot) in (t..).zip(&mut self.narrow[t..]) {
+                let next = v(t as u64 + 1);
+                let d = before.wrapping_sub(next);
+                before = next;
+                fits &= d as i64 == d as u32 as i32 as i64;
+                *slot = d as u32;
+            }
+            if fits {
+                self.before = before;
+                return;
+            }
+            self.narrow.truncate(t);
+        }
         while !self.is_wide && t < target {
             let next = (self.v)(t as u64 + 1);
             let d = self.before.wrapping_sub(next);
@@ -233,9 +312,53 @@ impl<V: Fn(u64) -> u64> Differences<V> {
         }
     }
 
-    /// Z[t] for t < `upto`: the length of the longest common prefix of R and R[t..] (Z[0] = n),
-    /// in linear time (Gusfield's Z-algorithm; Z[t] reads only Z[j] for j < t, so the first
-    /// entries need no later ones). Entries are u32 (a window is below 2^32 values).
+    /// The periods p in 1..upto whose Z[p] is [`RULE_PREFIX`] or more or reaches the window's
+    /// end, with Z[p], in increasing p: in the first window, the only periods that can be a
+    /// rule (1 + p + Z[p] ≥ margin(p) ≥ p + 16) or go on into the next window (Z[p] = n − p).
+    ///
+    /// A period whose first `SHORT` differences do not repeat, most of them where the table has
+    /// no rule, is ruled out by comparisons done eight periods at a time, and the few others
+    /// compared out one by one; no Z-array is made. Where that comparing grows long (a table
+    /// with a rule: every multiple of its period compares out to the rule's start), the
+    /// Z-algorithm takes over, linear in any case.
+    fn long_prefixes(&mut self, upto: usize) -> Vec<(u32, u32)> {
+        let n = self.n;
+        let upto = upto.min(n).max(1);
+        let long = |p: usize, z: usize| z >= RULE_PREFIX as usize || z >= n - p;
+        if upto > 2 * SCREEN && n > upto + SHORT {
+            self.fill_to(upto + SHORT);
+            let passed = if self.is_wide {
+                screened(&self.wide, upto)
+            } else {
+                screened(&self.narrow, upto)
+            };
+            if let Some(passed) = passed {
+                // Compared out, reading past the differences read so far where they reach.
+                let (budget, mut spent) = (n / 8, 0);
+                let mut found = Vec::new();
+                for p in passed {
+                    let z = self.common(p as usize, SHORT);
+                    spent += z;
+                    if spent > budget {
+                        found.clear();
+                        break;
+                    }
+                    if long(p as usize, z) {
+                        found.push((p, z as u32));
+                    }
+                }
+                if spent <= budget {
+                    return found;
+                }
+            }
+        }
+        let z = self.z(upto);
+        (1..upto).filter(|&p| long(p, z[p] as usize)).map(|p| (p as u32, z[p])).collect()
+    }
+
+    /// Z[t] for t < `upto` (at most n): the length of the longest common prefix of R and R[t..]
+    /// (Z[0] = n), in linear time (Gusfield's Z-algorithm; Z[t] reads only Z[j] for j < t, so
+    /// the first entries need no later ones). Entries are u32 (a window is below 2^32 values).
     fn z(&mut self, upto: usize) -> Vec<u32> {
         let n = self.n;
         assert!(n < u32::MAX as usize, "the rule search window fits in u32");
@@ -466,6 +589,27 @@ mod tests {
                 slow_find_where(&v, u64::MAX, accept),
                 "case {case}: {v:?}"
             );
+        }
+    }
+
+    #[test]
+    fn long_prefixes_are_the_z_algorithms() {
+        // The periods with long prefixes, screened and compared out, against those the full
+        // Z-array gives, on tables with rules, near-rules and none, over small and wide
+        // alphabets. Tables long enough to screen, so both ways are taken: the screen where
+        // few periods repeat the first differences, the Z-algorithm where many do.
+        let mut rnd = xorshift(0x5851F42D4C957F2D);
+        for case in 0..2000 {
+            let (len, v) = ruled_table(&mut rnd, 3000, 1200, [2, 4, 300][case % 3]);
+            let n = (len - 1) as usize;
+            let upto = (len / 3) as usize + 1;
+            let differences = || Differences::new(|t| v[(len - 1 - t) as usize], n);
+            let z = differences().z(upto);
+            let want: Vec<(u32, u32)> = (1..z.len())
+                .filter(|&p| z[p] >= RULE_PREFIX || z[p] as usize >= n - p)
+                .map(|p| (p as u32, z[p]))
+                .collect();
+            assert_eq!(differences().long_prefixes(upto), want, "case {case}: {v:?}");
         }
     }
 
