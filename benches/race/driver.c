@@ -5,8 +5,8 @@
  * as benches/race/GAME.cpp do.
  *
  *   cc -O2 -I src/native -o driver benches/race/driver.c -ldl
- *   c++ -O2 -std=c++17 -shared -fPIC -fvisibility=hidden -falign-loops=64 -I src/native \
- *       -DN=40000 -o lasker.so examples/games/lasker.cpp
+ *   c++ -O2 -std=c++17 -shared -fPIC -funroll-loops -fvisibility=hidden -falign-loops=64 \
+ *       -I src/native -DN=40000 -o lasker.so examples/games/lasker.cpp
  *   ./driver ./lasker.so [BLOCK]                      (BLOCK: positions a call, 65536) */
 #include <dlfcn.h>
 #include <stdio.h>
