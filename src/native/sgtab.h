@@ -207,9 +207,9 @@ class Options {
 
   /* 1-D: two heaps side by side (the fast path), or any number. Both heaps are known where
    * i | j < known (i | j is at least either): one OR and one compare, where i < known && j <
-   * known costs a compare, a select and a compare; in a tight loop of sums (Grundy's game) that
-   * was 15% of the time on an AMD EPYC. Only where the OR reaches past the bound (the heaps
-   * share no bit and add up to it, or one is not known) are both compared. */
+   * known costs a compare, a select and a compare; a tight loop of sums (Grundy's game, loops
+   * unrolled) ran 0.45 s so against 0.51 s on an AMD EPYC. Only where the OR reaches past the
+   * bound (the heaps share no bit and add up to it, or one is not known) are both compared. */
   void sum(long long a, long long b) {
     const uint64_t i = (uint64_t)a, j = (uint64_t)b, known = detail::hot.known1;
     const uint32_t *values = detail::hot.values, stamp = (uint32_t)detail::hot.stamp;
