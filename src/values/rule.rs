@@ -179,39 +179,31 @@ const SHORT: usize = 8;
 /// Periods screened at a time: lanes of one comparison.
 const SCREEN: usize = 8;
 
-/// The periods p in 1..upto with d\[p..p + SHORT\] = d\[..SHORT\] (`d` holds `upto + SHORT`
-/// differences at least), in increasing order: the ones worth comparing out. Eight periods at
-/// a time, each comparison one vector instruction where the target has them. `None` where more
-/// than one period in 64 passes (a table that repeats short patterns: the Z-algorithm is
-/// cheaper there than comparing each out).
-fn screened<T: Copy + PartialEq>(d: &[T], upto: usize) -> Option<Vec<u32>> {
-    let head: [T; SHORT] = d[..SHORT].try_into().unwrap();
+/// The periods p in 1..upto with d\[p..p + SHORT\] = d\[..SHORT\] (`d` holds
+/// `upto + SCREEN + SHORT` differences at least), in increasing order: the ones worth comparing
+/// out. Eight periods at a time, each comparison one vector instruction where the target has
+/// them. `None` where more than one period in 64 passes (a table that repeats short patterns:
+/// the Z-algorithm is cheaper there than comparing each out).
+fn screened(d: &[u32], upto: usize) -> Option<Vec<u32>> {
+    let head: [u32; SHORT] = d[..SHORT].try_into().unwrap();
     let mut passed = Vec::new();
     let allowed = upto / 64 + 16;
-    let mut p = 1;
-    while p < upto {
-        let lanes = SCREEN.min(upto - p);
+    for p in (1..upto).step_by(SCREEN) {
+        let window = &d[p..p + SCREEN + SHORT - 1];
         let mut same = [true; SCREEN];
-        if lanes == SCREEN {
-            let window = &d[p..p + SCREEN + SHORT - 1];
-            for (k, &h) in head.iter().enumerate() {
-                for (l, s) in same.iter_mut().enumerate() {
-                    *s &= window[k + l] == h;
-                }
-            }
-        } else {
-            for (l, s) in same.iter_mut().enumerate().take(lanes) {
-                *s = d[p + l..p + l + SHORT] == head;
+        for (k, &h) in head.iter().enumerate() {
+            for (l, s) in same.iter_mut().enumerate() {
+                *s &= window[k + l] == h;
             }
         }
         if same.contains(&true) {
-            let at = same.iter().enumerate().take(lanes).filter(|&(_, &s)| s);
+            // The last eight may reach past upto: those lanes are not periods asked.
+            let at = same.iter().enumerate().filter(|&(l, &s)| s && p + l < upto);
             passed.extend(at.map(|(l, _)| (p + l) as u32));
             if passed.len() > allowed {
                 return None;
             }
         }
-        p += lanes;
     }
     Some(passed)
 }
@@ -273,7 +265,8 @@ impl<V: Fn(u64) -> u64> Differences<V> {
         let mut t = self.len();
         if !self.is_wide && t < target {
             // Every difference read as if it fit in 32 bits, in a loop that keeps its state in
-            // registers; where one does not fit, the pass is undone and the loop below switches.
+            // registers; where one does not fit, the pass is undone and the differences go
+            // wide from here on (those read so far widened).
             let (v, mut before, mut fits) = (&self.v, self.before, true);
             self.narrow.resize(target, 0);
             for (t, slot) in (t..).zip(&mut self.narrow[t..]) {
@@ -288,21 +281,11 @@ impl<V: Fn(u64) -> u64> Differences<V> {
                 return;
             }
             self.narrow.truncate(t);
-        }
-        while !self.is_wide && t < target {
-            let next = (self.v)(t as u64 + 1);
-            let d = self.before.wrapping_sub(next);
-            if d as i64 != d as u32 as i32 as i64 {
-                self.wide = Vec::with_capacity(self.n);
-                crate::memory::huge_pages(&self.wide);
-                self.wide.extend(self.narrow.iter().map(|&x| x as i32 as i64 as u64));
-                self.narrow = Vec::new();
-                self.is_wide = true;
-                break;
-            }
-            self.before = next;
-            self.narrow.push(d as u32);
-            t += 1;
+            self.wide = Vec::with_capacity(self.n);
+            crate::memory::huge_pages(&self.wide);
+            self.wide.extend(self.narrow.iter().map(|&x| x as i32 as i64 as u64));
+            self.narrow = Vec::new();
+            self.is_wide = true;
         }
         while t < target {
             let next = (self.v)(t as u64 + 1);
@@ -325,13 +308,10 @@ impl<V: Fn(u64) -> u64> Differences<V> {
         let n = self.n;
         let upto = upto.min(n).max(1);
         let long = |p: usize, z: usize| z >= RULE_PREFIX as usize || z >= n - p;
-        if upto > 2 * SCREEN && n > upto + SHORT {
-            self.fill_to(upto + SHORT);
-            let passed = if self.is_wide {
-                screened(&self.wide, upto)
-            } else {
-                screened(&self.narrow, upto)
-            };
+        if upto > 2 * SCREEN && n > upto + SCREEN + SHORT {
+            self.fill_to(upto + SCREEN + SHORT);
+            // Differences past 32 bits (rare) take the Z-algorithm: one screen to keep small.
+            let passed = if self.is_wide { None } else { screened(&self.narrow, upto) };
             if let Some(passed) = passed {
                 // Compared out, reading past the differences read so far where they reach.
                 let (budget, mut spent) = (n / 8, 0);
