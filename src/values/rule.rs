@@ -153,8 +153,8 @@ fn each_in(len: u64, get: impl Fn(u64) -> u64, window: u64, mut visit: impl FnMu
 }
 
 /// A window's differences R(t) = v(t) − v(t + 1) (`v` the table read backwards from a window's
-/// start), read from the table only as far as the Z-algorithm looks: for a table with no rule
-/// that is little past the longest period asked, a third of the window. Kept as u32 while every
+/// start), read from the table only as far as the search looks: for a table with no rule that
+/// is little past the longest period asked, a third of the window. Kept as u32 while every
 /// one read lies in the i32 range (two such differences are equal exactly when their low 32 bits
 /// are: half the memory of u64), else as u64 from then on.
 struct Differences<V> {

@@ -66,30 +66,28 @@ pub(super) fn recheck<S: Source + ?Sized>(
     // the rest by their options too, or, from a source that summarises, by their summaries in
     // one request (with the whole table known a position's summary is its value, and its
     // options need not cross one by one).
-    let mut down = sample.iter().rev().copied();
+    let summarizes = source.summarizes();
     let mut asked: Vec<(u64, u64)> = Vec::new();
-    for p in down.by_ref().take(REPEAT) {
+    let mut rest: Vec<u64> = Vec::new();
+    for (k, p) in sample.iter().rev().copied().enumerate() {
+        if summarizes && k >= REPEAT {
+            rest.push(p);
+            continue;
+        }
         let (got, options) =
             ask(&mut *worker, p, table, &mut marks).map_err(|stop| stop.error(source))?;
         if got != value(p) {
             return Err(differs(p, got));
         }
-        asked.push((p, options));
+        if k < REPEAT {
+            asked.push((p, options));
+        }
     }
-    let rest: Vec<u64> = down.collect();
-    if source.summarizes() {
+    if !rest.is_empty() {
         let got =
             summarized(&mut *worker, &rest, table, vmax).map_err(|stop| stop.error(source))?;
         if let Some((&p, &v)) = rest.iter().zip(&got).find(|&(&p, &v)| v != value(p)) {
             return Err(differs(p, v));
-        }
-    } else {
-        for &p in &rest {
-            let (got, _) =
-                ask(&mut *worker, p, table, &mut marks).map_err(|stop| stop.error(source))?;
-            if got != value(p) {
-                return Err(differs(p, got));
-            }
         }
     }
     for (p, options) in asked {
