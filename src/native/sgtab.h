@@ -101,6 +101,9 @@ int sgtab_call(struct sgtab_call *call);
 #include <stdio.h>
 #include <type_traits>
 #include <vector>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #define SGTAB_HEADER_VERSION 1
 
@@ -377,6 +380,27 @@ struct Run {
   int values_of(struct sgtab_call *call);
 };
 
+/* The first v with mk[v] != stamp, read eight marks at a time: where it is below 8 (three
+ * positions in four of the chess row) it is found without a branch on which, where the plain
+ * loop `while (mk[v] == stamp) v++` leaves at an unpredictable step (a mispredicted branch a
+ * position: the row ran 8% slower so). Reads up to 7 marks past the gap: the marks have room
+ * for them (grow). */
+inline uint64_t first_gap(const uint32_t *mk, uint32_t stamp) {
+  for (uint64_t v = 0;; v += 8) {
+#if defined(__SSE2__)
+    const __m128i s = _mm_set1_epi32((int)stamp);
+    const __m128i a = _mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)(mk + v)), s);
+    const __m128i b = _mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)(mk + v + 4)), s);
+    const unsigned m = (unsigned)_mm_movemask_ps(_mm_castsi128_ps(a)) |
+                       (unsigned)_mm_movemask_ps(_mm_castsi128_ps(b)) << 4;
+#else
+    unsigned m = 0;
+    for (unsigned k = 0; k < 8; k++) m |= (unsigned)(mk[v + k] == stamp) << k;
+#endif
+    if (m != 0xFF) return v + (uint64_t)__builtin_ctz(~m);
+  }
+}
+
 /* This thread's Run, made at its first call and freed when the thread ends; null where the
  * memory for it ran out. */
 static thread_local std::unique_ptr<Run> run;
@@ -443,7 +467,7 @@ inline void Run::prepare(struct sgtab_call *call, uint64_t known) {
  * offset in their pages the processor takes each load for one that may read that store (4K
  * aliasing) and waits: the same loop ran 1.7x slower. */
 inline void Run::grow(uint64_t need) { /* between positions: base() moves */
-  if (marks.size() < need + 1024) marks.resize(need + 1024, 0);
+  if (marks.size() < need + 1024 + 8) marks.resize(need + 1024 + 8, 0);
   const uintptr_t d = ((uintptr_t)marks.data() - (uintptr_t)hot.values - 2048) & 4095;
   shift = ((4096 - d) & 4095) / sizeof(uint32_t);
 }
@@ -572,8 +596,7 @@ inline int Run::summaries(struct sgtab_call *call) {
     const uint64_t r = unfolded;
     const uint32_t stamp = (uint32_t)hot.stamp;
     const uint32_t *mk = base();
-    uint64_t v = 0;
-    while (mk[v] == stamp) v++; /* the first gap: the folded options' mex */
+    uint64_t v = first_gap(mk, stamp); /* the folded options' mex */
     words.push_back(r);
     if (r == 0) {
       words.push_back(v);
@@ -655,8 +678,7 @@ inline int Run::values_of(struct sgtab_call *call) {
     }
     const uint32_t stamp = (uint32_t)hot.stamp;
     const uint32_t *mk = base();
-    uint64_t v = 0;
-    while (mk[v] == stamp) v++;
+    const uint64_t v = first_gap(mk, stamp);
     fill[p] = (uint32_t)v;
     most = most < v ? (uint32_t)v : most;
     work += v + 1;
