@@ -5,9 +5,12 @@
 //! calls, a cache filled in an order that depends on which thread saw what): a fresh worker
 //! (for a script, a new interpreter that runs its top level again) is asked for a sample of
 //! positions in another order than the build's, from the last down, and the mex of each one's
-//! options over the table's values must be the value the table holds; the first positions it
-//! was asked are then asked again, after all the others, and must give the same options (as a
-//! set). A difference is refused in one line, and nothing is written.
+//! options over the table's values must be the value the table holds; the first [`REPEAT`]
+//! positions it was asked are then asked again, after all the others, and must give the same
+//! options (as a set). A difference is refused in one line, and nothing is written. A source
+//! that summarises (a native game) gives the values of the rest by their summaries in one
+//! request, and its first positions are asked by their options only until they have crossed
+//! [`CROSSED`] options (at least one position is).
 //!
 //! The sample is the first [`FIRST`] positions and one in [`EVERY`] of the rest, spread evenly,
 //! [`SPREAD`] at most: about 0.4% of a large table's positions, and one more start of the
@@ -26,8 +29,12 @@ const FIRST: u64 = 64;
 const EVERY: u64 = 256;
 /// ... and this many at most.
 const SPREAD: u64 = 4096;
-/// Positions asked a second time.
+/// Positions asked a second time...
 const REPEAT: usize = 16;
+/// ... and, from a source that summarises, only while the options they cross (one at a time,
+/// each about 10 ns, where the build folds one in under a nanosecond) are fewer than this: the
+/// 16 last positions of Grundy's game to 60,000 cross a million options, 3% of its build.
+const CROSSED: usize = 1 << 16;
 
 /// The sampled positions, in increasing order.
 fn sample(count: u64) -> Vec<u64> {
@@ -69,13 +76,15 @@ pub(super) fn recheck<S: Source + ?Sized>(
     let summarizes = source.summarizes();
     let mut asked: Vec<(u64, u64)> = Vec::new();
     let mut rest: Vec<u64> = Vec::new();
+    let mut crossed = 0;
     for (k, p) in sample.iter().rev().copied().enumerate() {
-        if summarizes && k >= REPEAT {
+        if summarizes && (k >= REPEAT || crossed >= CROSSED) {
             rest.push(p);
             continue;
         }
-        let (got, options) =
+        let (got, options, count) =
             ask(&mut *worker, p, table, &mut marks).map_err(|stop| stop.error(source))?;
+        crossed += count;
         if got != value(p) {
             return Err(differs(p, got));
         }
@@ -91,7 +100,7 @@ pub(super) fn recheck<S: Source + ?Sized>(
         }
     }
     for (p, options) in asked {
-        let (_, again) =
+        let (_, again, _) =
             ask(&mut *worker, p, table, &mut marks).map_err(|stop| stop.error(source))?;
         if again != options {
             return Err(EngineError::game(format!(
@@ -131,14 +140,14 @@ fn summarized(
     Ok(values)
 }
 
-/// Position `p`'s value by its options over `table`, and a digest of its options (the same
-/// for the same options in any order).
+/// Position `p`'s value by its options over `table`, a digest of its options (the same for the
+/// same options in any order), and how many it has.
 fn ask(
     worker: &mut dyn Worker,
     p: u64,
     table: &[AtomicU32],
     marks: &mut Marks,
-) -> Result<(u32, u64), Stop> {
+) -> Result<(u32, u64, usize), Stop> {
     let mut found: Vec<u32> = Vec::new();
     let (mut digest, mut bad) = (0u64, None);
     worker.options(&[p], &mut |_, option| {
@@ -169,7 +178,7 @@ fn ask(
     if let Some(stop) = bad {
         return Err(stop);
     }
-    Ok((marks.mex_of(&found)?, digest))
+    Ok((marks.mex_of(&found)?, digest, found.len()))
 }
 
 #[cfg(test)]

@@ -414,3 +414,70 @@ fn the_first_run_of_a_block_is_sized_so_that_the_threads_finish_together() {
     // One thread takes the whole block.
     assert_eq!(Split { fill: 1.0, summary: 1.0, finish: 0.0, shared: 0.0 }.share(1), 1.0);
 }
+
+/// A source that summarises (from its options, through a worker that does not count them) and
+/// counts the options crossed one by one through [`Worker::options`].
+struct Crossing<S: Source>(S, std::sync::atomic::AtomicU64);
+
+impl<S: Source> Source for Crossing<S> {
+    fn count(&self) -> u64 {
+        self.0.count()
+    }
+    fn summarizes(&self) -> bool {
+        true
+    }
+    fn worker(&self) -> Result<Box<dyn Worker + '_>, GameError> {
+        struct W<'a>(Box<dyn Worker + 'a>, &'a std::sync::atomic::AtomicU64);
+        impl Worker for W<'_> {
+            fn options(
+                &mut self,
+                at: &[u64],
+                f: &mut dyn FnMut(u64, &[u64]),
+            ) -> Result<(), GameError> {
+                let mut crossed = 0;
+                let got = self.0.options(at, &mut |p, o| {
+                    crossed += 1;
+                    f(p, o)
+                });
+                self.1.fetch_add(crossed, Relaxed);
+                got
+            }
+            fn summaries(
+                &mut self,
+                ask: &crate::games::summary::Ask,
+                out: &mut Summaries,
+            ) -> Result<(), GameError> {
+                self.0.summaries(ask, out)
+            }
+        }
+        Ok(Box::new(W(self.0.worker()?, &self.1)))
+    }
+}
+
+#[test]
+fn the_check_of_a_summarising_source_crosses_options_within_its_budget() {
+    // Nim with every option given 300 times: position 63 has 18,900. The sample is 0..64;
+    // asked by options from 63 down until 2^16 options are crossed (4 positions), then asked
+    // again: about 150,000 options, where asking 16 twice would cross 532,800.
+    let heavy =
+        |p: u64, f: &mut dyn FnMut(&[u64])| (0..p).for_each(|q| (0..300).for_each(|_| f(&[q])));
+    let game = Crossing(Closure(300, heavy), Default::default());
+    let values = compute(&game, 1, &Progress::silent()).unwrap();
+    assert_eq!(values, (0..300).collect::<Vec<u32>>());
+    let crossed = game.1.load(Relaxed);
+    assert_eq!(crossed, 2 * 300 * (63 + 62 + 61 + 60));
+    // A state kept between calls is still refused: here the options of a position change on
+    // its third call (the build, the check, the check's second ask), and not its value.
+    let calls: Vec<std::sync::atomic::AtomicU64> = (0..300).map(|_| Default::default()).collect();
+    let changing = Crossing(
+        Closure(300, |p, f| {
+            heavy(p, f);
+            if calls[p as usize].fetch_add(1, Relaxed) == 2 && p > 0 {
+                f(&[0])
+            }
+        }),
+        Default::default(),
+    );
+    let e = compute(&changing, 1, &Progress::silent()).unwrap_err();
+    assert!(e.line.contains("other options when a fresh worker"), "{e}");
+}
