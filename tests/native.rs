@@ -35,6 +35,7 @@ fn run_env(bin: &str, args: &[&str], env: &[(&str, &str)]) -> Output {
         .env("XDG_CACHE_HOME", cache())
         .env_remove("CXX")
         .env_remove("SGTAB_TABLES")
+        .env_remove("SGTAB_NATIVE_UNROLL")
         .stdin(Stdio::null());
     for (k, v) in env {
         cmd.env(k, v);
@@ -159,6 +160,7 @@ fn a_game_is_compiled_once_and_found_in_the_cache() {
     let own_cache = dir.join("cache");
     let env = [("CXX", cxx.to_str().unwrap()), ("XDG_CACHE_HOME", own_cache.to_str().unwrap())];
     let spec = format!("cpp:{}:N=300", example("lasker.cpp"));
+    // A game is compiled twice, its loops unrolled and not (the faster is kept as it runs).
     let compiles = || {
         fs::read_to_string(&log)
             .unwrap_or_default()
@@ -170,10 +172,14 @@ fn a_game_is_compiled_once_and_found_in_the_cache() {
     for round in 0..2 {
         let out = run_env(SGTAB, &["build", &spec, "--dir", out_dir.to_str().unwrap()], &env);
         assert!(out.status.success(), "{}", text(&out.stderr));
-        assert_eq!(compiles(), 1, "round {round}");
+        assert_eq!(compiles(), 2, "round {round}");
     }
-    let line = fs::read_to_string(&log).unwrap();
-    assert!(line.contains("-O2 -std=c++17 -shared -fPIC") && line.contains("-DN=300"), "{line}");
+    let lines = fs::read_to_string(&log).unwrap();
+    assert!(
+        lines.lines().all(|l| l.contains("-O2 -std=c++17 -shared -fPIC") && l.contains("-DN=300"))
+            && lines.lines().filter(|l| l.contains("-funroll-loops")).count() == 1,
+        "{lines}"
+    );
     // Another parameter, another library; a cached one is a complete file (renamed into place).
     let out = run_env(
         SGTAB,
@@ -186,20 +192,53 @@ fn a_game_is_compiled_once_and_found_in_the_cache() {
         &env,
     );
     assert!(out.status.success(), "{}", text(&out.stderr));
-    assert_eq!(compiles(), 2);
+    assert_eq!(compiles(), 4);
     let libs: Vec<_> = fs::read_dir(own_cache.join("sgtab/native"))
         .unwrap()
         .filter_map(Result::ok)
         .map(|e| e.file_name())
         .collect();
-    assert_eq!(libs.len(), 2, "{libs:?}: no compile directory left behind");
+    assert_eq!(libs.len(), 4, "{libs:?}: no compile directory left behind");
     // The compiler is part of the key, though it is not started to tell: another compiler at
     // the same path (an upgrade: another size and time) compiles again.
     let script = fs::read_to_string(&cxx).unwrap();
     fs::write(&cxx, format!("{script}# upgraded\n")).unwrap();
     let out = run_env(SGTAB, &["build", &spec, "--dir", out_dir.to_str().unwrap()], &env);
     assert!(out.status.success(), "{}", text(&out.stderr));
-    assert_eq!(compiles(), 3, "an upgraded compiler compiles again");
+    assert_eq!(compiles(), 6, "an upgraded compiler compiles again");
+}
+
+#[test]
+fn both_compiles_give_the_same_table_whichever_runs() {
+    // A game is compiled with its loops unrolled and not; until the faster is chosen, runs of
+    // positions are cut in quarters computed by each in turn. The choosing, and each compile
+    // alone (SGTAB_NATIVE_UNROLL), give the same bytes on one thread and two.
+    let dir = scratch("native", "unroll");
+    for (k, spec) in [
+        format!("cpp:{}:N=6000", example("lasker.cpp")),
+        format!("cpp:{}:W=14", example("chessrow.cpp")),
+        format!("cpp:{}:N=4000", example("grundy.cpp")),
+    ]
+    .iter()
+    .enumerate()
+    {
+        let mut tables = Vec::new();
+        for unroll in [None, Some("0"), Some("1")] {
+            for threads in ["1", "2"] {
+                let out_dir = dir.join(format!("{k}-{}-{threads}", unroll.unwrap_or("auto")));
+                let env: Vec<(&str, &str)> =
+                    unroll.map(|u| ("SGTAB_NATIVE_UNROLL", u)).into_iter().collect();
+                let args =
+                    ["build", spec, "--dir", out_dir.to_str().unwrap(), "--threads", threads];
+                let out = run_env(SGTAB, &args, &env);
+                assert!(out.status.success(), "{spec}: {}", text(&out.stderr));
+                let report = text(&out.stdout);
+                let line = report.lines().find(|l| l.starts_with("wrote ")).expect("wrote PATH");
+                tables.push(fs::read(line.split_whitespace().nth(1).unwrap()).unwrap());
+            }
+        }
+        assert!(tables.windows(2).all(|w| w[0] == w[1]), "{spec}");
+    }
 }
 
 #[test]
@@ -226,7 +265,11 @@ fn games_past_the_loaders_room_for_thread_locals_are_compiled_again_and_agree() 
     let out = run_env(SGTAB, &args, &env);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let compiles = fs::read_to_string(&log).unwrap();
-    let again = compiles.lines().filter(|l| l.contains("-DSGTAB_DYNAMIC_TLS")).count();
+    // Counted by the first of each game's two compiles (its loops unrolled).
+    let again = compiles
+        .lines()
+        .filter(|l| l.contains("-DSGTAB_DYNAMIC_TLS") && l.contains("-funroll-loops"))
+        .count();
     assert!(again >= 1 && again < sizes.len(), "{again} of {} compiled again", sizes.len());
     let report = text(&out.stdout);
     let tables: Vec<PathBuf> = report

@@ -21,20 +21,38 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 /// own functions are not interposable, so calls to them are direct and may be inlined (only
 /// `sgtab_call` is exported). `-falign-loops=64`: each loop starts a 64-byte line, so that a
 /// game's inner loop runs as fast wherever the compiler happens to place it (measured: the
-/// same Lasker's Nim ran 1.4x slower at one placement than at another). `-funroll-loops`: a
-/// loop of options runs several to a turn of the loop, so that the bound check each option
-/// pays (a plain table loop has none) shares the loop's own compare and branch; Grundy's game
-/// and Lasker's Nim ran 10 to 20% faster on an AMD EPYC, the chess row the same.
+/// same Lasker's Nim ran 1.4x slower at one placement than at another). `-funroll-loops`
+/// ([`UNROLL`]) in the first of a game's two compiles ([`Libraries`]).
 pub(super) const FLAGS: [&str; 8] = [
     "-O2",
     "-std=c++17",
     "-shared",
     "-fPIC",
-    "-funroll-loops",
+    UNROLL,
     "-fvisibility=hidden",
     "-falign-loops=64",
     "-Wl,-z,defs",
 ];
+
+/// Loops unrolled: a loop of options runs several to a turn of the loop, so that the bound
+/// check each option pays (a plain table loop has none) shares the loop's own compare and
+/// branch: Grundy's game ran 16% faster so on an Intel Xeon, 10 to 20% on an AMD EPYC. But a
+/// short search loop that leaves by `break` (the chess row's "first empty cell to the right")
+/// is unrolled behind a dispatch on its count, and the row ran 6% slower so on the Xeon. No
+/// compiler setting served both, so a game is compiled both ways and the faster kept as it
+/// runs (`super::Pick`).
+pub(super) const UNROLL: &str = "-funroll-loops";
+
+/// The flags of one of the two compiles.
+fn flags(unrolled: bool) -> impl Iterator<Item = &'static str> {
+    FLAGS.into_iter().filter(move |&f| unrolled || f != UNROLL)
+}
+
+/// A game's two libraries: its loops unrolled, and not (where that compile succeeded).
+pub(super) struct Libraries {
+    pub unrolled: PathBuf,
+    pub rolled: Option<PathBuf>,
+}
 
 /// The compiler: `$CXX`, else `c++`.
 fn compiler() -> String {
@@ -56,10 +74,10 @@ pub(super) fn defines(script: &Script) -> Vec<String> {
     script.params.iter().map(|(k, v)| format!("-D{k}={v}")).collect()
 }
 
-/// The compiled library of `script`, compiled now where the cache has none; with
-/// `dynamic_tls`, its thread-local state allocated on demand (`SGTAB_DYNAMIC_TLS`, for a process
-/// whose loader has no room left for initial-exec thread-locals).
-pub(super) fn library(script: &Script, dynamic_tls: bool) -> Result<PathBuf, GameError> {
+/// The compiled libraries of `script`, compiled now (both at once) where the cache has none;
+/// with `dynamic_tls`, their thread-local state allocated on demand (`SGTAB_DYNAMIC_TLS`, for a
+/// process whose loader has no room left for initial-exec thread-locals).
+pub(super) fn library(script: &Script, dynamic_tls: bool) -> Result<Libraries, GameError> {
     let fail = |why: String| GameError(format!("{}: {why}", script.canonical()));
     let cxx = compiler();
     let compiler = match identity(&cxx) {
@@ -73,12 +91,17 @@ pub(super) fn library(script: &Script, dynamic_tls: bool) -> Result<PathBuf, Gam
     let dir = cache_dir().map_err(&fail)?.join("native");
     std::fs::create_dir_all(&dir)
         .map_err(|e| fail(format!("cannot make the cache directory {}: {e}", dir.display())))?;
-    let lib = dir.join(format!("{}-{key}.so", script.name));
-    if lib.is_file() {
-        return Ok(lib);
+    let unrolled = dir.join(format!("{}-{key}.so", script.name));
+    let rolled = dir.join(format!("{}-{key}-rolled.so", script.name));
+    let missing: Vec<(bool, &Path)> = [(true, unrolled.as_path()), (false, rolled.as_path())]
+        .into_iter()
+        .filter(|(_, lib)| !lib.is_file())
+        .collect();
+    if !missing.is_empty() {
+        compile(script, &cxx, &dir, &missing, dynamic_tls).map_err(fail)?;
     }
-    compile(script, &cxx, &dir, &lib, dynamic_tls).map_err(fail)?;
-    Ok(lib)
+    let rolled = rolled.is_file().then_some(rolled);
+    Ok(Libraries { unrolled, rolled })
 }
 
 /// The compiler's identity in the cache key, found without starting it: the file `cxx` runs
@@ -117,13 +140,15 @@ fn version(cxx: &str) -> Result<Vec<u8>, String> {
     }
 }
 
-/// Compiles `script` with `cxx` in a fresh directory under `dir`, then renames the library to
-/// `lib`. The compiler's diagnostics go to stderr as it writes them.
+/// Compiles `script` with `cxx` in a fresh directory under `dir`, each of `libs` (unrolled or
+/// not, and where it goes) at once, then renames each library into place. The first compile's
+/// diagnostics go to stderr as the compiler writes them, the others' nowhere (the same source:
+/// the same diagnostics); where only a later one fails, its library is left out.
 fn compile(
     script: &Script,
     cxx: &str,
     dir: &Path,
-    lib: &Path,
+    libs: &[(bool, &Path)],
     dynamic_tls: bool,
 ) -> Result<(), String> {
     static SEQ: AtomicU64 = AtomicU64::new(0);
@@ -137,28 +162,45 @@ fn compile(
     std::fs::write(work.join("sgtab.h"), super::HEADER)
         .and_then(|_| std::fs::write(&source, text))
         .map_err(|e| format!("cannot write into {}: {e}", work.display()))?;
-    let out = work.join("game.so");
-    let status = Command::new(cxx)
-        .args(FLAGS)
-        .arg("-I")
-        .arg(&work)
-        .args(defines(script))
-        .args(dynamic_tls.then_some("-DSGTAB_DYNAMIC_TLS"))
-        .arg("-o")
-        .arg(&out)
-        .arg(&source)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .status()
-        .map_err(|e| format!("cannot run the C++ compiler `{cxx}`: {e}"))?;
-    if !status.success() {
-        return Err(format!(
-            "{file} did not compile ({cxx} {}; its diagnostics are above)",
-            status
-        ));
+    let mut running = Vec::new();
+    for (k, &(unrolled, lib)) in libs.iter().enumerate() {
+        let out = work.join(format!("game-{k}.so"));
+        let child = Command::new(cxx)
+            .args(flags(unrolled))
+            .arg("-I")
+            .arg(&work)
+            .args(defines(script))
+            .args(dynamic_tls.then_some("-DSGTAB_DYNAMIC_TLS"))
+            .arg("-o")
+            .arg(&out)
+            .arg(&source)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(if k == 0 { Stdio::inherit() } else { Stdio::null() })
+            .spawn();
+        match child {
+            Ok(child) => running.push((child, out, lib)),
+            Err(e) if k == 0 => return Err(format!("cannot run the C++ compiler `{cxx}`: {e}")),
+            Err(_) => {}
+        }
     }
-    std::fs::rename(&out, lib)
-        .map_err(|e| format!("cannot move the compiled library to {}: {e}", lib.display()))?;
+    // Every compile is waited for (none is left running), the first one's failure reported.
+    let finished: Vec<_> =
+        running.into_iter().map(|(mut child, out, lib)| (child.wait(), out, lib)).collect();
+    for (k, (status, out, lib)) in finished.into_iter().enumerate() {
+        match status {
+            Ok(status) if status.success() => std::fs::rename(&out, lib).map_err(|e| {
+                format!("cannot move the compiled library to {}: {e}", lib.display())
+            })?,
+            Ok(status) if k == 0 => {
+                return Err(format!(
+                    "{file} did not compile ({cxx} {status}; its diagnostics are above)"
+                ));
+            }
+            Err(e) if k == 0 => return Err(format!("cannot run the C++ compiler `{cxx}`: {e}")),
+            _ => {}
+        }
+    }
     drop(cleanup);
     Ok(())
 }

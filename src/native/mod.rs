@@ -52,6 +52,10 @@ pub struct NativeGame {
     /// Its `SGTAB_VALUES` answers the largest value known (flags bit 1).
     tells_vmax: bool,
     library: Arc<Library>,
+    /// A C++ game's second compile, its loops not unrolled, and which of the two computes its
+    /// runs of positions ([`Pick`]).
+    rolled: Option<Arc<Library>>,
+    pick: Pick,
     limits: Limits,
     /// Its source (or library's name) and shape, as its table stores them.
     stored: Stored,
@@ -105,15 +109,24 @@ impl NativeGame {
     pub fn open(script: Script, limits: Limits) -> Result<NativeGame, GameError> {
         check_params(&script)?;
         let canonical = script.canonical();
-        let library = match Library::open(&compile::library(&script, false)?) {
+        let libs = compile::library(&script, false)?;
+        let (libs, library) = match Library::open(&libs.unrolled) {
             // The loader's room for initial-exec thread-locals is spent (many games loaded in
             // one process): the game again, its thread-local state allocated on demand.
-            Err(e) if e.contains("static TLS") => Library::open(&compile::library(&script, true)?),
-            loaded => loaded,
-        }
-        .map_err(|e| GameError(format!("{canonical}: {e}")))?;
+            Err(e) if e.contains("static TLS") => {
+                let libs = compile::library(&script, true)?;
+                let library = Library::open(&libs.unrolled);
+                (libs, library)
+            }
+            loaded => (libs, loaded),
+        };
+        let library = library.map_err(|e| GameError(format!("{canonical}: {e}")))?;
+        // The second compile only where it loads (it is a choice, not a need).
+        let rolled = libs.rolled.and_then(|path| Library::open(&path).ok());
         let file = script.file();
-        NativeGame::with(Some(script), canonical, file, library, limits)
+        let mut game = NativeGame::with(Some(script), canonical, file, library, limits)?;
+        game.rolled = rolled.filter(|_| game.fills).map(Arc::new);
+        Ok(game)
     }
 
     /// Loads a shared library built against the C interface of `sgtab.h`.
@@ -164,6 +177,8 @@ impl NativeGame {
             fills,
             tells_vmax,
             library: Arc::new(library),
+            rolled: None,
+            pick: Pick::default(),
             limits,
             stored: Stored { origin, dims },
         })
@@ -318,28 +333,110 @@ impl Worker for NativeWorker<'_> {
 }
 
 impl NativeWorker<'_> {
-    /// `ask`'s positions computed by the library itself, in order, into the table.
+    /// `ask`'s positions computed by the library itself, in order, into the table: by the
+    /// compile [`Pick`] chose, or, while it has not, in four quarters it times.
     fn fill(&mut self, ask: &Ask, out: &mut Summaries) -> Result<(), GameError> {
-        let mut call = Call::new(library::VALUES, self.slot.current.as_ptr());
-        call.positions = ask.positions.as_ptr();
-        call.count = ask.positions.len() as u64;
-        call.values = ask.values.as_ptr().cast();
-        // The positions asked are this thread's alone until the reply: no one else reads or
-        // writes them meanwhile (AtomicU32 has u32's layout).
-        call.fill = ask.values.as_ptr().cast_mut().cast();
-        call.known = ask.known;
-        call.vmax = ask.vmax;
-        let library = &self.game.library;
-        match self.slot.run(|| library.raw(&mut call)) {
-            0 => {}
-            2 => out.below = Some((call.stop_at, call.stop_option)),
-            _ => return Err(self.game.error(&self.slot, call.error_text())),
-        }
+        let game = self.game;
+        let n = ask.positions.len();
+        let (mut options, mut vmax) = (0, ask.vmax);
         out.words.clear();
-        out.options = call.options;
         out.filled = true;
-        out.vmax = self.game.tells_vmax.then_some(call.vmax.max(ask.vmax));
+        let rolled = game.rolled.as_deref().filter(|_| game.tells_vmax);
+        let parts: Vec<(bool, std::ops::Range<usize>)> = match (rolled, game.pick.chosen()) {
+            (Some(_), None) if n >= 4 * Pick::QUARTER => {
+                let q = n / 4;
+                vec![(false, 0..q), (true, q..2 * q), (true, 2 * q..3 * q), (false, 3 * q..n)]
+            }
+            (Some(_), Some(true)) => vec![(true, 0..n)],
+            _ => vec![(false, 0..n)],
+        };
+        let timed = parts.len() > 1;
+        for (second, run) in parts {
+            let library = match rolled {
+                Some(rolled) if second => rolled,
+                _ => &*game.library,
+            };
+            let mut call = Call::new(library::VALUES, self.slot.current.as_ptr());
+            let positions = &ask.positions[run.clone()];
+            call.positions = positions.as_ptr();
+            call.count = positions.len() as u64;
+            call.values = ask.values.as_ptr().cast();
+            // The positions asked are this thread's alone until the reply: no one else reads
+            // or writes them meanwhile (AtomicU32 has u32's layout).
+            call.fill = ask.values.as_ptr().cast_mut().cast();
+            // Consecutive from `known`: a part's first position follows the parts before it.
+            call.known = ask.known + run.start as u64;
+            call.vmax = vmax;
+            let started = std::time::Instant::now();
+            let code = self.slot.run(|| library.raw(&mut call));
+            match code {
+                0 | 2 => options += call.options,
+                _ => return Err(game.error(&self.slot, call.error_text())),
+            }
+            vmax = vmax.max(call.vmax);
+            if code == 2 {
+                out.below = Some((call.stop_at, call.stop_option));
+                break;
+            }
+            if timed {
+                game.pick.spent(second, started.elapsed().as_secs_f64());
+            }
+        }
+        out.options = options;
+        out.vmax = game.tells_vmax.then_some(vmax);
         Ok(())
+    }
+}
+
+/// Which of a C++ game's two compiles (its loops unrolled or not: `compile::UNROLL`) computes
+/// its runs of positions. Until it is decided, a run of at least 4 [`Pick::QUARTER`] positions
+/// is cut in four equal quarters computed unrolled, rolled, rolled, unrolled, each timed (in
+/// that order a cost per position that grows linearly with the position weighs the same on
+/// both sides); once each side has taken [`Pick::ENOUGH`] seconds, the faster computes the
+/// rest. Both give the same values: the choice changes the time only.
+/// `SGTAB_NATIVE_UNROLL=1` (or `0`) takes the unrolled (or rolled) compile from the start.
+#[derive(Debug)]
+struct Pick {
+    /// 0 undecided, 1 unrolled, 2 rolled.
+    chosen: std::sync::atomic::AtomicU8,
+    /// Seconds taken unrolled and rolled.
+    spent: std::sync::Mutex<[f64; 2]>,
+}
+
+impl Default for Pick {
+    fn default() -> Pick {
+        let chosen = match std::env::var("SGTAB_NATIVE_UNROLL").as_deref() {
+            Ok("1") => 1,
+            Ok("0") => 2,
+            _ => 0,
+        };
+        Pick { chosen: chosen.into(), spent: Default::default() }
+    }
+}
+
+impl Pick {
+    /// The fewest positions a timed quarter holds.
+    const QUARTER: usize = 16;
+    /// Seconds each side takes before the choice.
+    const ENOUGH: f64 = 0.004;
+
+    /// `Some(true)` where the rolled compile was chosen, `Some(false)` the unrolled.
+    fn chosen(&self) -> Option<bool> {
+        match self.chosen.load(std::sync::atomic::Ordering::Relaxed) {
+            0 => None,
+            c => Some(c == 2),
+        }
+    }
+
+    /// Notes `seconds` taken by a quarter, rolled where `second`; decides once both sides have
+    /// taken enough.
+    fn spent(&self, second: bool, seconds: f64) {
+        let Ok(mut spent) = self.spent.lock() else { return };
+        spent[second as usize] += seconds;
+        if spent[0] >= Pick::ENOUGH && spent[1] >= Pick::ENOUGH && self.chosen().is_none() {
+            let rolled = spent[1] < spent[0];
+            self.chosen.store(1 + rolled as u8, std::sync::atomic::Ordering::Relaxed);
+        }
     }
 }
 
