@@ -350,7 +350,9 @@ impl NativeWorker<'_> {
             (Some(_), Some(true)) => vec![(true, 0..n)],
             _ => vec![(false, 0..n)],
         };
-        let timed = parts.len() > 1;
+        // Seconds each side took, noted once all four quarters are done (so that each side's
+        // sum weighs the same positions).
+        let mut timed = (parts.len() > 1).then_some([0.0; 2]);
         for (second, run) in parts {
             let library = match rolled {
                 Some(rolled) if second => rolled,
@@ -376,11 +378,15 @@ impl NativeWorker<'_> {
             vmax = vmax.max(call.vmax);
             if code == 2 {
                 out.below = Some((call.stop_at, call.stop_option));
+                timed = None;
                 break;
             }
-            if timed {
-                game.pick.spent(second, started.elapsed().as_secs_f64());
+            if let Some(timed) = &mut timed {
+                timed[second as usize] += started.elapsed().as_secs_f64();
             }
+        }
+        if let Some(timed) = timed {
+            game.pick.spent(timed);
         }
         out.options = options;
         out.vmax = game.tells_vmax.then_some(vmax);
@@ -428,11 +434,12 @@ impl Pick {
         }
     }
 
-    /// Notes `seconds` taken by a quarter, rolled where `second`; decides once both sides have
-    /// taken enough.
-    fn spent(&self, second: bool, seconds: f64) {
+    /// Notes the seconds a run's quarters took, unrolled and rolled; decides once both sides
+    /// have taken enough.
+    fn spent(&self, seconds: [f64; 2]) {
         let Ok(mut spent) = self.spent.lock() else { return };
-        spent[second as usize] += seconds;
+        spent[0] += seconds[0];
+        spent[1] += seconds[1];
         if spent[0] >= Pick::ENOUGH && spent[1] >= Pick::ENOUGH && self.chosen().is_none() {
             let rolled = spent[1] < spent[0];
             self.chosen.store(1 + rolled as u8, std::sync::atomic::Ordering::Relaxed);
