@@ -7,7 +7,10 @@
  *   cc -O2 -I src/native -o driver benches/race/driver.c -ldl
  *   c++ -O2 -std=c++17 -shared -fPIC -funroll-loops -fvisibility=hidden -falign-loops=64 \
  *       -I src/native -DN=40000 -o lasker.so examples/games/lasker.cpp
- *   ./driver ./lasker.so [BLOCK]                      (BLOCK: positions a call, 65536) */
+ *   ./driver ./lasker.so [BLOCK]                      (BLOCK: positions a call, 65536)
+ *
+ * sgtab compiles each game twice, with -funroll-loops and without, and keeps the faster as it
+ * runs (docs/native.md): build both to compare them. */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
