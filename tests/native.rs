@@ -45,9 +45,14 @@ fn run_env(bin: &str, args: &[&str], env: &[(&str, &str)]) -> Output {
 
 /// Builds `spec` into `dir` and returns the table's path.
 fn build(dir: &Path, spec: &str, extra: &[&str]) -> PathBuf {
+    build_env(dir, spec, extra, &[])
+}
+
+/// [`build`] with `env`.
+fn build_env(dir: &Path, spec: &str, extra: &[&str], env: &[(&str, &str)]) -> PathBuf {
     let mut args = vec!["build", spec, "--dir", dir.to_str().unwrap()];
     args.extend_from_slice(extra);
-    let out = run_env(SGTAB, &args, &[]);
+    let out = run_env(SGTAB, &args, env);
     assert!(out.status.success(), "{spec}: {}", text(&out.stderr));
     let report = text(&out.stdout);
     let line = report.lines().find(|l| l.starts_with("wrote ")).expect("wrote PATH");
@@ -209,6 +214,37 @@ fn a_game_is_compiled_once_and_found_in_the_cache() {
 }
 
 #[test]
+fn a_failing_second_compile_leaves_the_first_to_run_alone() {
+    // A compiler that fails every compile without -funroll-loops: the game runs unrolled
+    // alone, and a second build (the unrolled library cached, the rolled one compiled again,
+    // and failing again) runs too, with nothing on stderr.
+    let dir = scratch("native", "rolled");
+    let cxx = dir.join("cxx.sh");
+    fs::write(
+        &cxx,
+        "#!/bin/sh
+case \"$*\" in *-funroll-loops*) exec c++ \"$@\";; esac
+exit 1
+",
+    )
+    .unwrap();
+    let mut perm = fs::metadata(&cxx).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perm, 0o755);
+    fs::set_permissions(&cxx, perm).unwrap();
+    let own_cache = dir.join("cache");
+    let env = [("CXX", cxx.to_str().unwrap()), ("XDG_CACHE_HOME", own_cache.to_str().unwrap())];
+    let spec = format!("cpp:{}:N=300", example("lasker.cpp"));
+    let family = build(&dir.join("family"), "lasker:300", &[]);
+    for round in 0..2 {
+        let out_dir = dir.join(format!("t{round}"));
+        let out = run_env(SGTAB, &["build", &spec, "--dir", out_dir.to_str().unwrap()], &env);
+        assert!(out.status.success() && out.stderr.is_empty(), "{}", text(&out.stderr));
+        let table = fs::read_dir(&out_dir).unwrap().next().unwrap().unwrap().path();
+        assert_eq!(dump(&table), dump(&family), "round {round}");
+    }
+}
+
+#[test]
 fn both_compiles_give_the_same_table_whichever_runs() {
     // A game is compiled with its loops unrolled and not; until the faster is chosen, runs of
     // positions are cut in quarters computed by each in turn. The choosing, and each compile
@@ -228,13 +264,8 @@ fn both_compiles_give_the_same_table_whichever_runs() {
                 let out_dir = dir.join(format!("{k}-{}-{threads}", unroll.unwrap_or("auto")));
                 let env: Vec<(&str, &str)> =
                     unroll.map(|u| ("SGTAB_NATIVE_UNROLL", u)).into_iter().collect();
-                let args =
-                    ["build", spec, "--dir", out_dir.to_str().unwrap(), "--threads", threads];
-                let out = run_env(SGTAB, &args, &env);
-                assert!(out.status.success(), "{spec}: {}", text(&out.stderr));
-                let report = text(&out.stdout);
-                let line = report.lines().find(|l| l.starts_with("wrote ")).expect("wrote PATH");
-                tables.push(fs::read(line.split_whitespace().nth(1).unwrap()).unwrap());
+                let table = build_env(&out_dir, spec, &["--threads", threads], &env);
+                tables.push(fs::read(table).unwrap());
             }
         }
         assert!(tables.windows(2).all(|w| w[0] == w[1]), "{spec}");

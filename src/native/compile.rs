@@ -141,9 +141,10 @@ fn version(cxx: &str) -> Result<Vec<u8>, String> {
 }
 
 /// Compiles `script` with `cxx` in a fresh directory under `dir`, each of `libs` (unrolled or
-/// not, and where it goes) at once, then renames each library into place. The first compile's
-/// diagnostics go to stderr as the compiler writes them, the others' nowhere (the same source:
-/// the same diagnostics); where only a later one fails, its library is left out.
+/// not, and where it goes) at once, then renames each library into place. The unrolled
+/// compile's diagnostics go to stderr as the compiler writes them, and its failure is the
+/// game's; the rolled one's go nowhere (the same source: the same diagnostics), and where it
+/// fails, its library is left out (a choice, not a need: even where it is the only compile).
 fn compile(
     script: &Script,
     cxx: &str,
@@ -163,8 +164,8 @@ fn compile(
         .and_then(|_| std::fs::write(&source, text))
         .map_err(|e| format!("cannot write into {}: {e}", work.display()))?;
     let mut running = Vec::new();
-    for (k, &(unrolled, lib)) in libs.iter().enumerate() {
-        let out = work.join(format!("game-{k}.so"));
+    for &(unrolled, lib) in libs {
+        let out = work.join(if unrolled { "game.so" } else { "game-rolled.so" });
         let child = Command::new(cxx)
             .args(flags(unrolled))
             .arg("-I")
@@ -176,28 +177,34 @@ fn compile(
             .arg(&source)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
-            .stderr(if k == 0 { Stdio::inherit() } else { Stdio::null() })
+            .stderr(if unrolled { Stdio::inherit() } else { Stdio::null() })
             .spawn();
         match child {
-            Ok(child) => running.push((child, out, lib)),
-            Err(e) if k == 0 => return Err(format!("cannot run the C++ compiler `{cxx}`: {e}")),
+            Ok(child) => running.push((child, out, lib, unrolled)),
+            Err(e) if unrolled => {
+                return Err(format!("cannot run the C++ compiler `{cxx}`: {e}"));
+            }
             Err(_) => {}
         }
     }
-    // Every compile is waited for (none is left running), the first one's failure reported.
-    let finished: Vec<_> =
-        running.into_iter().map(|(mut child, out, lib)| (child.wait(), out, lib)).collect();
-    for (k, (status, out, lib)) in finished.into_iter().enumerate() {
+    // Every compile is waited for (none is left running), the unrolled one's failure reported.
+    let finished: Vec<_> = running
+        .into_iter()
+        .map(|(mut child, out, lib, unrolled)| (child.wait(), out, lib, unrolled))
+        .collect();
+    for (status, out, lib, unrolled) in finished {
         match status {
             Ok(status) if status.success() => std::fs::rename(&out, lib).map_err(|e| {
                 format!("cannot move the compiled library to {}: {e}", lib.display())
             })?,
-            Ok(status) if k == 0 => {
+            Ok(status) if unrolled => {
                 return Err(format!(
                     "{file} did not compile ({cxx} {status}; its diagnostics are above)"
                 ));
             }
-            Err(e) if k == 0 => return Err(format!("cannot run the C++ compiler `{cxx}`: {e}")),
+            Err(e) if unrolled => {
+                return Err(format!("cannot run the C++ compiler `{cxx}`: {e}"));
+            }
             _ => {}
         }
     }
