@@ -320,7 +320,6 @@ impl<V: Fn(u64) -> u64> Differences<V> {
                     let z = self.common(p as usize, SHORT);
                     spent += z;
                     if spent > budget {
-                        found.clear();
                         break;
                     }
                     if long(p as usize, z) {
