@@ -21,9 +21,11 @@ fn example(name: &str) -> String {
     format!("{}/examples/games/{name}", env!("CARGO_MANIFEST_DIR"))
 }
 
-/// The compile cache the tests share (one per test process).
+/// The compile cache the tests share (one per test process), named so that no `scratch`
+/// directory (`sgtab-native-NAME-PID`, which `scratch` empties) can be it, as the cache test's
+/// own scratch directory would, while other tests compile into it.
 fn cache() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("sgtab-native-cache-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!("sgtab-native-{}-compiled", std::process::id()));
     fs::create_dir_all(&dir).unwrap();
     dir
 }
