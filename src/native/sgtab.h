@@ -208,19 +208,36 @@ class Options {
     raw(ADD | sizeof...(T), sizeof...(T), v);
   }
 
-  /* 1-D: two heaps side by side (the fast path), or any number. Both heaps are known where
-   * i | j < known (i | j is at least either): one OR and one compare, where i < known && j <
-   * known costs a compare, a select and a compare; a tight loop of sums (Grundy's game, loops
-   * unrolled) ran 0.45 s so against 0.51 s on an AMD EPYC. Only where the OR reaches past the
-   * bound (the heaps share no bit and add up to it, or one is not known) are both compared. */
+  /* 1-D: two heaps side by side (the fast path), or any number. Both heaps must be known. On
+   * x86-64 each is compared and branched on by itself (two fused compare-and-branch operations
+   * that write no register), in assembly because the compiler turns i < known && j < known
+   * into a compare, a select and a compare. Elsewhere i | j < known (i | j is at least either)
+   * is one OR and one compare; only where the OR reaches past the bound are both compared. A
+   * tight loop of sums (Grundy's game to 60,000, loops unrolled) ran 0.346 s with the OR and
+   * 0.316 s with the two branches on an Intel Xeon, the plain C++ loop 0.326 s. */
   void sum(long long a, long long b) {
     const uint64_t i = (uint64_t)a, j = (uint64_t)b, known = detail::hot.known1;
     const uint32_t *values = detail::hot.values, stamp = (uint32_t)detail::hot.stamp;
     uint32_t *marks = detail::hot.marks;
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    __asm__ goto(
+        "cmp %1, %0\n\t"
+        "jae %l[slow]\n\t"
+        "cmp %1, %2\n\t"
+        "jae %l[slow]"
+        :
+        : "r"(i), "r"(known), "r"(j)
+        : "cc"
+        : slow);
+    marks[values[i] ^ values[j]] = stamp;
+    return;
+  slow:
+#else
     if (__builtin_expect((i | j) < known, 1) || (i < known && j < known)) {
       marks[values[i] ^ values[j]] = stamp;
       return;
     }
+#endif
     const long long v[] = {a, b};
     raw(HEAPS | 2, 2, v);
   }
