@@ -247,6 +247,35 @@ exit 1
 }
 
 #[test]
+fn the_marks_start_over_past_their_stamps_and_the_tables_agree() {
+    // A position's marks hold a 16-bit stamp, which starts over every 65,535 positions; the
+    // marks are cleared then, or a mark left 65,535 positions before would count. In this game
+    // the first 1,000 positions move to the one before (worth 0, 1, 0, ...: each marks 0 or 1)
+    // and the others have no move (worth 0): uncleared, the positions whose stamps come round
+    // again would find a mark. One thread and one compile (while sgtab chooses between the two
+    // compiles they share the positions), so that one set of marks sees every position.
+    let dir = scratch("native", "stamps");
+    let src = dir.join("stamps.cpp");
+    let cpp = "#include <sgtab.h>\nsgtab::Shape shape() { return 70000; }\nvoid \
+        moves(sgtab::Pos p, sgtab::Options &o) {\n  long long n = p;\n  if (n > 0 && n < \
+        1000) o.add(n - 1);\n}\n";
+    fs::write(&src, cpp).unwrap();
+    let spec = format!("cpp:{}", src.display());
+    let table =
+        build_env(&dir.join("t"), &spec, &["--threads", "1"], &[("SGTAB_NATIVE_UNROLL", "1")]);
+    let values: Vec<u64> = dump(&table)
+        .lines()
+        .map(|l| l.split_whitespace().last().unwrap().parse().unwrap())
+        .collect();
+    let want: Vec<u64> = (0..70000u64).map(|n| if n < 1000 { n % 2 } else { 0 }).collect();
+    assert!(
+        values == want,
+        "{} values differ",
+        values.iter().zip(&want).filter(|(a, b)| a != b).count()
+    );
+}
+
+#[test]
 fn both_compiles_give_the_same_table_whichever_runs() {
     // A game is compiled with its loops unrolled and not; until the faster is chosen, runs of
     // positions are cut in quarters computed by each in turn. The choosing, and each compile
