@@ -152,13 +152,6 @@ struct Word {
   uint64_t w;
 };
 
-/* What the fast paths of Options read: one per thread, a thread-local whose address is never
- * taken. The compiler then knows that no store of the game's reaches it, and (unlike a field
- * read through the Options reference, which might fault) that it can always be read: it reads
- * it once a moves() call, before the game's loop, where through the reference it read it again
- * for every option (the chess row ran 2 to 4% slower so). Initial-exec: an address from the
- * thread pointer, no call; where the loader has no room left for that (many libraries in one
- * process), sgtab compiles the game again with SGTAB_DYNAMIC_TLS. */
 /* A position's marks: marks[v] == the stamp where one of its options is worth v. 16 bits, so
  * that the marks a loop of options stores lie close (a cache line holds 32): the processor
  * writes stores to one line out together. Lasker's Nim's library ran 0.344 s so against 0.368 s
@@ -168,6 +161,13 @@ struct Word {
  * the bound again after each. */
 typedef uint16_t Mark;
 
+/* What the fast paths of Options read: one per thread, a thread-local whose address is never
+ * taken. The compiler then knows that no store of the game's reaches it, and (unlike a field
+ * read through the Options reference, which might fault) that it can always be read: it reads
+ * it once a moves() call, before the game's loop, where through the reference it read it again
+ * for every option (the chess row ran 2 to 4% slower so). Initial-exec: an address from the
+ * thread pointer, no call; where the loader has no room left for that (many libraries in one
+ * process), sgtab compiles the game again with SGTAB_DYNAMIC_TLS. */
 struct Hot {
   const uint32_t *values;
   Mark *marks;
