@@ -148,15 +148,20 @@ fn list_parameters_reach_cpp_and_lua() {
     assert_eq!(dump(&lua), dump(&family));
 }
 
-/// A compiler that logs each run into `log`, then runs g++.
-fn logging_compiler(dir: &Path) -> (PathBuf, PathBuf) {
-    let log = dir.join("cxx.log");
+/// A compiler: the shell script `body`, written to `dir`/cxx.sh and made executable.
+fn compiler_script(dir: &Path, body: &str) -> PathBuf {
     let cxx = dir.join("cxx.sh");
-    fs::write(&cxx, format!("#!/bin/sh\necho \"$@\" >> {}\nexec c++ \"$@\"\n", log.display()))
-        .unwrap();
+    fs::write(&cxx, format!("#!/bin/sh\n{body}")).unwrap();
     let mut perm = fs::metadata(&cxx).unwrap().permissions();
     std::os::unix::fs::PermissionsExt::set_mode(&mut perm, 0o755);
     fs::set_permissions(&cxx, perm).unwrap();
+    cxx
+}
+
+/// A compiler that logs each run into `log`, then runs g++.
+fn logging_compiler(dir: &Path) -> (PathBuf, PathBuf) {
+    let log = dir.join("cxx.log");
+    let cxx = compiler_script(dir, &format!("echo \"$@\" >> {}\nexec c++ \"$@\"\n", log.display()));
     (cxx, log)
 }
 
@@ -221,18 +226,8 @@ fn a_failing_second_compile_leaves_the_first_to_run_alone() {
     // alone, and a second build (the unrolled library cached, the rolled one compiled again,
     // and failing again) runs too, with nothing on stderr.
     let dir = scratch("native", "rolled");
-    let cxx = dir.join("cxx.sh");
-    fs::write(
-        &cxx,
-        "#!/bin/sh
-case \"$*\" in *-funroll-loops*) exec c++ \"$@\";; esac
-exit 1
-",
-    )
-    .unwrap();
-    let mut perm = fs::metadata(&cxx).unwrap().permissions();
-    std::os::unix::fs::PermissionsExt::set_mode(&mut perm, 0o755);
-    fs::set_permissions(&cxx, perm).unwrap();
+    let cxx =
+        compiler_script(&dir, "case \"$*\" in *-funroll-loops*) exec c++ \"$@\";; esac\nexit 1\n");
     let own_cache = dir.join("cache");
     let env = [("CXX", cxx.to_str().unwrap()), ("XDG_CACHE_HOME", own_cache.to_str().unwrap())];
     let spec = format!("cpp:{}:N=300", example("lasker.cpp"));

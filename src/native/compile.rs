@@ -163,6 +163,7 @@ fn compile(
     std::fs::write(work.join("sgtab.h"), super::HEADER)
         .and_then(|_| std::fs::write(&source, text))
         .map_err(|e| format!("cannot write into {}: {e}", work.display()))?;
+    let cannot_run = |e: std::io::Error| format!("cannot run the C++ compiler `{cxx}`: {e}");
     let mut running = Vec::new();
     for &(unrolled, lib) in libs {
         let out = work.join(if unrolled { "game.so" } else { "game-rolled.so" });
@@ -181,9 +182,7 @@ fn compile(
             .spawn();
         match child {
             Ok(child) => running.push((child, out, lib, unrolled)),
-            Err(e) if unrolled => {
-                return Err(format!("cannot run the C++ compiler `{cxx}`: {e}"));
-            }
+            Err(e) if unrolled => return Err(cannot_run(e)),
             Err(_) => {}
         }
     }
@@ -202,9 +201,7 @@ fn compile(
                     "{file} did not compile ({cxx} {status}; its diagnostics are above)"
                 ));
             }
-            Err(e) if unrolled => {
-                return Err(format!("cannot run the C++ compiler `{cxx}`: {e}"));
-            }
+            Err(e) if unrolled => return Err(cannot_run(e)),
             _ => {}
         }
     }
