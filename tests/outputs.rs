@@ -558,9 +558,12 @@ fn dead_pid() -> u32 {
     pid
 }
 
-/// A killed `export -o` or `plot -o` leaves nothing beside its target, and sgtab's own
-/// temporaries (`.sgtab-PID-SEQ.tmp`) are removed by the next write into the directory once their
-/// writer is gone; names of any other form (`.solution.cpp.tmp3999999`) are never touched.
+/// A killed `export -o` or `plot -o` never leaves a part of a file: its target is the whole
+/// output, and beside it there is nothing, or (when the kill lands between the finished file's
+/// link under its temporary name and the rename, a few microseconds) that whole file under
+/// sgtab's temporary name (`.sgtab-PID-SEQ.tmp`), which the next write into the directory
+/// removes once its writer is gone; names of any other form (`.solution.cpp.tmp3999999`) are
+/// never touched.
 #[test]
 fn a_killed_export_or_plot_leaves_nothing_behind() {
     let dir = scratch("killed");
@@ -585,13 +588,17 @@ fn a_killed_export_or_plot_leaves_nothing_behind() {
         source.to_str().unwrap(),
     ];
     let plot = ["plot", t, "--size", "4000x3000", "-o", picture.to_str().unwrap()];
-    for args in [&export[..], &plot[..]] {
+    // Temporaries a kill stranded (rare: the kill must land in the microseconds between link
+    // and rename); each must go with the next write.
+    let mut stranded = Vec::new();
+    for (args, target) in [(&export[..], &source), (&plot[..], &picture)] {
         // The file is written in the last quarter or so of a run: kills are spread over a whole
         // run's time, most of them late.
         let start = Instant::now();
         run_limited(&mut sgtab(&args.iter().map(|a| a.to_string()).collect::<Vec<_>>()))
             .assert_ok("a whole run");
         let whole = start.elapsed();
+        let complete = fs::read(target).unwrap();
         for fraction in [0.05, 0.3, 0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 1.0] {
             let mut child = Command::new(SGTAB)
                 .args(args)
@@ -599,18 +606,27 @@ fn a_killed_export_or_plot_leaves_nothing_behind() {
                 .stderr(Stdio::null())
                 .spawn()
                 .unwrap();
+            let pid = child.id();
             std::thread::sleep(whole.mul_f64(fraction));
             let _ = child.kill(); // SIGKILL, if it has not finished
             child.wait().unwrap();
-            let left: Vec<String> =
-                names(&out).into_iter().filter(|n| n != "x.py" && n != "x.png").collect();
-            assert!(left.is_empty(), "{args:?} killed at {fraction} of {whole:?}: {left:?}");
+            let what = format!("{args:?} killed at {fraction} of {whole:?}");
+            // The same table gives the same bytes, so the target is `complete` whether this run
+            // replaced it or not; anything else is a part of a file.
+            assert!(fs::read(target).unwrap() == complete, "{what}: the target changed");
+            for name in names(&out).into_iter().filter(|n| n != "x.py" && n != "x.png") {
+                let ours = name.starts_with(&format!(".sgtab-{pid}-")) && name.ends_with(".tmp");
+                assert!(ours, "{what}: {name} left beside the target");
+                let left = fs::read(out.join(&name)).unwrap();
+                assert!(left == complete, "{what}: {name} is not the whole file");
+                stranded.push(name);
+            }
         }
     }
     // Temporaries of dead writers in sgtab's naming go; one of a live process (this test) and
     // files that only look alike (a user's own temporaries) stay.
     let (dead, live) = (dead_pid(), std::process::id());
-    let stale = [format!(".sgtab-{dead}-0.tmp")];
+    let stale: Vec<String> = [format!(".sgtab-{dead}-0.tmp")].into_iter().chain(stranded).collect();
     let kept = [
         format!(".sgtab-{live}-7.tmp"),
         format!(".x.py.tmp{dead}"),
