@@ -5,7 +5,8 @@
 //!
 //! - nothing, or a regular file: the new file is written beside it and renamed over it, so that a
 //!   failed write (a full disk, a killed process) never leaves a half-written file there, nor a
-//!   temporary one beside it (see [`write()`] for how);
+//!   temporary one beside it but for a kill in the microseconds before the rename, whose whole
+//!   file the next write removes (see [`write()`] for how);
 //! - a symbolic link: the file it points to is written that way, and the link stays a link (a
 //!   dangling link gets its target created);
 //! - a character device or a FIFO: written through, as a shell's `>` would; never replaced by a
@@ -27,14 +28,14 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// A regular file is written atomically:
 ///
 /// - On Linux the file is first an anonymous one (`O_TMPFILE` in the target directory): a process
-///   killed while writing leaves nothing behind. Once complete it gets a short temporary name
-///   (`linkat`) and is renamed over `path`.
+///   killed while writing leaves nothing behind. Once complete it is linked (`linkat`) under
+///   `path` where nothing is there; otherwise under a short temporary name, renamed over `path`.
 /// - Where the file system has no `O_TMPFILE`, it is written under that temporary name directly,
 ///   removed on error.
 ///
 /// The temporary name is `.sgtab-PID-SEQ.tmp`: under 40 bytes whatever `path` is, so it fits
 /// wherever the final name does (up to 255 bytes). A kill -9 can still strand one (between the
-/// link and the rename, or anywhere on the fallback path); every write first removes those whose
+/// link and the rename over an existing file, or anywhere on the fallback path); every write first removes those whose
 /// writer is gone (its PID not running, the lock it held on the file released), and no other
 /// name. A file that is replaced keeps its permission bits. There is no
 /// fsync: it would cost more than building chess:20, and a table torn by a power cut fails its
@@ -291,10 +292,20 @@ fn replace(
         let placed = file.and_then(|file| {
             lock(&file, false);
             let file = filled(file, mode, fill)?;
-            anonymous::link(&file, &tmp).map(|()| file)
+            // A new file takes its real name in one step, with no temporary to strand; a link
+            // cannot replace a file, so one that exists (or has appeared) is renamed over.
+            if mode.is_none() {
+                match anonymous::link(&file, path) {
+                    Ok(()) => return Ok(None),
+                    Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+                    Err(e) => return Err(e),
+                }
+            }
+            anonymous::link(&file, &tmp).map(|()| Some(file))
         });
         return match placed {
-            Ok(_held) => rename_or_remove(&tmp, path),
+            Ok(None) => Ok(()),
+            Ok(Some(_held)) => rename_or_remove(&tmp, path),
             // No /proc to link through: write it again under the name instead.
             Err(e) if e.kind() == io::ErrorKind::NotFound && !tmp.exists() && dir.is_dir() => {
                 named(&tmp, path, mode, fill)
