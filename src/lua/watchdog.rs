@@ -281,8 +281,15 @@ mod tests {
             raw
         };
         // A call that runs past its second without running Lua: the watchdog stops it (its
-        // signal sets the hook, which the end of the call clears).
-        watch.call(main, || std::thread::sleep(Duration::from_millis(1300)));
+        // signal sets the hook, which the end of the call clears). It waits for the stop, so a
+        // loaded machine's late watchdog cannot leave this step testing nothing.
+        watch.call(main, || {
+            let start = std::time::Instant::now();
+            while !poll() && start.elapsed() < Duration::from_secs(20) {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        });
+        assert!(watch.stopped().is_some(), "the watchdog did not stop a call in 20 s");
         // The next call fails by its own error, and is not reported as stopped.
         assert!(!run(&lua, &watch, "error('its own')"));
         assert_eq!(watch.stopped(), None);
