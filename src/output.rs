@@ -35,9 +35,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 ///
 /// The temporary name is `.sgtab-PID-SEQ.tmp`: under 40 bytes whatever `path` is, so it fits
 /// wherever the final name does (up to 255 bytes). A kill -9 can still strand one (between the
-/// link and the rename over an existing file, or anywhere on the fallback path); every write first removes those whose
-/// writer is gone (its PID not running, the lock it held on the file released), and no other
-/// name. A file that is replaced keeps its permission bits. There is no
+/// link and the rename over an existing file, or anywhere on the fallback path); every write
+/// first removes those whose writer is gone (its PID not running, the lock it held on the file
+/// released), and no other name. A file that is replaced keeps its permission bits. There is no
 /// fsync: it would cost more than building chess:20, and a table torn by a power cut fails its
 /// checksum when read.
 pub fn write(
